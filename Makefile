@@ -1,0 +1,66 @@
+# LLLM — every set-up step lives here, so a fresh clone needs only `make serve` or `make test`.
+# The virtual environment is .venv at the repo root; npm packages go to node_modules/.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8000
+export OPENBLAS_NUM_THREADS ?= 1
+
+.PHONY: help venv model test bench serve site node chromium deploy clean
+
+help:
+	@echo "make serve   build the model and the site, serve it at http://127.0.0.1:$(PORT)"
+	@echo "make test    install everything and run every test (unit, export, site, browser)"
+	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date)"
+	@echo "make bench   benchmarks: numpy vs PyTorch training, generation speed"
+	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
+	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
+
+# ---- Python environment --------------------------------------------------------------------
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+# ---- TinyLLM ---------------------------------------------------------------------------------
+model: venv
+	$(PY) -m export.build --out build/model
+
+# ---- JavaScript dependencies (committed lockfile) --------------------------------------------
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+node: node_modules/.installed
+
+# ---- Chromium for the browser tests (Debian's package; Playwright cannot download one here) --
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
+
+# ---- Site --------------------------------------------------------------------------------------
+site: venv node model
+	$(PY) -m mkdocs build --strict
+
+serve: site
+	$(PY) -m hooks.serve --dir public --port $(PORT)
+
+deploy: site
+	npx wrangler pages deploy public
+
+# ---- Tests and benchmarks ----------------------------------------------------------------------
+test: venv model node chromium
+	$(PY) -m pytest
+
+bench: venv model
+	-$(PY) -m pip install --quiet torch==2.13.0 || echo "torch not installed: the PyTorch half of the benchmark will be skipped"
+	$(PY) bench/train_bench.py
+	$(PY) bench/generate_bench.py
+
+clean:
+	rm -rf build public .pytest_cache

@@ -1,0 +1,7 @@
+"""`python -m lllm ...` — see lllm/cli.py."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,142 @@
+"""Layer 2 · autoregressive generation: predict the next character, append it, repeat.
+
+Read `tokenizer.py` and `sampling.py` first. A *backend* is the model as a function:
+
+    backend(ids: list[int], state) -> (logits: list[float], state)
+
+`ids` are new input characters, `state` is whatever the previous call returned (None = zero
+state, i.e. nothing read yet) and `logits` are the scores for the character after the LAST id.
+TinyLLM is an LSTM, so its state is (h, c): feeding the prompt once and then one character at a
+time, carrying the state, reads every character exactly once.
+
+The loop (mode "carry", the default — the page mirrors it exactly):
+
+    ids = encode(prompt)  (unknown characters dropped and reported; an empty prompt reads as "\\n")
+    logits, state = backend(ids, None)                 # the whole prompt, once
+    repeat max_new_tokens times:
+        if not the first step: logits, state = backend([last chosen id], state)
+        next = sample(logits, temperature, top_k, top_p, rng)
+        append next; stop early if the text now ends with a stop string
+
+Mode "window" re-runs the last `window` characters from zero state at every step, as a
+transformer without a cache would — slower, and it forgets everything older than the window. It
+is here for teaching and for the benchmark.
+
+Usage:
+
+    >>> from lllm.tokenizer import CharTokenizer
+    >>> tok = CharTokenizer("ab")
+    >>> def always_b(ids, state):            # a "model" that always prefers 'b'
+    ...     return [0.0, 5.0], state
+    >>> generate(always_b, tok, "a", max_new_tokens=3, temperature=0).completion
+    'bbb'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from .sampling import Mulberry32, check_sampling, sample, top_predictions
+from .tokenizer import CharTokenizer
+
+__all__ = ["Backend", "Generation", "generate", "next_char_view", "BackendPredictor", "EMPTY_PROMPT"]
+
+Backend = Callable[[list[int], Any], tuple[list[float], Any]]
+EMPTY_PROMPT = "\n"   # what an empty prompt is read as: the model needs at least one character
+
+
+@dataclass
+class Generation:
+    """One generation: the prompt as given, the completion, and what happened on the way."""
+
+    prompt: str
+    completion: str
+    dropped: list[str] = field(default_factory=list)   # prompt characters outside the vocabulary
+    stopped_by: str | None = None                       # the stop string that ended it, if any
+    top: list[list[tuple[str, float]]] = field(default_factory=list)  # per step, when asked
+
+
+def _check_count(max_new_tokens: int) -> None:
+    if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 0:
+        raise ValueError(f"max-new-tokens must be an integer >= 0, got {max_new_tokens!r}")
+
+
+def _prompt_ids(tokenizer: CharTokenizer, prompt: str) -> tuple[list[int], list[str]]:
+    ids, dropped = tokenizer.encode_lossy(prompt)
+    if not ids:
+        ids = tokenizer.encode(EMPTY_PROMPT)
+    return ids, dropped
+
+
+# --8<-- [start:generate-loop]
+def generate(backend: Backend, tokenizer: CharTokenizer, prompt: str, max_new_tokens: int = 200,
+             temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0,
+             rng: Mulberry32 | None = None, mode: str = "carry", window: int = 30,
+             stop: Sequence[str] = (), show_top: int = 0) -> Generation:
+    """Continue `prompt` by up to `max_new_tokens` characters; returns the completion only."""
+    _check_count(max_new_tokens)
+    check_sampling(temperature, top_k, top_p)
+    if mode not in ("carry", "window"):
+        raise ValueError(f"mode must be 'carry' or 'window', got {mode!r}")
+    rng = rng if rng is not None else Mulberry32(seed)
+    ids, dropped = _prompt_ids(tokenizer, prompt)
+    out = Generation(prompt=prompt, completion="", dropped=dropped)
+
+    logits, state = backend(ids if mode == "carry" else ids[-window:], None)
+    text = ""
+    for step in range(max_new_tokens):
+        if step > 0:                                   # read the character just chosen
+            if mode == "carry":
+                logits, state = backend([ids[-1]], state)
+            else:
+                logits, _ = backend(ids[-window:], None)
+        if show_top:
+            out.top.append([(tokenizer.vocab[i], p) for i, p in top_predictions(logits, show_top)])
+        next_id = sample(logits, temperature, top_k, top_p, rng)
+        text += tokenizer.vocab[next_id]
+        ids.append(next_id)
+        out.stopped_by = next((s for s in stop if s and text.endswith(s)), None)
+        if out.stopped_by:
+            text = text[: -len(out.stopped_by)]
+            break
+    out.completion = text
+    return out
+# --8<-- [end:generate-loop]
+
+
+# --8<-- [start:top-predictions]
+def next_char_view(backend: Backend, tokenizer: CharTokenizer, prompt: str, k: int = 5,
+                   temperature: float = 1.0) -> list[tuple[str, float]]:
+    """The model's top-k guesses for the character after `prompt`, with probabilities."""
+    ids, _ = _prompt_ids(tokenizer, prompt)
+    logits, _ = backend(ids, None)
+    return [(tokenizer.vocab[i], p) for i, p in top_predictions(logits, k, temperature)]
+# --8<-- [end:top-predictions]
+
+
+# ---- a Predictor over any backend --------------------------------------------------------------
+
+class BackendPredictor:
+    """The seam: wraps a backend + tokenizer as `predictor(prompt, max_new_tokens) -> completion`.
+
+    One Mulberry32 stream, seeded once, runs across calls, so a whole agent run is reproducible
+    from its seed. `last` keeps the most recent Generation (e.g. to see dropped characters).
+    """
+
+    def __init__(self, backend: Backend, tokenizer: CharTokenizer, temperature: float = 0.8,
+                 top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_new_tokens: int = 200,
+                 stop: Sequence[str] = ()):
+        check_sampling(temperature, top_k, top_p)
+        _check_count(max_new_tokens)
+        self.backend, self.tokenizer = backend, tokenizer
+        self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
+        self.max_new_tokens, self.stop = max_new_tokens, tuple(stop)
+        self.rng = Mulberry32(seed)
+        self.last: Generation | None = None
+
+    def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
+        n = self.max_new_tokens if max_new_tokens is None else max_new_tokens
+        self.last = generate(self.backend, self.tokenizer, prompt, n, self.temperature, self.top_k,
+                             self.top_p, rng=self.rng, stop=self.stop)
+        return self.last.completion

@@ -1,0 +1,142 @@
+"""Layer 2 · TinyLLM in CPython: the exported ONNX model run by onnxruntime, as a backend and a Predictor.
+
+Read `generate.py` first. This is a platform adapter: onnxruntime (and numpy, which it brings) are
+imported only when a model is opened, so `import lllm` stays stdlib-only. In the page the same
+model runs on onnxruntime-web (`lllm.browser`).
+
+A model is two files side by side: `tinyllm.onnx` and its card `tinyllm.json` (vocabulary,
+config, training metrics, sha256 of the .onnx). Opening checks that they belong together; any
+problem is a `ModelError` whose message names the file.
+
+Usage (after `make model`):
+
+    from lllm.onnx_backend import from_onnx
+    predictor = from_onnx("build/model/tinyllm.onnx", temperature=0.8, seed=1)
+    print(predictor("Once", max_new_tokens=80))
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Sequence
+
+from .generate import BackendPredictor
+from .tokenizer import CharTokenizer
+
+__all__ = ["DEFAULT_MODEL", "ModelError", "OnnxBackend", "load_card", "from_onnx"]
+
+DEFAULT_MODEL = os.path.join("build", "model", "tinyllm.onnx")
+CARD_FORMAT = "lllm.tinyllm/1"
+
+
+class ModelError(ValueError):
+    """A model file or its card is missing, damaged, or does not match."""
+
+
+# ---- the model card ----------------------------------------------------------------------------
+
+def card_path_for(model_path: str) -> str:
+    return os.path.splitext(model_path)[0] + ".json"
+
+
+def load_card(path: str) -> dict:
+    """Read and check a model card; raises ModelError naming the file and the problem."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            card = json.load(f)
+    except FileNotFoundError:
+        raise ModelError(f"{path}: model card not found (it is written next to the .onnx by `make model`)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelError(f"{path}: model card is not valid JSON ({e})") from None
+    if not isinstance(card, dict) or card.get("format") != CARD_FORMAT:
+        raise ModelError(f"{path}: not a TinyLLM model card (expected format {CARD_FORMAT!r})")
+    for key in ("vocab", "config", "onnx_sha256"):
+        if key not in card:
+            raise ModelError(f"{path}: model card has no {key!r} field")
+    try:
+        CharTokenizer(card["vocab"])
+    except (ValueError, TypeError) as e:
+        raise ModelError(f"{path}: bad vocab: {e}") from None
+    for key in ("layers", "hidden"):
+        if not isinstance(card["config"].get(key), int):
+            raise ModelError(f"{path}: config.{key} must be an integer")
+    return card
+
+
+# ---- the backend -------------------------------------------------------------------------------
+
+# --8<-- [start:onnx-backend]
+class OnnxBackend:
+    """`backend(ids, state) -> (logits for the last position, state)` on onnxruntime; state = (h, c)."""
+
+    def __init__(self, model_path: str = DEFAULT_MODEL, card_path: str | None = None):
+        card_path = card_path or card_path_for(model_path)
+        self.session, data = _open_session(model_path)
+        self.card = load_card(card_path)
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != self.card["onnx_sha256"]:
+            raise ModelError(f"{model_path}: does not match its card {card_path} (sha256 differs; "
+                             "rebuild both with `make model`)")
+        self.tokenizer = CharTokenizer(self.card["vocab"])
+        self.vocab_size = len(self.tokenizer)
+        self.layers, self.hidden = self.card["config"]["layers"], self.card["config"]["hidden"]
+        _check_graph(self.session, model_path, self.layers, self.hidden, self.vocab_size)
+
+    def __call__(self, ids: Sequence[int], state: Any = None) -> tuple[list[float], Any]:
+        import numpy as np
+        if state is None:
+            zeros = np.zeros((self.layers, 1, self.hidden), dtype=np.float32)
+            state = (zeros, zeros)
+        x = np.asarray([list(ids)], dtype=np.int64)                    # (1, T)
+        logits, h, c = self.session.run(None, {"input_ids": x, "h0": state[0], "c0": state[1]})
+        return logits[0, -1].tolist(), (h, c)                          # (V,), (L, 1, H) x 2
+# --8<-- [end:onnx-backend]
+
+
+def _open_session(model_path: str):
+    try:
+        with open(model_path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise ModelError(f"{model_path}: model file not found (run `make model` to build it)") from None
+    except IsADirectoryError:
+        raise ModelError(f"{model_path}: is a directory, not a model file") from None
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        raise ModelError("onnxruntime is not installed: pip install 'lllm-learn[model]'") from None
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own exception types for bad bytes
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelError(f"{model_path}: not a valid ONNX model ({first[:200]})") from None
+    return session, data
+
+
+def _check_graph(session, path: str, layers: int, hidden: int, vocab: int) -> None:
+    inputs = {i.name: i.shape for i in session.get_inputs()}
+    outputs = {o.name: o.shape for o in session.get_outputs()}
+    if set(inputs) != {"input_ids", "h0", "c0"} or set(outputs) != {"logits", "hn", "cn"}:
+        raise ModelError(f"{path}: not a TinyLLM graph (inputs {sorted(inputs)}, outputs {sorted(outputs)})")
+    if inputs["h0"][0] != layers or inputs["h0"][2] != hidden:
+        raise ModelError(f"{path}: state shape {inputs['h0']} does not match the card "
+                         f"(layers={layers}, hidden={hidden})")
+    if outputs["logits"][-1] != vocab:
+        raise ModelError(f"{path}: logits have {outputs['logits'][-1]} entries but the card's vocab has {vocab}")
+
+
+# ---- the seed's from_tiny_llm, for ONNX ----------------------------------------------------------
+
+# --8<-- [start:from-onnx]
+def from_onnx(path: str = DEFAULT_MODEL, temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0,
+              seed: int = 0, max_new_tokens: int = 200, stop: Sequence[str] = ()) -> BackendPredictor:
+    """TinyLLM as a Predictor: `from_onnx(...)(prompt, max_new_tokens) -> completion only`."""
+    backend = OnnxBackend(path)
+    return BackendPredictor(backend, backend.tokenizer, temperature=temperature, top_k=top_k,
+                            top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, stop=stop)
+# --8<-- [end:from-onnx]
