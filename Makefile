@@ -45,7 +45,7 @@ chromium:
 
 # ---- Site --------------------------------------------------------------------------------------
 site: venv node model
-	$(PY) -m mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 serve: site
 	$(PY) -m hooks.serve --dir public --port $(PORT)

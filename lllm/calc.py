@@ -138,8 +138,9 @@ class _Parser:
             self.nested()
             tree = self.expr()
             self.depth -= 1
-            if self.take() != ")":
+            if self.peek() != ")":
                 raise CalcError("missing ')'")
+            self.take()
             return tree
         if token[0].isdigit() or token[0] == ".":
             return _number(token)

@@ -103,7 +103,8 @@ def check_sampling(temperature: float, top_k: int, top_p: float) -> None:
 
 
 def _candidates(logits: Sequence[float]) -> list[int]:
-    return sorted(range(len(logits)), key=lambda i: (-logits[i], i))
+    """Ids by logit, largest first; a stable sort keeps equal logits in id order (even reversed)."""
+    return sorted(range(len(logits)), key=logits.__getitem__, reverse=True)
 
 
 # --8<-- [start:sampler]

@@ -1,0 +1,96 @@
+"""MkDocs hook · the in-page runtime's files: Pyodide, onnxruntime-web, the lllm wheel, TinyLLM.
+
+After the build it fills `public/assets/runtime/` (next to the worker, bridge and widgets that
+`site/assets/runtime/` already put there):
+
+    vendor/pyodide/   pyodide.mjs, pyodide.asm.{mjs,wasm}, python_stdlib.zip, pyodide-lock.json (npm, core only)
+    vendor/ort/       ort.wasm.min.mjs, ort-wasm-simd-threaded.{mjs,wasm} (npm onnxruntime-web, plain wasm:
+                      the default and WebGPU builds exceed Cloudflare's 25 MiB per-file limit)
+    lllm_learn-<version>-py3-none-any.whl   built from lllm/ with zipfile (pure Python, reproducible)
+    model/            tinyllm.onnx and its card tinyllm.json (from `make model`; LLLM_MODEL_DIR overrides)
+    runtime.json      the manifest worker.mjs reads: where each piece is and how many bytes to expect
+
+Nothing here is committed: node_modules/ comes from the lockfile, build/model/ from `make model`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tomllib
+import zipfile
+from pathlib import Path
+
+log = logging.getLogger("mkdocs.hooks.runtime")
+ROOT = Path(__file__).resolve().parent.parent
+
+PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]
+ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"]
+FETCHED = {"pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "ort-wasm-simd-threaded.wasm"}
+WHEEL_DATE = (2020, 1, 1, 0, 0, 0)   # fixed timestamps: the same sources give the same wheel bytes
+
+
+# ---- the lllm wheel --------------------------------------------------------------------------------
+
+def build_wheel(out_dir: Path) -> Path:
+    """A pure-Python wheel of lllm/ (what `pip wheel --no-deps .` would give, without a subprocess)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    name, version = project["name"].replace("-", "_"), project["version"]
+    dist_info = f"{name}-{version}.dist-info"
+    files: dict[str, bytes] = {}
+    for path in sorted((ROOT / "lllm").rglob("*.py")):
+        files[path.relative_to(ROOT).as_posix()] = path.read_bytes()
+    files[f"{dist_info}/METADATA"] = (f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n"
+                                      f"Summary: {project.get('description', '')}\n").encode()
+    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: hooks/runtime.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = [f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b'=').decode()},{len(b)}"
+              for p, b in files.items()]
+    files[f"{dist_info}/RECORD"] = ("\n".join(record + [f"{dist_info}/RECORD,,"]) + "\n").encode()
+    wheel = out_dir / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path, data in files.items():
+            zf.writestr(zipfile.ZipInfo(path, WHEEL_DATE), data, zipfile.ZIP_DEFLATED)
+    return wheel
+
+
+# ---- copying ---------------------------------------------------------------------------------------
+
+def _copy(files: list[str], src: Path, dst: Path) -> None:
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in files:
+        if not (src / name).is_file():
+            raise FileNotFoundError(f"{src / name} is missing: run `npm ci` (or `make node`)")
+        shutil.copyfile(src / name, dst / name)
+
+
+def _version_tag(path: Path) -> str:
+    """A short content hash, added as ?v= so a rebuilt file is never served from a stale cache."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def on_post_build(config, **kwargs) -> None:
+    out = Path(config["site_dir"]) / "assets" / "runtime"
+    out.mkdir(parents=True, exist_ok=True)
+    _copy(PYODIDE_FILES, ROOT / "node_modules" / "pyodide", out / "vendor" / "pyodide")
+    _copy(ORT_FILES, ROOT / "node_modules" / "onnxruntime-web" / "dist", out / "vendor" / "ort")
+    wheel = build_wheel(out)
+
+    model_dir = Path(os.environ.get("LLLM_MODEL_DIR", ROOT / "build" / "model"))
+    manifest = {"pyodide": "vendor/pyodide/", "ort": "vendor/ort/",
+                "wheel": f"{wheel.name}?v={_version_tag(wheel)}",
+                "model": "model/tinyllm.onnx", "card": "model/tinyllm.json"}
+    fetched = [out / "vendor" / d / f for d in ("pyodide", "ort") for f in FETCHED if (out / "vendor" / d / f).exists()]
+    fetched.append(wheel)
+    if (model_dir / "tinyllm.onnx").is_file() and (model_dir / "tinyllm.json").is_file():
+        _copy(["tinyllm.onnx", "tinyllm.json"], model_dir, out / "model")
+        manifest["model"] += f"?v={_version_tag(out / 'model' / 'tinyllm.onnx')}"
+        manifest["card"] += f"?v={_version_tag(out / 'model' / 'tinyllm.json')}"
+        fetched += [out / "model" / "tinyllm.onnx", out / "model" / "tinyllm.json"]
+    else:
+        log.warning(f"no TinyLLM in {model_dir} (run `make model`): the page runtime will report the missing model")
+    manifest["totalBytes"] = sum(p.stat().st_size for p in fetched)
+    (out / "runtime.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

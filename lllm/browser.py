@@ -1,0 +1,158 @@
+"""Platform adapter · TinyLLM inside a web page: the browser Predictor, and the code-cell runner.
+
+Read `generate.py` and `onnx_backend.py` first. This module runs only in Pyodide, inside the
+site's runtime worker (`site/assets/runtime/worker.mjs`), which exposes a small JavaScript module
+`_lllm_page`: the model card and a `generate` function holding the token loop. The core never
+imports this file, and this file imports `js`/`pyodide` only inside the functions that need them.
+
+Why the loop is in JavaScript: onnxruntime-web answers with a Promise. A synchronous agent
+(exactly the code that runs in a terminal) blocks on that Promise with `pyodide.ffi.run_sync`,
+which needs JavaScript Promise Integration (JSPI) and Python entered through `callPromising` /
+`runPythonAsync` — the worker does that for every cell. One Promise per predictor call keeps the
+per-character cost in JavaScript; the JS sampler (`sampler.mjs`) mirrors `sampling.py` exactly,
+so a seed gives the same text here and in `python -m lllm generate`.
+
+Usage (in a runnable cell on the site):
+
+    from lllm.browser import from_browser
+    brain = from_browser(temperature=0.8, seed=1)
+    print(brain("Once", max_new_tokens=80))
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import linecache
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+from typing import Any, Callable, Sequence
+
+from .generate import EMPTY_PROMPT, Generation, _check_count
+from .sampling import Mulberry32, check_sampling
+from .tokenizer import CharTokenizer
+
+__all__ = ["BrowserPredictor", "BrowserBackend", "from_browser", "page_card", "page_tokenizer", "run_cell"]
+
+
+# ---- the page's model ----------------------------------------------------------------------------
+
+def _page():
+    """The worker's JavaScript module, waiting until the model is loaded (raises its error if not)."""
+    import _lllm_page                      # registered by worker.mjs; exists only in the page
+    from pyodide.ffi import run_sync
+    run_sync(_lllm_page.model_ready())
+    return _lllm_page
+
+
+def page_card() -> dict:
+    """The model card of the TinyLLM the page loaded (vocab, config, training metrics...)."""
+    return json.loads(_page().card_json())
+
+
+def page_tokenizer() -> CharTokenizer:
+    return CharTokenizer(page_card()["vocab"])
+
+
+# ---- the Predictor: one JavaScript Promise per call ------------------------------------------------
+
+class BrowserPredictor:
+    """TinyLLM in the page as `predictor(prompt, max_new_tokens) -> completion only`.
+
+    Same arguments and behaviour as `generate.BackendPredictor` over the ONNX backend: one
+    Mulberry32 stream seeded once and carried across calls (its 32-bit state goes to JavaScript
+    and comes back), unknown prompt characters dropped and kept in `last.dropped`.
+    """
+
+    def __init__(self, temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,
+                 max_new_tokens: int = 200, stop: Sequence[str] = ()):
+        check_sampling(temperature, top_k, top_p)
+        _check_count(max_new_tokens)
+        self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
+        self.max_new_tokens, self.stop = max_new_tokens, tuple(stop)
+        self.rng = Mulberry32(seed)
+        self.tokenizer = page_tokenizer()
+        self.last: Generation | None = None
+
+    def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
+        from pyodide.ffi import run_sync, to_js
+        n = self.max_new_tokens if max_new_tokens is None else max_new_tokens
+        _check_count(n)
+        ids, dropped = self.tokenizer.encode_lossy(prompt)
+        if not ids:
+            ids = self.tokenizer.encode(EMPTY_PROMPT)
+        result = run_sync(_page().generate(to_js(ids), n, float(self.temperature), self.top_k,
+                                           float(self.top_p), self.rng.state, to_js(list(self.stop))))
+        self.rng.state = int(result.rngState)
+        self.last = Generation(prompt=prompt, completion=result.completion, dropped=dropped,
+                               stopped_by=result.stoppedBy)
+        return self.last.completion
+
+    def __repr__(self) -> str:
+        return (f"BrowserPredictor(temperature={self.temperature}, top_k={self.top_k}, "
+                f"top_p={self.top_p}, max_new_tokens={self.max_new_tokens})")
+
+
+def from_browser(temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,
+                 max_new_tokens: int = 200, stop: Sequence[str] = ()) -> BrowserPredictor:
+    """The page's TinyLLM as a Predictor — the browser twin of `onnx_backend.from_onnx`."""
+    return BrowserPredictor(temperature, top_k, top_p, seed, max_new_tokens, stop)
+
+
+# ---- a Backend, for the teaching loops in generate.py (one Promise per forward pass) -------------
+
+class BrowserBackend:
+    """`backend(ids, state) -> (logits after the last id, state)`; state is (h, c) kept in JavaScript.
+
+    Slower than BrowserPredictor (Python drives every step), but it lets a page run
+    `generate.generate(..., mode="window")` or `next_char_view` on the page's model.
+    """
+
+    def __init__(self):
+        self.tokenizer = page_tokenizer()
+
+    def __call__(self, ids: Sequence[int], state: Any = None) -> tuple[list[float], Any]:
+        from pyodide.ffi import run_sync, to_js
+        h, c = state if state is not None else (None, None)
+        out = run_sync(_page().forward(to_js(list(ids)), h, c))
+        return out.logits.to_py().tolist(), (out.h, out.c)
+
+
+# ---- running a code cell: the page's interpreter ---------------------------------------------------
+
+class _Stream:
+    """A write-only text stream that forwards every write to the page and keeps a copy."""
+
+    def __init__(self, send: Callable[[str], Any]):
+        self.send, self.parts = send, []
+
+    def write(self, text: str) -> int:
+        if text:
+            self.parts.append(text)
+            self.send(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def run_cell(code: str, namespace: dict, send_stdout: Callable[[str], Any],
+             send_stderr: Callable[[str], Any], filename: str = "<cell>") -> dict:
+    """Run `code` in `namespace` like a notebook cell: stdout/stderr stream out as they are written;
+    returns {stdout, stderr, value (repr of a final expression, or None), error (a traceback without
+    this function's frame, or None)}."""
+    out, err = _Stream(send_stdout), _Stream(send_stderr)
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)  # source lines in tracebacks
+    value = error = None
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            tree = ast.parse(code, filename)
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            exec(compile(tree, filename, "exec"), namespace)
+            if last is not None:
+                result = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
+                value = None if result is None else repr(result)
+        except BaseException as e:          # the reader's code: every failure becomes a traceback
+            tb = None if isinstance(e, SyntaxError) else e.__traceback__.tb_next   # drop run_cell's frame
+            error = "".join(traceback.format_exception(type(e), e, tb))
+    return {"stdout": "".join(out.parts), "stderr": "".join(err.parts), "value": value, "error": error}

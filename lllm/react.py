@@ -1,0 +1,313 @@
+"""Layer 3 · the ReAct loop: `run_react(goal, predictor, tools) -> final answer or None`.
+
+Read `predictor.py` (the only way we talk to a model) and `calc.py` (a tool) first.
+ReAct (Reason + Act) alternates the model's text with real tool calls. The whole agent:
+
+    trajectory = []
+    repeat at most max_steps times:
+        reply = predictor(build_prompt(goal, tools, trajectory))
+        if reply has "Final Answer: X": return X
+        if reply has "Action: tool[args]": trajectory += reply, "Observation: " + tool(args)
+
+Everything the model causes becomes a visible, capped step, never a crash: an unknown tool, a
+tool that fails, a reply with neither an action nor an answer (a repair observation asks again),
+a predictor that raises (the run stops, the reason recorded). Errors in what *we* were given (an
+empty goal, max_steps < 1, two tools with one name) raise ValueError.
+
+Forcing: when the goal itself is written as a tool call (`calc[12 * 7]`), the agent runs that
+tool once, before asking the model, and labels the step `forced` in the trace. Only the model can
+turn the observation into a Final Answer, so a lab still measures the model.
+
+Usage:
+
+    >>> from lllm.predictor import ScriptedPredictor
+    >>> brain = ScriptedPredictor(["Thought: compute 17 * 23\\nAction: calc[17 * 23]",
+    ...                            "Thought: I have the result\\nFinal Answer: 391"])
+    >>> run_react("What is 17 * 23?", brain)
+    '391'
+    >>> print(brain.prompts[1].split("Final Answer: the answer\\n")[1])
+    Question: What is 17 * 23?
+    Thought: compute 17 * 23
+    Action: calc[17 * 23]
+    Observation: 391
+    <BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Sequence
+
+from lllm.calc import calc
+
+__all__ = ["Tool", "Step", "Trajectory", "FACTS", "lookup", "DEFAULT_TOOLS", "build_prompt",
+           "parse_action", "parse_final", "parse_step", "run_react", "MAX_NEW_TOKENS"]
+
+MAX_NEW_TOKENS = 128         # one step (a thought and an action) fits; a rambling model is cut off
+MAX_OBSERVATION_CHARS = 200  # a tool cannot flood the prompt
+PROMPT_TAIL_CHARS = 160      # how much of the prompt the verbose trace shows
+
+
+# ---- tools -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tool:
+    """A named function from argument text to observation text, described for the model."""
+
+    name: str
+    description: str
+    fn: Callable[[str], str]
+
+
+# --8<-- [start:facts]
+FACTS = {  # the world of the training story (export/story.txt), one line per topic
+    "brookfield": "Brookfield is a small town by a slow green river, under a tall grey hill.",
+    "mira": "Mira is the baker. She lives above the bakery on Apple Street.",
+    "tom": "Tom is 11 years old. He lives at the mill with his father, Owen.",
+    "owen": "Owen is the miller, Tom's father. He lives at the mill by the river.",
+    "lina": "Lina lives in the white house on Hill Road. She keeps 5 hens and 1 goat.",
+    "hale": "Mr. Hale is the teacher. He lives in the school house on Mill Lane.",
+    "pip": "Pip is Mira's grey cat.",
+    "bram": "Bram is Lina's brown goat.",
+    "dot": "Dot is Mr. Hale's small brown dog.",
+    "bakery": "The bakery opens at 6:30. Mira bakes 12 loaves a day, 24 on Friday.",
+    "mill": "The mill is by the river. Its wheel is blue.",
+    "clock": "The old clock in the square is gold. It has 4 faces.",
+    "market": "The market is in the square, next to the old clock, on Saturday.",
+    "school": "There are 18 children in Mr. Hale's class.",
+    "bread": "A loaf of bread costs 2 coins.",
+}
+# --8<-- [end:facts]
+
+
+def lookup(topic: str) -> str:
+    """The fact for `topic`: its name, or the one topic name the text mentions."""
+    words = re.findall(r"[a-z]+", topic.lower())
+    key = " ".join(words)
+    if key in FACTS:
+        return FACTS[key]
+    mentioned = [name for name in FACTS if name in words]
+    if len(mentioned) == 1:
+        return FACTS[mentioned[0]]
+    raise LookupError(f"no fact about {topic.strip()!r}; topics: {', '.join(FACTS)}")
+
+
+DEFAULT_TOOLS = (
+    # The examples are deliberately concrete: a stand-in brain that copies them instead of reading
+    # the goal answers every question with 7 (DESIGN.md §8), and tests check that ours does not.
+    Tool("calc", "arithmetic with + - * / ** and parentheses. Example: Action: calc[2 + 5]", calc),
+    Tool("lookup", "a fact about the town of Brookfield. Topics: " + ", ".join(FACTS)
+         + ". Example: Action: lookup[mira]", lookup),
+)
+
+
+# ---- records: a step and a trajectory ----------------------------------------------------------
+
+@dataclass
+class Step:
+    """One turn: what the model wrote (raw), what we parsed from it, and what the tool said."""
+
+    raw: str = ""
+    thought: str | None = None
+    action: tuple[str, str] | None = None     # (tool name, argument text)
+    final: str | None = None
+    observation: str | None = None
+    forced: bool = False                      # the agent ran the goal's own tool call
+    prompt_tail: str = ""
+
+    def render(self) -> str:
+        """The lines this step adds to the next prompt."""
+        lines = [f"Thought: {self.thought}"] if self.thought else []
+        if self.action:
+            lines.append(f"Action: {self.action[0]}[{self.action[1]}]")
+        if self.final is not None:
+            lines.append(f"Final Answer: {self.final}")
+        if self.observation is not None:
+            lines.append(f"Observation: {self.observation}")
+        return "\n".join(lines)
+
+
+@dataclass
+class Trajectory:
+    """A whole run: the goal, its steps, the answer (or None) and why the loop stopped."""
+
+    goal: str
+    steps: list[Step] = field(default_factory=list)
+    answer: str | None = None
+    stop_reason: str = ""                     # "final answer", "max steps" or "predictor error"
+
+    def tool_calls(self) -> list[tuple[str, str]]:
+        return [step.action for step in self.steps if step.action]
+
+    def render(self) -> str:
+        return "\n".join([f"Question: {self.goal}"] + [s.render() for s in self.steps if s.render()])
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# ---- the prompt --------------------------------------------------------------------------------
+
+# --8<-- [start:prompt]
+PROMPT_HEADER = """Answer the question. You can use these tools:
+{tools}
+Write one step at a time, like this:
+Thought: what to do next
+Action: tool[input]
+Then wait for the Observation. When you know the answer, write:
+Final Answer: the answer
+"""
+
+
+def build_prompt(goal: str, tools: Sequence[Tool], trajectory: Sequence[Step],
+                 extra_context: str | None = None) -> str:
+    """Header, tool list, optional extra context (memory), the question, the steps so far."""
+    parts = [PROMPT_HEADER.format(tools="\n".join(f"{t.name}: {t.description}" for t in tools))]
+    if extra_context:
+        parts.append(extra_context.rstrip("\n") + "\n")
+    parts.append(f"Question: {' '.join(goal.split())}\n")
+    parts.extend(step.render() + "\n" for step in trajectory if step.render())
+    return "".join(parts)
+# --8<-- [end:prompt]
+
+
+# ---- parsing the model's reply (naive on purpose, and never raising) ----------------------------
+
+# --8<-- [start:parse]
+ACTION_RE = re.compile(r"Action:[ \t]*([A-Za-z_][\w-]*)[ \t]*\[([^\]\n]*)\]")
+FINAL_RE = re.compile(r"Final Answer:[ \t]*(\S[^\n]*)")
+THOUGHT_RE = re.compile(r"Thought:[ \t]*(\S[^\n]*)")
+
+
+def parse_action(text: str) -> tuple[str, str] | None:
+    """The first `Action: name[args]` as (name, args), or None."""
+    match = ACTION_RE.search(text)
+    return (match.group(1), match.group(2).strip()) if match else None
+
+
+def parse_final(text: str) -> str | None:
+    """The rest of the line after the first `Final Answer:`, or None."""
+    match = FINAL_RE.search(text)
+    return match.group(1).strip() if match else None
+
+
+def parse_step(raw: str) -> Step:
+    """A Step from the model's reply. An observation the model wrote itself is cut off; if the
+    reply has both an action and a final answer, the one written first counts."""
+    text = raw.split("Observation:")[0]
+    thought = THOUGHT_RE.search(text)
+    step = Step(raw=raw, thought=thought.group(1).strip()[:120] if thought else None)
+    action, final = ACTION_RE.search(text), FINAL_RE.search(text)
+    if final and not (action and action.start() < final.start()):
+        step.final = parse_final(text)
+    elif action:
+        step.action = parse_action(text)
+    return step
+# --8<-- [end:parse]
+
+
+# ---- the loop ----------------------------------------------------------------------------------
+
+# --8<-- [start:run-react]
+def run_react(goal: str, predictor, tools: Sequence[Tool] = DEFAULT_TOOLS, max_steps: int = 5,
+              verbose: bool = False, extra_context: str | None = None,
+              return_trajectory: bool = False, max_new_tokens: int | None = MAX_NEW_TOKENS):
+    """Think, act, observe until a Final Answer or max_steps steps. Returns the answer (None if
+    there was none), or the whole Trajectory when return_trajectory is true."""
+    trajectory, by_name = Trajectory(goal=_check(goal, tools, max_steps)), {t.name: t for t in tools}
+    say = _tracer(verbose)
+    say("AGENT", f"goal: {goal}")
+    forced = _forced_step(goal, by_name, say)
+    if forced:
+        trajectory.steps.append(forced)
+    while len(trajectory.steps) < max_steps and not trajectory.stop_reason:
+        prompt = build_prompt(goal, tools, trajectory.steps, extra_context)
+        step = _think(predictor, prompt, max_new_tokens, say)            # think
+        if step.final is not None:                                       # stop: an answer
+            trajectory.answer, trajectory.stop_reason = step.final, "final answer"
+        elif step.action is not None:                                    # act, observe
+            step.observation = _act(step.action, by_name, say)
+        elif step.observation is None:                                   # neither: repair
+            step.observation = REPAIR_OBSERVATION
+            say("AGENT", f"no action or final answer; observation: {REPAIR_OBSERVATION}")
+        else:                                                            # the predictor failed
+            trajectory.stop_reason = "predictor error"
+        trajectory.steps.append(step)
+    trajectory.stop_reason = trajectory.stop_reason or "max steps"
+    say("AGENT", f"final answer: {trajectory.answer}" if trajectory.answer is not None
+        else f"stopped without an answer ({trajectory.stop_reason})")
+    return trajectory if return_trajectory else trajectory.answer
+# --8<-- [end:run-react]
+
+
+# ---- the loop's helpers ------------------------------------------------------------------------
+
+REPAIR_OBSERVATION = "no Action or Final Answer found. Write 'Action: tool[input]' or 'Final Answer: ...'"
+FORCED_RE = re.compile(r"\s*([A-Za-z_][\w-]*)\[([^\]\n]*)\]\s*")
+
+
+def _check(goal, tools: Sequence[Tool], max_steps) -> str:
+    if not isinstance(goal, str) or not goal.strip():
+        raise ValueError("goal is empty: ask the agent a question")
+    if not isinstance(max_steps, int) or max_steps < 1:
+        raise ValueError(f"max_steps must be an integer >= 1, got {max_steps!r}")
+    names = [t.name for t in tools]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two tools share a name: {names}")
+    return goal
+
+
+def _tracer(verbose: bool) -> Callable[[str, str], None]:
+    """`say(who, text)` prints `[WHO] text` when verbose, else does nothing."""
+    return (lambda who, text: print(f"[{who}] {text}")) if verbose else (lambda who, text: None)
+
+
+def _forced_step(goal: str, by_name: dict, say) -> Step | None:
+    """If the goal is written as `tool[args]` for a known tool, run it once, before the model."""
+    match = FORCED_RE.fullmatch(goal)
+    if not match or match.group(1) not in by_name:
+        return None
+    action = (match.group(1), match.group(2).strip())
+    say("AGENT", f"forced: the goal is written as {action[0]}[...], so the agent runs it before asking the model")
+    return Step(action=action, observation=_act(action, by_name, say), forced=True)
+
+
+def _think(predictor, prompt: str, max_new_tokens: int | None, say) -> Step:
+    """Ask the predictor for one step and parse it; a predictor failure becomes a step too."""
+    say("AGENT", f"prompt tail: {prompt[-PROMPT_TAIL_CHARS:]!r}")
+    try:
+        raw = predictor(prompt, max_new_tokens)
+    except Exception as error:  # the model (or its server) failed: record it, never crash
+        say("AGENT", f"predictor failed: {type(error).__name__}: {error}")
+        return Step(observation=f"predictor error: {type(error).__name__}: {error}"[:MAX_OBSERVATION_CHARS])
+    if not isinstance(raw, str):
+        say("AGENT", f"predictor returned {type(raw).__name__}, not text")
+        return Step(observation=f"predictor error: returned {type(raw).__name__}, not text")
+    say("MODEL", repr(raw))
+    step = parse_step(raw)
+    step.prompt_tail = prompt[-PROMPT_TAIL_CHARS:]
+    return step
+
+
+def _act(action: tuple[str, str], by_name: dict, say) -> str:
+    """Run the tool; an unknown tool or a tool error becomes the observation text."""
+    name, args = action
+    if name not in by_name:
+        observation = f"error: unknown tool {name!r}; tools are: {', '.join(by_name)}"
+    else:
+        try:
+            observation = str(by_name[name].fn(args))
+        except (ValueError, LookupError) as error:
+            observation = f"error: {error}"
+        except Exception as error:  # a broken tool is still the run's business, not a crash
+            observation = f"error: {type(error).__name__}: {error}"
+    observation = " ".join(observation.split())[:MAX_OBSERVATION_CHARS]
+    say("AGENT", f"action: {name}[{args}] -> observation: {observation}")
+    return observation
+
+
+if __name__ == "__main__":
+    from lllm.brains import RuleBrain
+
+    run_react("What is 17 * 23?", RuleBrain(), verbose=True)

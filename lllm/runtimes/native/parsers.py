@@ -1,0 +1,107 @@
+"""Layer 3 · parsers: a parser turns a reply into a dict, or raises ParseError saying what to fix.
+
+Read `prompt.py` next: a Prompt carries its parser, and the agent loop turns a ParseError into a
+repair turn ("Error: {error_message}. Please fix.") instead of a crash.
+
+Contract: `parser.parse(content, **runtime_args) -> dict`; a reply that breaks the contract
+raises `ParseError(message)` whose message is written for the model to read.
+
+Usage:
+
+    >>> parser = DefaultTagParser(xml_tags=["work"], required_xml_tags=["answer"], signal_tags=["done"])
+    >>> parsed = parser.parse("<work>17*23</work><answer>391</answer> <done>")
+    >>> parsed["xml_tags"], parsed["signal_tags"]
+    ({'work': ['17*23'], 'answer': ['391']}, {'done': True})
+    >>> parser.parse("<work>thinking</work>")
+    Traceback (most recent call last):
+    ...
+    lllm.runtimes.native.parsers.ParseError: Missing required tag <answer>...</answer>
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ParseError", "BaseParser", "DefaultTagParser", "find_xml_blocks", "find_md_blocks"]
+
+
+# ---- finding blocks --------------------------------------------------------------------------------
+
+# --8<-- [start:find]
+def find_xml_blocks(content: str, tag: str) -> list[str]:
+    """The text inside every `<tag>...</tag>` in `content`, in order, without surrounding whitespace."""
+    pattern = rf"<{re.escape(tag)}>(.*?)</{re.escape(tag)}>"
+    return [block.strip() for block in re.findall(pattern, content, flags=re.DOTALL)]
+
+
+def find_md_blocks(content: str, tag: str) -> list[str]:
+    """The body of every fenced block opened with three backticks and `tag` (```json ... ```)."""
+    pattern = rf"```{re.escape(tag)}[ \t]*\n(.*?)```"
+    return [block.strip() for block in re.findall(pattern, content, flags=re.DOTALL)]
+# --8<-- [end:find]
+
+
+# ---- the contract ------------------------------------------------------------------------------------
+
+class ParseError(Exception):
+    """The reply broke the prompt's output contract; the message tells the model what to fix."""
+
+
+class BaseParser:
+    """Subclass and implement `parse`. `runtime_args` are extra values the caller passes through."""
+
+    def parse(self, content: str, **runtime_args) -> dict:
+        raise NotImplementedError(f"{type(self).__name__} must implement parse(content, **runtime_args)")
+
+    def describe(self) -> str:
+        """One line telling the model what a valid reply looks like ('' when nothing to say)."""
+        return ""
+
+
+# ---- the default: tags ---------------------------------------------------------------------------------
+
+# --8<-- [start:tagparser]
+class DefaultTagParser(BaseParser):
+    """Collects XML tags (`<answer>..</answer>`), fenced markdown blocks (```json) and signal tags.
+
+    Tags in `xml_tags` / `md_tags` are optional (absent tags give an empty list); tags in
+    `required_xml_tags` / `required_md_tags` must appear at least once, or parsing raises
+    ParseError naming the first missing one. A signal tag is a flag: `<done>` or `<done/>` anywhere
+    in the reply makes `signal_tags["done"]` True.
+    """
+
+    def __init__(self, xml_tags=(), md_tags=(), signal_tags=(), required_xml_tags=(), required_md_tags=()):
+        for field, tags in [("xml_tags", xml_tags), ("md_tags", md_tags), ("signal_tags", signal_tags),
+                            ("required_xml_tags", required_xml_tags), ("required_md_tags", required_md_tags)]:
+            if isinstance(tags, str):
+                raise TypeError(f"DefaultTagParser({field}=...) takes a list of tag names, got the string {tags!r}")
+        self.required_xml_tags = list(required_xml_tags or ())
+        self.required_md_tags = list(required_md_tags or ())
+        self.xml_tags = _union(xml_tags, self.required_xml_tags)
+        self.md_tags = _union(md_tags, self.required_md_tags)
+        self.signal_tags = list(signal_tags or ())
+
+    def parse(self, content: str, **runtime_args) -> dict:
+        xml = {tag: find_xml_blocks(content, tag) for tag in self.xml_tags}
+        md = {tag: find_md_blocks(content, tag) for tag in self.md_tags}
+        for tag in self.required_xml_tags:
+            if not xml[tag]:
+                raise ParseError(f"Missing required tag <{tag}>...</{tag}>")
+        for tag in self.required_md_tags:
+            if not md[tag]:
+                raise ParseError(f"Missing required block ```{tag} ... ```")
+        signals = {tag: f"<{tag}>" in content or f"<{tag}/>" in content for tag in self.signal_tags}
+        return {"raw": content, "xml_tags": xml, "md_tags": md, "signal_tags": signals}
+    # --8<-- [end:tagparser]
+
+    def describe(self) -> str:
+        need = [f"<{t}>...</{t}>" for t in self.required_xml_tags] + [f"```{t} block" for t in self.required_md_tags]
+        return f"Your reply must contain {', '.join(need)}." if need else ""
+
+    def __repr__(self) -> str:
+        return (f"DefaultTagParser(xml_tags={self.xml_tags}, md_tags={self.md_tags}, signal_tags={self.signal_tags}, "
+                f"required_xml_tags={self.required_xml_tags}, required_md_tags={self.required_md_tags})")
+
+
+def _union(first, second) -> list[str]:
+    return list(dict.fromkeys([*(first or ()), *(second or ())]))

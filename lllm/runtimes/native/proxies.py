@@ -1,0 +1,164 @@
+"""Layer 3 · proxies: an API surface as a programming environment — read docs, write Python that calls it.
+
+Read `tools.py` first. When an agent needs many endpoints, one tool per endpoint does not scale;
+a proxy gives it two tools instead: `query_api_doc(proxy)` describes the endpoints, and
+`run_python(code)` runs Python in which `CALL_API("proxy/endpoint", {...})` calls one. Variables
+persist between run_python calls of one manager (one agent call).
+
+Contract: subclass `BaseProxy`, describe it with `@ProxyRegistrator(path, name, description)`
+(attributes only — nothing is registered anywhere), and mark methods with
+`@BaseProxy.endpoint(category, endpoint, description, params, response)`. A parameter named
+`"city*"` is required. The method shapes the parameters; `fetch(endpoint, params)` sends them
+(HTTP GET `<base_url>/<endpoint>?...&<api_key_name>=<api_key>` by default; override it to serve
+local data). `ProxyManager(proxies).tools()` returns the two Functions.
+
+run_python's budget (it is a teaching interpreter, not a security sandbox): at most
+`max_code_chars` characters of code, `max_steps` traced line events (stops runaway loops, also in
+Pyodide), and `max_output_chars` characters of printed output; errors come back as text.
+
+Usage:
+
+    >>> from lllm.runtimes.native.weather_proxy import WeatherProxy
+    >>> manager = ProxyManager([WeatherProxy])
+    >>> manager.run_python('t = CALL_API("weather/current", {"city": "Oslo"})["temp"]\\nprint(t)')
+    '4.5'
+    >>> manager.run_python("print(t + 1)")
+    '5.5'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+
+from .tools import Function
+
+__all__ = ["BaseProxy", "ProxyRegistrator", "ProxyManager", "RUN_PYTHON_BUDGET"]
+
+RUN_PYTHON_BUDGET = {"max_code_chars": 4000, "max_steps": 100_000, "max_output_chars": 2000}
+
+
+# ---- declaring a proxy ---------------------------------------------------------------------------------
+
+class BaseProxy:
+    path = ""                # how CALL_API names it: "weather/current" is endpoint "current" of "weather"
+    name = ""
+    description = ""
+    base_url = ""
+    api_key_name = ""
+    api_key = None
+
+    @staticmethod
+    def endpoint(category: str, endpoint: str, description: str, params: dict | None = None, response=None):
+        def mark(method):
+            method.__lllm_endpoint__ = {"category": category, "endpoint": endpoint, "description": description,
+                                        "params": dict(params or {}), "response": response}
+            return method
+        return mark
+
+    @classmethod
+    def endpoints(cls) -> dict:
+        found = {}
+        for attr in dir(cls):
+            spec = getattr(getattr(cls, attr), "__lllm_endpoint__", None)
+            if spec:
+                found[spec["endpoint"]] = {**spec, "method": attr}
+        return found
+
+    @classmethod
+    def api_doc(cls) -> str:
+        lines = [f"{cls.path}: {cls.name}. {cls.description}".strip()]
+        for name, spec in cls.endpoints().items():
+            params = ", ".join(f"{p.rstrip('*')}{' (required)' if p.endswith('*') else ''}: "
+                               f"{getattr(t, '__name__', t)} e.g. {ex!r}" for p, (t, ex) in spec["params"].items())
+            lines.append(f'- CALL_API("{cls.path}/{name}", {{{params}}}) [{spec["category"]}] {spec["description"]}'
+                         f" -> e.g. {json.dumps(spec['response'])}")
+        return "\n".join(lines)
+
+    def call(self, endpoint: str, params: dict):
+        spec = self.endpoints().get(endpoint)
+        if spec is None:
+            raise KeyError(f"{self.path} has no endpoint {endpoint!r} (endpoints: {sorted(self.endpoints())})")
+        for name, (tp, _example) in spec["params"].items():
+            key = name.rstrip("*")
+            if name.endswith("*") and key not in params:
+                raise ValueError(f"{self.path}/{endpoint} needs parameter {key!r}")
+            if key in params and not isinstance(params[key], tp):
+                raise TypeError(f"{self.path}/{endpoint}: {key!r} must be {tp.__name__}, got {params[key]!r}")
+        return self.fetch(endpoint, getattr(self, spec["method"])(dict(params)))
+
+    def fetch(self, endpoint: str, params: dict):
+        from urllib.parse import urlencode
+        from urllib.request import urlopen
+        query = dict(params, **({self.api_key_name: self.api_key} if self.api_key_name and self.api_key else {}))
+        with urlopen(f"{self.base_url.rstrip('/')}/{endpoint}?{urlencode(query)}", timeout=30) as reply:
+            return json.loads(reply.read().decode("utf-8"))
+
+
+def ProxyRegistrator(path: str, name: str = "", description: str = ""):
+    """Class decorator that sets a proxy's path, name and description (it registers nothing)."""
+    def describe(cls):
+        cls.path, cls.name, cls.description = path, name or cls.__name__, description
+        return cls
+    return describe
+
+
+# ---- the manager and its two tools ---------------------------------------------------------------------
+
+class BudgetExceeded(Exception):
+    pass
+
+
+class ProxyManager:
+    def __init__(self, proxies, budget: dict | None = None):
+        instances = [p() if isinstance(p, type) else p for p in proxies]
+        self.proxies = {p.path: p for p in instances}
+        self.budget = {**RUN_PYTHON_BUDGET, **(budget or {})}
+        self.namespace = {"CALL_API": self.call_api}
+
+    def call_api(self, api_path: str, params: dict | None = None):
+        proxy_path, _, endpoint = api_path.rpartition("/")
+        if proxy_path not in self.proxies:
+            raise KeyError(f"no proxy {proxy_path!r} (proxies: {sorted(self.proxies)})")
+        return self.proxies[proxy_path].call(endpoint, params or {})
+
+    def query_api_doc(self, proxy: str = "") -> str:
+        if proxy and proxy not in self.proxies:
+            return f"Error: no proxy {proxy!r} (proxies: {sorted(self.proxies)})"
+        return "\n\n".join(p.api_doc() for path, p in self.proxies.items() if not proxy or path == proxy)
+
+    # --8<-- [start:run_python]
+    def run_python(self, code: str) -> str:
+        """Run `code` with CALL_API in scope; returns what it printed, or the error, as text."""
+        if len(code) > self.budget["max_code_chars"]:
+            return f"Error: code is {len(code)} characters; the budget is {self.budget['max_code_chars']}"
+        out, steps = io.StringIO(), [0]
+
+        def tracer(frame, event, arg):
+            steps[0] += 1
+            if steps[0] > self.budget["max_steps"]:
+                raise BudgetExceeded(f"stopped after {self.budget['max_steps']} steps")
+            return tracer
+        previous = sys.gettrace()
+        try:
+            with contextlib.redirect_stdout(out):
+                sys.settrace(tracer)
+                exec(compile(code, "<run_python>", "exec"), self.namespace)
+        except Exception as exc:
+            print(f"Error: {type(exc).__name__}: {exc}", file=out)
+        finally:
+            sys.settrace(previous)
+        text = out.getvalue().strip()
+        limit = self.budget["max_output_chars"]
+        return text if len(text) <= limit else text[:limit] + f"\n... (output cut at {limit} characters)"
+    # --8<-- [end:run_python]
+
+    def tools(self) -> list[Function]:
+        paths = ", ".join(sorted(self.proxies))
+        return [Function("query_api_doc", f"Describe the endpoints of a proxy ({paths}).",
+                         {"proxy": {"type": "string", "description": "a proxy path; empty for all"}}, [],
+                         implementation=self.query_api_doc),
+                Function("run_python", 'Run Python; call endpoints with CALL_API("proxy/endpoint", {...}); print results.',
+                         {"code": {"type": "string"}}, ["code"], implementation=self.run_python)]

@@ -1,0 +1,105 @@
+// Runnable code cells. In a page's Markdown, mark a Python block as runnable with a class:
+//
+//   ```python {.runnable}
+//   from lllm.browser import from_browser
+//   print(from_browser(seed=1)("Once", 80))
+//   ```
+//
+// (pymdownx.superfences + attr_list render it as <div class="language-python runnable highlight">.)
+// The reader can edit the code in place, Run it (or Ctrl/Shift+Enter), Stop it, and Reset it to
+// the page's version. Output appears under the block. The cells of one page share a namespace.
+// The runtime starts loading when a page with cells is shown (see lllm.mjs), never before.
+
+import { lllm } from "./lllm.mjs";
+
+function button(label, title, onClick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "md-button lllm-cell__button";
+  b.textContent = label;
+  b.title = title;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function append(output, text, kind) {
+  if (!text) return;
+  const span = document.createElement("span");
+  span.className = `lllm-out--${kind}`;
+  span.textContent = text;
+  output.append(span);
+}
+
+function setUpCell(block) {
+  if (block.dataset.lllmCell) return; // document$ fires again on instant navigation: stay idempotent
+  block.dataset.lllmCell = "1";
+  const code = block.querySelector("code");
+  const original = code.innerHTML;
+  code.contentEditable = "plaintext-only";
+  code.spellcheck = false;
+
+  const bar = document.createElement("div");
+  bar.className = "lllm-cell__bar";
+  const state = document.createElement("span");
+  state.className = "lllm-cell__state";
+  const output = document.createElement("pre");
+  output.className = "lllm-cell__output";
+  output.hidden = true;
+
+  const run = button("Run", "Run this cell (Ctrl+Enter)", async () => {
+    output.hidden = false;
+    output.textContent = "";
+    block.classList.add("lllm-cell--running");
+    run.disabled = true;
+    stop.hidden = false;
+    const unsubscribe = lllm.onStatus((s) => {
+      state.textContent = s.state === "loading" ? `${s.stage}… ${s.percent}%` : "running…";
+    });
+    try {
+      const result = await lllm.run(code.textContent, {
+        onStdout: (t) => append(output, t, "stdout"),
+        onStderr: (t) => append(output, t, "stderr"),
+      });
+      if (result.value !== null && result.value !== undefined) append(output, result.value + "\n", "value");
+      if (!output.textContent) append(output, "(no output)", "note");
+      block.dataset.lllmResult = "ok";
+    } catch (error) {
+      append(output, (error.name === "PythonError" || error.name === "Stopped" ? "" : "Error: ") + error.message, "error");
+      block.dataset.lllmResult = error.name === "Stopped" ? "stopped" : "error";
+    } finally {
+      unsubscribe();
+      state.textContent = "";
+      run.disabled = false;
+      stop.hidden = true;
+      block.classList.remove("lllm-cell--running");
+    }
+  });
+  const stop = button("Stop", "Stop (restarts Python; names defined by earlier cells are lost)", () => lllm.stop());
+  stop.hidden = true;
+  const reset = button("Reset", "Restore the page's version of this code", () => {
+    code.innerHTML = original;
+    output.hidden = true;
+    output.textContent = "";
+  });
+  code.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.shiftKey || event.metaKey)) {
+      event.preventDefault();
+      run.click();
+    } else if (event.key === "Tab") {
+      event.preventDefault();
+      document.execCommand("insertText", false, "    ");
+    }
+  });
+  bar.append(run, stop, reset, state);
+  block.after(bar, output);
+  return true;
+}
+
+function setUpPage() {
+  const blocks = document.querySelectorAll("div.runnable.highlight");
+  blocks.forEach(setUpCell);
+  if (blocks.length) lllm.ready().catch(() => {}); // start loading now; errors show on Run
+}
+
+if (window.document$) window.document$.subscribe(setUpPage);
+else setUpPage();

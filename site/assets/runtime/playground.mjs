@@ -1,0 +1,131 @@
+// The playground widget (site/playground.md): TinyLLM writing in the page, character by
+// character, with the next-character probabilities for the current position and the measured
+// speed. The same settings and seed give exactly what `python -m lllm generate` prints.
+// Generation needs only the model, so it can start before Python has finished loading.
+
+import { lllm } from "./lllm.mjs";
+
+const CONTROLS = [
+  // [name, label, default, attributes] — defaults match `python -m lllm generate`
+  ["maxNewTokens", "length", 200, { type: "number", min: 0, max: 5000, step: 1 }],
+  ["temperature", "temperature", 0.8, { type: "number", min: 0, max: 5, step: 0.1 }],
+  ["topK", "top-k", 0, { type: "number", min: 0, step: 1 }],
+  ["topP", "top-p", 1, { type: "number", min: 0.01, max: 1, step: 0.05 }],
+  ["seed", "seed", 0, { type: "number", min: 0, step: 1 }],
+];
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function showBars(bars, top, after) {
+  bars.replaceChildren(el("div", "lllm-pg__bars-title", `next character after ${JSON.stringify(after)}`));
+  for (const [char, p] of top) {
+    const row = el("div", "lllm-pg__bar");
+    const label = el("code", "lllm-pg__bar-char", JSON.stringify(char).slice(1, -1) || " ");
+    const track = el("span", "lllm-pg__bar-track");
+    const fill = el("span", "lllm-pg__bar-fill");
+    fill.style.width = `${(100 * p).toFixed(1)}%`;
+    track.append(fill);
+    row.append(label, track, el("span", "lllm-pg__bar-p", `${(100 * p).toFixed(1)}%`));
+    bars.append(row);
+  }
+}
+
+function setUp(root) {
+  if (root.dataset.lllmReady) return;
+  root.dataset.lllmReady = "1";
+  const prompt = el("textarea", "lllm-pg__prompt");
+  prompt.value = root.dataset.prompt ?? "Once";
+  prompt.rows = 3;
+  prompt.setAttribute("aria-label", "prompt");
+  const controls = el("div", "lllm-pg__controls");
+  const inputs = {};
+  for (const [name, label, value, attributes] of CONTROLS) {
+    const field = el("label", "lllm-pg__field", label + " ");
+    const input = Object.assign(el("input"), attributes, { value: String(value), name });
+    inputs[name] = input;
+    field.append(input);
+    controls.append(field);
+  }
+  const go = el("button", "md-button md-button--primary", "Generate");
+  const stop = el("button", "md-button", "Stop");
+  go.type = stop.type = "button";
+  stop.hidden = true;
+  controls.append(go, stop);
+
+  const status = el("div", "lllm-pg__status", "");
+  const text = el("pre", "lllm-pg__text");
+  const shownPrompt = el("span", "lllm-pg__prompt-echo");
+  const completion = el("span", "lllm-pg__completion");
+  text.append(shownPrompt, completion);
+  const bars = el("div", "lllm-pg__bars");
+  const speed = el("div", "lllm-pg__speed");
+  root.replaceChildren(prompt, controls, status, text, speed, bars);
+
+  lllm.onStatus((s) => {
+    if (s.modelError) status.textContent = `The model could not be loaded: ${s.modelError}`;
+    else if (s.state === "loading") status.textContent = `${s.stage}… ${s.percent}%`;
+    else status.textContent = "";
+    root.dataset.state = s.modelError ? "error" : s.state;
+  });
+  lllm.modelReady().catch(() => {}); // start loading as soon as the playground is shown
+
+  go.addEventListener("click", async () => {
+    const params = { prompt: prompt.value };
+    for (const [name] of CONTROLS) params[name] = Number(inputs[name].value);
+    shownPrompt.textContent = prompt.value;
+    completion.textContent = "";
+    speed.textContent = "";
+    root.dataset.done = "";
+    go.disabled = true;
+    stop.hidden = false;
+    let pending = "", lastTop = null, frame = 0;
+    const flush = () => {             // paint at most once per frame, however fast the model is
+      frame = 0;
+      completion.textContent += pending;
+      pending = "";
+      if (lastTop) showBars(bars, lastTop, (prompt.value + completion.textContent).slice(-12));
+    };
+    const t0 = performance.now();
+    let first = 0;
+    try {
+      await lllm.modelReady();
+      const result = await lllm.generate(params, {
+        details: true,
+        onStep: (char, top) => {
+          first ||= performance.now();
+          pending += char;
+          lastTop = top;
+          frame ||= requestAnimationFrame(flush);
+        },
+      });
+      if (frame) cancelAnimationFrame(frame);
+      flush();
+      completion.textContent = result.completion; // exact text (a stop string is removed)
+      const n = [...result.completion].length;
+      speed.textContent = `${n} characters in ${result.ms.toFixed(0)} ms: ${(1000 * n / Math.max(result.ms, 0.001)).toFixed(0)} characters/s `
+        + `(first character after ${(first - t0).toFixed(0)} ms)`;
+      if (result.dropped.length)
+        speed.textContent += ` · dropped from the prompt (not in the vocabulary): ${result.dropped.map((c) => JSON.stringify(c)).join(", ")}`;
+      root.dataset.done = "ok";
+    } catch (error) {
+      status.textContent = error.message;
+      root.dataset.done = "error";
+    } finally {
+      go.disabled = false;
+      stop.hidden = true;
+    }
+  });
+  stop.addEventListener("click", () => lllm.stop());
+}
+
+function setUpPage() {
+  document.querySelectorAll(".lllm-playground").forEach(setUp);
+}
+
+if (window.document$) window.document$.subscribe(setUpPage);
+else setUpPage();

@@ -1,0 +1,269 @@
+// The in-page runtime's engine room: a module Web Worker hosting Pyodide (Python 3.14 with the
+// lllm wheel unpacked) and an onnxruntime-web session on TinyLLM. Read lllm.mjs (the page side)
+// first; DESIGN.md §3–4 explains why a worker, why JSPI, and why only the plain wasm build of ORT.
+//
+// Messages in:  {id, type: "generate", params, stream} | {id, type: "run", code, namespace} | {id, type: "ping"}
+// Messages out: {type: "progress", stage, percent} | {type: "ready", ...} | {type: "fatal", error}
+//               {id, type: "step", ...} | {id, type: "stdout"|"stderr", text}
+//               {id, type: "result", value} | {id, type: "error", error}
+//
+// The token loop lives here, in JavaScript, carrying the LSTM state (h, c) from one character to
+// the next; Python's predictor (lllm/browser.py) calls `generate` through run_sync, one Promise
+// per predictor call.
+
+import { Mulberry32, checkSampling, sample, topPredictions } from "./sampler.mjs";
+
+const HERE = new URL("./", import.meta.url);
+const EMPTY_PROMPT = "\n"; // as lllm/generate.py: the model needs at least one character
+
+let manifest = null;   // runtime.json, written by hooks/runtime.py: file names and sizes
+let card = null;       // the model card (vocab, config, ...)
+let session = null;    // the onnxruntime-web InferenceSession
+let pyodide = null;
+let ort = null;
+const namespaces = new Map(); // page key -> Python dict shared by that page's cells
+
+// ---- progress: bytes seen by fetch, against the sizes the manifest promises ----------------------
+
+const loaded = new Map();
+let stage = "starting";
+
+function report(newStage) {
+  if (newStage) stage = newStage;
+  const total = manifest ? manifest.totalBytes : 0;
+  let done = 0;
+  for (const n of loaded.values()) done += n;
+  const percent = total ? Math.min(99, Math.floor((100 * done) / total)) : 0;
+  postMessage({ type: "progress", stage, percent });
+}
+
+const plainFetch = globalThis.fetch.bind(globalThis);
+globalThis.fetch = async (input, init) => {
+  const response = await plainFetch(input, init);
+  const url = typeof input === "string" ? input : input.url ?? String(input);
+  if (response.ok && response.body) {
+    // Count a clone, return the original: wasm keeps its streaming compile and code cache.
+    const reader = response.clone().body.getReader();
+    let n = 0;
+    (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        n += value.byteLength;
+        loaded.set(url, n);
+        report();
+      }
+    })().catch(() => {});
+  }
+  return response;
+};
+
+async function fetchBytes(url, what) {
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw new Error(`Could not download ${what} (${url}): ${e.message}`);
+  }
+  if (!response.ok) throw new Error(`Could not download ${what} (${url}): HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+// ---- the model: onnxruntime-web, one thread, plain wasm ------------------------------------------
+
+async function loadModel() {
+  const ortBase = new URL(manifest.ort, HERE);
+  ort = await import(new URL("ort.wasm.min.mjs", ortBase).href);
+  ort.env.wasm.numThreads = 1;       // no SharedArrayBuffer, so no COOP/COEP headers needed
+  ort.env.wasm.proxy = false;        // we are already off the main thread
+  ort.env.wasm.wasmPaths = ortBase.href;
+  ort.env.logLevel = "error";
+  const modelUrl = new URL(manifest.model, HERE).href;
+  const cardUrl = new URL(manifest.card, HERE).href;
+  const [bytes, cardBytes] = await Promise.all([
+    fetchBytes(modelUrl, "the TinyLLM model"),
+    fetchBytes(cardUrl, "the TinyLLM model card"),
+  ]);
+  try {
+    card = JSON.parse(new TextDecoder().decode(cardBytes));
+  } catch (e) {
+    throw new Error(`The model card ${cardUrl} is not valid JSON: ${e.message}`);
+  }
+  if (!Array.isArray(card.vocab) || !card.config) throw new Error(`The model card ${cardUrl} has no vocab or config`);
+  if (card.onnx_sha256 && globalThis.crypto?.subtle) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    if (hex !== card.onnx_sha256)
+      throw new Error(`The model file ${modelUrl} does not match its card (sha256 differs): the download is damaged or stale; rebuild with \`make model\` and reload`);
+  }
+  try {
+    session = await ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
+  } catch (e) {
+    throw new Error(`The model file ${modelUrl} could not be opened by onnxruntime-web: ${String(e.message ?? e).split("\n")[0]}`);
+  }
+}
+
+/** One forward pass: ids (new characters), state (h, c) -> logits after the last id, new state. */
+async function forward(ids, h, c) {
+  const { layers, hidden } = card.config;
+  const feeds = {
+    input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, BigInt), [1, ids.length]),
+    h0: new ort.Tensor("float32", h ?? new Float32Array(layers * hidden), [layers, 1, hidden]),
+    c0: new ort.Tensor("float32", c ?? new Float32Array(layers * hidden), [layers, 1, hidden]),
+  };
+  const out = await session.run(feeds);
+  const V = card.vocab.length;
+  const logits = out.logits.data.subarray((ids.length - 1) * V, ids.length * V);
+  return { logits, h: out.hn.data, c: out.cn.data };
+}
+
+// ---- the token loop (mirrors lllm/generate.py, mode "carry") --------------------------------------
+
+/** encode_lossy: the ids of known characters, and the distinct unknown ones (first appearance order). */
+function encodeLossy(text) {
+  const index = new Map(card.vocab.map((ch, i) => [ch, i]));
+  const ids = [], dropped = [];
+  for (const ch of text) {  // for...of walks code points, as Python iterates a str
+    if (index.has(ch)) ids.push(index.get(ch));
+    else if (!dropped.includes(ch)) dropped.push(ch);
+  }
+  if (ids.length === 0) ids.push(...Array.from(EMPTY_PROMPT, (ch) => index.get(ch)));
+  return { ids, dropped };
+}
+
+/**
+ * Continue `ids` by up to maxNewTokens characters. rngState is Mulberry32's 32-bit state (so a
+ * Python predictor can carry one stream across calls); onStep(char, top) is called per character.
+ */
+async function generateIds({ ids, maxNewTokens, temperature, topK, topP, rngState, stop = [], onStep = null, showTop = 0 }) {
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0) throw new RangeError(`max-new-tokens must be an integer >= 0, got ${maxNewTokens}`);
+  checkSampling(temperature, topK, topP);
+  const rng = new Mulberry32(0);
+  rng.state = rngState >>> 0;
+  const t0 = performance.now();
+  let { logits, h, c } = await forward(ids, null, null);              // the whole prompt, once
+  let text = "", stoppedBy = null;
+  for (let n = 0; n < maxNewTokens; n++) {
+    const top = showTop ? topPredictions(logits, showTop).map(([i, p]) => [card.vocab[i], p]) : null;
+    const next = sample(logits, { temperature, topK, topP, rng });
+    text += card.vocab[next];
+    if (onStep) onStep(card.vocab[next], top);
+    stoppedBy = stop.find((s) => s && text.endsWith(s)) ?? null;
+    if (stoppedBy) { text = text.slice(0, text.length - stoppedBy.length); break; }
+    if (n + 1 < maxNewTokens) ({ logits, h, c } = await forward([next], h, c)); // carry (h, c)
+  }
+  return { completion: text, stoppedBy, rngState: rng.state, ms: performance.now() - t0 };
+}
+
+/** The window-re-run loop (mode "window"), for the benchmark's comparison only. */
+async function generateWindow({ ids, maxNewTokens, window = 64 }) {
+  const t0 = performance.now();
+  ids = ids.slice();
+  let { logits } = await forward(ids.slice(-window), null, null);
+  let text = "";
+  for (let n = 0; n < maxNewTokens; n++) {
+    const next = sample(logits, { temperature: 0 });
+    text += card.vocab[next];
+    ids.push(next);
+    if (n + 1 < maxNewTokens) ({ logits } = await forward(ids.slice(-window), null, null));
+  }
+  return { completion: text, ms: performance.now() - t0 };
+}
+
+// ---- Python: Pyodide from our own origin, lllm unpacked from its wheel ----------------------------
+
+async function loadPython() {
+  // Without JSPI, run_sync cannot work: skip Python (20 MB) and let the page say which browsers work.
+  if (location.hash === "#nojspi" || typeof WebAssembly.Suspending !== "function") throw new Error("no JSPI");
+  const pyBase = new URL(manifest.pyodide, HERE).href;
+  const { loadPyodide } = await import(new URL("pyodide.mjs", pyBase).href);
+  pyodide = await loadPyodide({ indexURL: pyBase, stdout: () => {}, stderr: () => {} });
+  report("Installing lllm");
+  const wheel = await fetchBytes(new URL(manifest.wheel, HERE).href, "the lllm wheel");
+  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+  pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+}
+
+/** What lllm/browser.py sees as the module `_lllm_page`: the card and the JS token loop. */
+function pageModule() {
+  return {
+    card_json: () => JSON.stringify(card),
+    model_ready: () => modelReady,
+    // One Promise per predictor call: Python blocks on it with pyodide.ffi.run_sync.
+    generate: (ids, maxNewTokens, temperature, topK, topP, rngState, stop) =>
+      modelReady.then(() => generateIds({
+        ids: Array.from(ids), maxNewTokens, temperature, topK, topP, rngState, stop: Array.from(stop ?? []),
+      })),
+    forward: (ids, h, c) => modelReady.then(() => forward(Array.from(ids), h ?? null, c ?? null)),
+  };
+}
+
+async function runCell(msg) {
+  const key = msg.namespace ?? "default";
+  if (!namespaces.has(key)) namespaces.set(key, pyodide.globals.get("dict")());
+  const { run_cell } = pyodide.pyimport("lllm.browser");
+  const emit = (type) => (text) => postMessage({ id: msg.id, type, text });
+  const result = await run_cell.callPromising(msg.code, namespaces.get(key), emit("stdout"), emit("stderr"));
+  const value = result.toJs({ dict_converter: Object.fromEntries });
+  result.destroy();
+  return value;
+}
+
+// ---- start-up and the message loop ---------------------------------------------------------------
+
+let modelReady, pythonReady;
+
+async function start() {
+  const response = await plainFetch(new URL("runtime.json", HERE));
+  if (!response.ok) throw new Error(`Could not download the runtime manifest (${response.url}): HTTP ${response.status}`);
+  manifest = await response.json();
+  report("Loading Python and the model");
+}
+
+// The model (≈1 s) loads first, then Python (≈6 s): both compete for this one thread, and
+// generation needs only the model, so the playground writes long before Python is up. Cells need
+// only Python: they still run if the model is broken.
+const started = start();
+modelReady = started.then(loadModel);
+pythonReady = modelReady.catch(() => {}).then(loadPython).then(() => pyodide.registerJsModule("_lllm_page", pageModule()));
+modelReady.then(
+  () => postMessage({ type: "model-ready", vocab: card.vocab }),
+  (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }));
+pythonReady.catch((e) => postMessage({ type: "python-error", error: String(e.message ?? e) }));
+Promise.all([modelReady, pythonReady]).then(() => {
+  report("Ready");
+  postMessage({ type: "ready", python: pyodide.version, vocab: card.vocab });
+}, () => {});
+
+const handlers = {
+  async generate(msg) {
+    await modelReady;
+    const p = msg.params;
+    const { ids, dropped } = encodeLossy(p.prompt ?? "");
+    const onStep = msg.stream ? (char, top) => postMessage({ id: msg.id, type: "step", char, top }) : null;
+    const result = await generateIds({
+      ids, maxNewTokens: p.maxNewTokens ?? 200, temperature: p.temperature ?? 0.8, topK: p.topK ?? 0,
+      topP: p.topP ?? 1.0, rngState: new Mulberry32(p.seed ?? 0).state, stop: p.stop ?? [], onStep,
+      showTop: msg.stream ? (p.showTop ?? 10) : 0,
+    });
+    return { ...result, dropped };
+  },
+  async window(msg) {
+    await modelReady;
+    const { ids } = encodeLossy(msg.params.prompt ?? "");
+    return generateWindow({ ids, maxNewTokens: msg.params.maxNewTokens ?? 200, window: msg.params.window ?? 64 });
+  },
+  async run(msg) {
+    await pythonReady;
+    return runCell(msg);
+  },
+};
+
+onmessage = async ({ data: msg }) => {
+  try {
+    const value = await handlers[msg.type](msg);
+    postMessage({ id: msg.id, type: "result", value });
+  } catch (e) {
+    postMessage({ id: msg.id, type: "error", error: String(e.message ?? e) });
+  }
+};

@@ -1,0 +1,235 @@
+"""Shared fixtures for the site and browser tests (session-scoped, built and started lazily).
+
+Use them from any test module; each is created once per pytest session, the first time a test
+asks for it:
+
+    site_build    -> SiteBuild: the site built once with `mkdocs build --strict` into a temporary
+                     folder, with SITE_URL set to the loopback server's address (so Material's
+                     instant navigation intercepts links). Fields: dir, url, port, seconds, log.
+    site_server   -> the same folder served by hooks/serve.py (404.html for missing paths, the
+                     _headers rules applied) on 127.0.0.1; `site_server.url` ends with "/".
+    wrangler_server -> the same folder under `npx wrangler pages dev` (Cloudflare's runtime, offline).
+    browser       -> one headless Debian Chromium (/usr/bin/chromium) driven by Playwright.
+    page          -> a WatchedPage for one test: a fresh browser context whose requests to any
+                     other origin are blocked and recorded, with console errors and page errors
+                     recorded. Fields: page (the Playwright Page), console_errors,
+                     offsite_requests, requests (every URL asked for); assert_clean() fails
+                     with the details if anything was recorded.
+
+Example:
+
+    @pytest.mark.browser
+    def test_home(page, site_server):
+        page.goto(site_server.url)
+        assert page.page.title().startswith("LLLM")
+        page.assert_clean()
+
+Pages may take a while to render diagrams on a busy 2-core machine: wait for a condition
+(`page.page.wait_for_function(...)`), never for a fixed time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_http(url: str, timeout: float, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with status {proc.returncode} before answering {url}")
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except urllib.error.HTTPError:
+            return  # it answered
+        except OSError:
+            time.sleep(0.25)
+    raise TimeoutError(f"{url} did not answer within {timeout:.0f} s")
+
+
+# ---- the built site -------------------------------------------------------------------------------
+
+@dataclass
+class SiteBuild:
+    dir: Path
+    port: int
+    seconds: float
+    log: str
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+
+def build_site(dest: Path, site_url: str) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` into dest (the same command as `make site`, another output folder)."""
+    env = {**os.environ, "SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
+    env.pop("LLLM_ALLOW_MISSING_MODEL", None)  # the tested build must contain the real model files
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+    )
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory) -> SiteBuild:
+    port = free_port()
+    dest = tmp_path_factory.mktemp("site") / "public"
+    start = time.perf_counter()
+    result = build_site(dest, f"http://127.0.0.1:{port}/")
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        pytest.fail(f"mkdocs build --strict failed (status {result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return SiteBuild(dest, port, seconds, result.stdout + result.stderr)
+
+
+@dataclass
+class Server:
+    url: str
+    dir: Path
+
+
+@pytest.fixture(scope="session")
+def site_server(site_build):
+    from hooks.serve import make_server
+    import threading
+
+    server = make_server(site_build.dir, site_build.port)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield Server(site_build.url, site_build.dir)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def wrangler_server(site_build, tmp_path_factory):
+    """`npx wrangler pages dev` on the built folder, with the repo's wrangler.toml (its
+    compatibility_date must be one the bundled runtime accepts)."""
+    npx = shutil.which("npx")
+    if npx is None or not (ROOT / "node_modules" / ".bin" / "wrangler").exists():
+        pytest.fail("wrangler is not installed: run `make node` (npm ci)")
+    port = free_port()
+    home = tmp_path_factory.mktemp("wrangler-home")
+    env = {**os.environ, "WRANGLER_SEND_METRICS": "false", "CI": "true", "HOME": str(home),
+           "XDG_CONFIG_HOME": str(home / ".config"), "NO_COLOR": "1"}
+    log = open(home / "wrangler.log", "w")
+    proc = subprocess.Popen(
+        [npx, "--no-install", "wrangler", "pages", "dev", str(site_build.dir),
+         "--ip", "127.0.0.1", "--port", str(port), "--persist-to", str(home / "state")],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_for_http(url, timeout=120, proc=proc)
+    except Exception as exc:
+        proc.kill()
+        log.close()
+        pytest.fail(f"wrangler pages dev did not start: {exc}\n{(home / 'wrangler.log').read_text()[-3000:]}")
+    yield Server(url, site_build.dir)
+    os.killpg(proc.pid, 15)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+    log.close()
+
+
+# ---- the browser ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def playwright_instance():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: run `make chromium` (apt-get install chromium)")
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance):
+    # launch() gives Chromium a fresh temporary user-data-dir of its own
+    browser = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    yield browser
+    browser.close()
+
+
+@dataclass
+class WatchedPage:
+    page: object                                  # playwright.sync_api.Page
+    allowed_origins: set[str]
+    console_errors: list[str] = field(default_factory=list)
+    offsite_requests: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+    def reset(self) -> None:
+        self.console_errors.clear()
+        self.offsite_requests.clear()
+        self.requests.clear()
+
+    def assert_clean(self, where: str = "") -> None:
+        problems = [f"console: {e}" for e in self.console_errors]
+        problems += [f"off-origin request (blocked): {u}" for u in self.offsite_requests]
+        assert not problems, f"{where or self.page.url}:\n  " + "\n  ".join(problems)
+
+
+def origin(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh context and page; requests leaving the loopback servers' origins are blocked."""
+    context = browser.new_context(service_workers="block")
+    allowed = set()
+    for name in ("site_server", "wrangler_server"):
+        if name in request.fixturenames:
+            allowed.add(origin(request.getfixturevalue(name).url))
+    pg = context.new_page()
+    watched = WatchedPage(pg, allowed)
+
+    def route(route_):
+        url = route_.request.url
+        if url.startswith(("data:", "blob:")) or origin(url) in watched.allowed_origins:
+            watched.requests.append(url)
+            route_.continue_()
+        else:
+            watched.offsite_requests.append(url)
+            route_.abort()
+
+    context.route("**/*", route)
+    pg.on("console", lambda msg: watched.console_errors.append(msg.text) if msg.type == "error" else None)
+    pg.on("pageerror", lambda exc: watched.console_errors.append(f"uncaught: {exc}"))
+    yield watched
+    context.close()

@@ -1,0 +1,61 @@
+"""Helpers shared by the in-page runtime's browser tests and bench/page_bench.py.
+
+Builds the site into a temporary folder (with SITE_URL pointing at the loopback server, so
+Material's instant navigation works), serves it with hooks/serve.py (the `_headers` CSP in force)
+and launches Debian's Chromium through Playwright with the flags DESIGN.md §4 lists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build_site(out_dir: Path, port: int) -> Path:
+    """`mkdocs build` into out_dir for a server on `port`; returns out_dir."""
+    env = dict(os.environ, SITE_URL=f"http://127.0.0.1:{port}/", NO_MKDOCS_2_WARNING="1")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "-d", str(out_dir)],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"mkdocs build failed:\n{done.stdout}\n{done.stderr}")
+    return out_dir
+
+
+def serve(directory: Path, port: int):
+    sys.path.insert(0, str(ROOT))
+    from hooks.serve import make_server
+    import threading
+    server = make_server(directory, port)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def cli_generate(prompt: str, max_new_tokens: int, temperature: float, top_k: int = 0, top_p: float = 1.0,
+                 seed: int = 0) -> dict:
+    """What the terminal prints: `python -m lllm generate --json` (the oracle the page must match)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "lllm", "generate", "--model", str(MODEL), "--prompt", prompt,
+         "--max-new-tokens", str(max_new_tokens), "--temperature", str(temperature), "--top-k", str(top_k),
+         "--top-p", str(top_p), "--seed", str(seed), "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
