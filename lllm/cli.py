@@ -21,6 +21,11 @@ import sys
 # Modules that add a subcommand (each defines add_cli). Listed, not discovered: no import magic.
 COMMAND_MODULES = [
     "lllm.cli",
+    "lllm.react",
+    "lllm.lab",
+    "lllm.evaluator",
+    "lllm.inference_playground",
+    "lllm.memory_explainer",
 ]
 
 

@@ -159,19 +159,24 @@ class LabReport:
     def success_rate(self) -> float:
         return self.passed / len(self.results) if self.results else 0.0
 
-    def by_category(self) -> dict[str, tuple[int, int]]:
-        table: dict[str, tuple[int, int]] = {}
+    def by_category(self) -> dict[str, dict[str, int]]:
+        """Per category: cases, passed, and how many had the right tool / args / answer."""
+        table: dict[str, dict[str, int]] = {}
         for r in self.results:
-            passed, total = table.get(r.case.category, (0, 0))
-            table[r.case.category] = (passed + r.success, total + 1)
+            row = table.setdefault(r.case.category, dict.fromkeys(["total", "passed", "tool", "args", "answer"], 0))
+            for key, hit in [("total", True), ("passed", r.success), ("tool", r.right_tool),
+                             ("args", r.right_args), ("answer", r.right_answer)]:
+                row[key] += hit
         return table
 
     def format(self) -> str:
         lines = [f"Reliability lab: {len(self.results)} cases, predictor {self.predictor}",
                  f"overall: {self.passed}/{len(self.results)} passed ({100 * self.success_rate:.1f}%)", "",
-                 f"{'category':18} {'passed':>6} {'total':>6} {'success':>8}"]
-        for category, (passed, total) in self.by_category().items():
-            lines.append(f"{category:18} {passed:6d} {total:6d} {100 * passed / total:7.1f}%")
+                 f"{'category':18} {'tool':>5} {'args':>5} {'answer':>6} {'passed':>7} {'success':>8}"]
+        for category, row in self.by_category().items():
+            lines.append(f"{category:18} {row['tool']:5d} {row['args']:5d} {row['answer']:6d} "
+                         f"{row['passed']:4d}/{row['total']:<2d} {100 * row['passed'] / row['total']:7.1f}%")
+        lines.append("(a case passes only with the right tool, the right args and the right final answer)")
         failures = [r for r in self.results if not r.success]
         if failures:
             lines += ["", f"failures ({len(failures)}):"]
@@ -185,7 +190,7 @@ class LabReport:
     def to_dict(self) -> dict:
         return {"predictor": self.predictor, "passed": self.passed, "total": len(self.results),
                 "success_rate": self.success_rate,
-                "by_category": {c: {"passed": p, "total": t} for c, (p, t) in self.by_category().items()},
+                "by_category": self.by_category(),
                 "results": [dict(asdict(r), success=r.success) for r in self.results]}
 
 

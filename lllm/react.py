@@ -42,7 +42,7 @@ from typing import Callable, Sequence
 from lllm.calc import calc
 
 __all__ = ["Tool", "Step", "Trajectory", "FACTS", "lookup", "DEFAULT_TOOLS", "build_prompt",
-           "parse_action", "parse_final", "parse_step", "run_react", "MAX_NEW_TOKENS"]
+           "parse_action", "parse_final", "parse_step", "run_react", "MAX_NEW_TOKENS", "add_cli"]
 
 MAX_NEW_TOKENS = 128         # one step (a thought and an action) fits; a rambling model is cut off
 MAX_OBSERVATION_CHARS = 200  # a tool cannot flood the prompt
@@ -305,6 +305,43 @@ def _act(action: tuple[str, str], by_name: dict, say) -> str:
     observation = " ".join(observation.split())[:MAX_OBSERVATION_CHARS]
     say("AGENT", f"action: {name}[{args}] -> observation: {observation}")
     return observation
+
+
+# ---- command line ------------------------------------------------------------------------------
+
+def add_cli(subparsers) -> None:
+    from lllm.brains import add_predictor_args
+    p = subparsers.add_parser("react", help="run the ReAct agent on one goal",
+                              description="Run the ReAct loop (think, act, observe) on GOAL and print its trace. "
+                                          "Exit status 1 when the agent ends without a final answer.")
+    p.add_argument("goal", metavar="GOAL", help='a question, e.g. "What is 17 * 23?", or a tool call, e.g. "calc[2 + 2]"')
+    add_predictor_args(p)
+    p.add_argument("--max-steps", type=int, default=5, help="steps before giving up (default 5)")
+    p.add_argument("--verbose", action="store_true", help="label every step [AGENT]/[MODEL]: prompt tail, raw output")
+    p.add_argument("--json", action="store_true", help="print the trajectory as JSON")
+    p.set_defaults(run=run_cli)
+
+
+def run_cli(args) -> int:
+    import json
+    from lllm.brains import fail, predictor_from_args
+    if not args.goal.strip():
+        return fail("react", "GOAL is empty: ask the agent a question")
+    if args.max_steps < 1:
+        return fail("react", f"--max-steps must be >= 1, got {args.max_steps}")
+    try:
+        predictor = predictor_from_args(args)
+    except ValueError as error:
+        return fail("react", str(error))
+    trajectory = run_react(args.goal, predictor, max_steps=args.max_steps,
+                           verbose=args.verbose and not args.json, return_trajectory=True)
+    if args.json:
+        print(json.dumps(trajectory.to_dict(), indent=2))
+    elif not args.verbose:
+        print(trajectory.render())
+        if trajectory.answer is None:
+            print(f"(no final answer: {trajectory.stop_reason})")
+    return 0 if trajectory.answer is not None else 1
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from runtime_support import MODEL, build_site, cli_generate, free_port, launch, serve
 
@@ -134,7 +134,7 @@ def test_cells_run_the_browser_predictor_like_cpython(page):
     outputs = page.locator(".lllm-cell__output")
     for i, expected in enumerate([first + "\n", second + "\ndropped: []\n"]):
         cells.nth(i).locator("xpath=following-sibling::div[1]").get_by_role("button", name="Run").click()
-        page.locator(f"div.runnable.highlight >> nth={i}").and_(page.locator("[data-lllm-result]")).wait_for(timeout=LOAD_TIMEOUT)
+        expect(cells.nth(i)).to_have_attribute("data-lllm-result", re.compile("."), timeout=LOAD_TIMEOUT)
         assert cells.nth(i).get_attribute("data-lllm-result") == "ok", outputs.nth(i).text_content()
         assert outputs.nth(i).text_content() == expected   # the second cell reused `brain` (shared namespace)
 
@@ -149,11 +149,11 @@ def test_stop_ends_an_endless_cell_and_the_next_run_works(page):
     time.sleep(1.0)
     assert cell.get_attribute("class").count("lllm-cell--running") == 1, "the endless cell ended by itself"
     bar.get_by_role("button", name="Stop").click()
-    page.locator("div.runnable.highlight[data-lllm-result=stopped]").wait_for(timeout=10_000)
+    expect(cell).to_have_attribute("data-lllm-result", "stopped", timeout=10_000)
     assert "Stopped" in page.locator(".lllm-cell__output").first.text_content()
     cell.locator("code").fill("print('alive', 2 + 2)")
     bar.get_by_role("button", name="Run").click()
-    page.locator("div.runnable.highlight[data-lllm-result=ok]").first.wait_for(timeout=LOAD_TIMEOUT)
+    expect(cell).to_have_attribute("data-lllm-result", "ok", timeout=LOAD_TIMEOUT)
     assert page.locator(".lllm-cell__output").first.text_content() == "alive 4\n"
     bar.get_by_role("button", name="Reset").click()
     assert "from_browser" in cell.locator("code").text_content()
@@ -221,6 +221,8 @@ def test_without_jspi_the_page_names_the_browsers_that_work(browser, site):
     base, _ = site
     context = guarded_context(browser, base)
     context.add_init_script("delete WebAssembly.Suspending")
+    requests = []
+    context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     page.goto(base + "/playground/")
     message = page.evaluate("lllm.run('print(1)').then(() => 'ran', e => e.message)")
@@ -230,7 +232,7 @@ def test_without_jspi_the_page_names_the_browsers_that_work(browser, site):
     # TinyLLM itself needs no JSPI: generation still works and still matches the terminal.
     got = page.evaluate("lllm.generate({prompt: 'Once', maxNewTokens: 40, temperature: 0})")
     assert got == cli_generate("Once", 40, 0.0)["completion"]
-    # No Python was downloaded for nothing.
+    assert not [u for u in requests if "pyodide" in u], "Python was downloaded although it cannot run"
     context.close()
 
 

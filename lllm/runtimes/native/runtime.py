@@ -203,8 +203,7 @@ def _module_objects(module_name: str, path: str) -> list:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module       # dataclasses and pickling look modules up by name
     spec.loader.exec_module(module)
-    return [obj for obj in vars(module).values() if getattr(obj, "__module__", module_name) == module_name
-            or isinstance(obj, (Prompt, Function))]
+    return list(vars(module).values())
 
 
 # ---- the default runtime and the seed's functions ---------------------------------------------------

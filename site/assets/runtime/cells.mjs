@@ -49,6 +49,7 @@ function setUpCell(block) {
   const run = button("Run", "Run this cell (Ctrl+Enter)", async () => {
     output.hidden = false;
     output.textContent = "";
+    delete block.dataset.lllmResult;
     block.classList.add("lllm-cell--running");
     run.disabled = true;
     stop.hidden = false;

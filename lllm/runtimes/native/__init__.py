@@ -1,0 +1,40 @@
+"""Layer 3 · the LLLM native runtime (seed 004): Tactic, Agent, Prompt, Dialog, in pure Python.
+
+Read in this order: parsers -> tools -> prompt -> handlers -> dialog -> chat_format -> invokers
+-> agent -> tactic -> config -> runtime; then proxies, service and scaffold.
+
+    Tactic   the program: takes a task, wires agents together, returns a result
+    Agent    the caller: a system prompt, an invoker (the model) and the call loop
+    Prompt   the function: one turn's template, parser, tools and handler
+    Dialog   the mental state: append-only messages in a fork-able tree
+
+Usage:
+
+    >>> from lllm.runtimes.native import DefaultTagParser, Prompt
+    >>> Prompt(path="p", prompt="Hi {name}", parser=DefaultTagParser(xml_tags=["a"]))(name="Ada")
+    'Hi Ada'
+"""
+
+from .agent import Agent, AgentCallError, AgentCallSession, Step
+from .config import ConfigError
+from .dialog import Dialog, DialogTree, DialogTreeNode, Message, Role
+from .handlers import BaseHandler, DefaultSimpleHandler
+from .invokers import BUILTIN_INVOKERS, Cost, InvokeResult, PredictorInvoker, ScriptedInvoker
+from .parsers import BaseParser, DefaultTagParser, ParseError, find_md_blocks, find_xml_blocks
+from .prompt import Prompt, PromptError
+from .proxies import BaseProxy, ProxyManager, ProxyRegistrator
+from .runtime import Runtime, build_tactic, default_runtime, load_runtime, register_invoker, resolve_config
+from .tactic import Tactic, TacticCallSession, TacticInfo, tactic_as_function, tactictool
+from .tools import Function, FunctionCall, ToolError, tool
+
+__all__ = [
+    "Agent", "AgentCallError", "AgentCallSession", "Step", "ConfigError",
+    "Dialog", "DialogTree", "DialogTreeNode", "Message", "Role",
+    "BaseHandler", "DefaultSimpleHandler",
+    "BUILTIN_INVOKERS", "Cost", "InvokeResult", "PredictorInvoker", "ScriptedInvoker",
+    "BaseParser", "DefaultTagParser", "ParseError", "find_md_blocks", "find_xml_blocks",
+    "Prompt", "PromptError", "BaseProxy", "ProxyManager", "ProxyRegistrator",
+    "Runtime", "build_tactic", "default_runtime", "load_runtime", "register_invoker", "resolve_config",
+    "Tactic", "TacticCallSession", "TacticInfo", "tactic_as_function", "tactictool",
+    "Function", "FunctionCall", "ToolError", "tool",
+]

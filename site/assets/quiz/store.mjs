@@ -1,0 +1,158 @@
+// Quiz progress in the browser: one record per question id in localStorage, scheduled with SM-2.
+// Read by quiz.mjs (which renders and grades); knows nothing about the page.
+//
+// Stored under KEY as {version: 1, questions: {<question id>: record}}. A record:
+//   answer          what the learner last gave (choice indices, text, code and tries used)
+//   correct         whether that answer was right (self-graded for reflections)
+//   reps, interval, ease, due, last, quality     the SM-2 schedule (times in ms since 1970)
+// Keyed by id, so reordering or moving questions keeps their progress.
+//
+// SM-2 (Wozniak 1990), as used here. A review is graded with a quality q from 0 to 5:
+//   auto-graded questions give 4 when right and 1 when wrong; a code attempt gives 5, 4 or 3 when
+//   it passes on the first, second or a later try and 1 when the tries run out; a reflection is
+//   graded by the learner: Again 1, Hard 3, Good 4, Easy 5.
+//   q >= 3: interval = 1 day, then 6 days, then round(interval * ease); reps += 1
+//   q <  3: reps = 0, interval = 1 day (the question comes back tomorrow)
+//   ease = max(1.3, ease + 0.1 - (5 - q) * (0.08 + (5 - q) * 0.02)), starting at 2.5
+//   due = now + interval days. The Review page lists every question whose due time has passed.
+
+export const KEY = "lllm.quiz.v1";
+export const FORMAT = "lllm-quiz-progress/1";
+export const DAY = 24 * 60 * 60 * 1000;
+
+let cache = null;        // the parsed store, read once per page load
+let notice = null;       // set when saved progress was unreadable and had to be reset
+
+// ---- the schedule -------------------------------------------------------------------------------
+
+/** The SM-2 step: the previous record (or nothing) and a quality 0..5 -> the new schedule fields. */
+export function schedule(previous, quality, now = Date.now()) {
+  let { reps = 0, interval = 0, ease = 2.5 } = previous || {};
+  if (quality >= 3) {
+    interval = reps === 0 ? 1 : reps === 1 ? 6 : Math.round(interval * ease);
+    reps += 1;
+  } else {
+    reps = 0;
+    interval = 1;
+  }
+  ease = Math.max(1.3, ease + 0.1 - (5 - quality) * (0.08 + (5 - quality) * 0.02));
+  return { reps, interval, ease, due: now + interval * DAY, last: now, quality };
+}
+
+export function isDue(record, now = Date.now()) {
+  return Boolean(record && typeof record.due === "number" && record.due <= now);
+}
+
+// ---- reading and writing ------------------------------------------------------------------------
+
+function validRecord(r) {
+  return r && typeof r === "object" && !Array.isArray(r) &&
+    ["reps", "interval", "ease", "due", "last", "quality"].every((k) => r[k] === undefined || Number.isFinite(r[k]));
+}
+
+function validStore(data) {
+  return data && typeof data === "object" && data.version === 1 && data.questions &&
+    typeof data.questions === "object" && !Array.isArray(data.questions) &&
+    Object.values(data.questions).every(validRecord);
+}
+
+function read() {
+  if (cache) return cache;
+  let raw = null;
+  try {
+    raw = localStorage.getItem(KEY);
+  } catch (e) {
+    notice = "This browser does not let the page keep quiz progress (storage is blocked); answers last until you leave the page.";
+  }
+  cache = { version: 1, questions: {} };
+  if (raw !== null) {
+    let data = null;
+    try { data = JSON.parse(raw); } catch (e) { /* handled below */ }
+    if (validStore(data)) {
+      cache = data;
+    } else {
+      notice = "Your saved quiz progress could not be read, so it was reset. (The unreadable copy is kept in localStorage as " + KEY + ".corrupt.)";
+      try {
+        localStorage.setItem(KEY + ".corrupt", raw);
+        localStorage.setItem(KEY, JSON.stringify(cache));
+      } catch (e) { /* storage blocked: nothing more to do */ }
+    }
+  }
+  return cache;
+}
+
+function write() {
+  try {
+    localStorage.setItem(KEY, JSON.stringify(read()));
+  } catch (e) {
+    notice = "Quiz progress could not be saved (storage is full or blocked).";
+  }
+}
+
+/** A message to show once if saved progress was unreadable (or storage is unavailable). */
+export function takeNotice() {
+  read();
+  return notice;
+}
+
+export function get(id) {
+  return read().questions[id] || null;
+}
+
+/** Keep an answer in progress (a code attempt's tries) without scheduling a review. */
+export function keep(id, answer) {
+  const questions = read().questions;
+  questions[id] = { ...(questions[id] || {}), answer };
+  write();
+}
+
+/** Grade one answer: store it and move the question's SM-2 schedule on. Returns the record. */
+export function grade(id, quality, answer, correct, now = Date.now()) {
+  const questions = read().questions;
+  questions[id] = { ...(questions[id] || {}), ...schedule(questions[id], quality, now), answer, correct };
+  write();
+  return questions[id];
+}
+
+export function forget(ids) {
+  const questions = read().questions;
+  for (const id of ids) delete questions[id];
+  write();
+}
+
+export function all() {
+  return read().questions;
+}
+
+// ---- export and import --------------------------------------------------------------------------
+
+export function exportText(now = new Date()) {
+  return JSON.stringify({ format: FORMAT, exported: now.toISOString(), questions: read().questions }, null, 1);
+}
+
+/**
+ * Merge an exported file into this browser's progress: for each question the record reviewed
+ * most recently wins. Throws an Error with a readable message if the text is not such a file.
+ */
+export function importText(text) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new Error("This file is not LLLM quiz progress (it is not JSON).");
+  }
+  if (!data || data.format !== FORMAT || !validStore({ version: 1, questions: data.questions })) {
+    throw new Error(`This file is not LLLM quiz progress (expected "format": "${FORMAT}" and a questions object).`);
+  }
+  const questions = read().questions;
+  let count = 0;
+  for (const [id, record] of Object.entries(data.questions)) {
+    const mine = questions[id];
+    if (!mine || (record.last || 0) >= (mine.last || 0)) {
+      questions[id] = record;
+      count += 1;
+    }
+  }
+  write();
+  return count;
+}
