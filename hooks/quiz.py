@@ -7,6 +7,8 @@ line and question id (`quizzes/predictor.yml:41 [predictor-echo] ...`). In a pag
     <!-- quiz-review -->               (site/review.md) every question of the site, for spaced review
     <!-- quiz-progress -->             (site/progress.md) progress per quiz, export and import
 
+(LLLM_QUIZ_DIR=<folder> reads the quiz files from another folder: the tests build broken ones.)
+
 becomes a `<div class="lllm-quiz">` whose questions travel as base64-encoded JSON in a data
 attribute marked `data-search-exclude`: answers and explanations are never plain text in the page
 source or in the search index. site/assets/quiz/quiz.mjs decodes and renders them.
@@ -33,7 +35,7 @@ from __future__ import annotations
 import ast
 import base64
 import json
-import logging
+import os
 import re
 import subprocess
 import sys
@@ -45,7 +47,6 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-log = logging.getLogger("mkdocs.hooks.quiz")
 ROOT = Path(__file__).resolve().parent.parent
 QUIZ_DIR = ROOT / "quizzes"
 HARNESS = ROOT / "site" / "assets" / "quiz" / "harness.py"
@@ -122,7 +123,7 @@ def normalise(answer: str) -> str:
     """Short answers: case, surrounding whitespace/quotes/final punctuation and inner runs of spaces ignored.
     site/assets/quiz/quiz.mjs implements the same function."""
     text = " ".join(str(answer).split()).lower()
-    return text.strip("'\"`").rstrip(".!?").strip()
+    return text.rstrip(".!?").strip("'\"`").rstrip(".!?").strip()
 
 
 def _text(q: Lined, key: str, err, required=True) -> str | None:
@@ -421,7 +422,7 @@ _state: dict = {"quizzes": {}, "pages": {}, "anchors": {}}
 
 
 def on_config(config, **kwargs):
-    quizzes, errors = load_all()
+    quizzes, errors = load_all(Path(os.environ.get("LLLM_QUIZ_DIR", QUIZ_DIR)))
     fail(errors)
     _state["quizzes"] = quizzes
     return config
@@ -436,14 +437,15 @@ def on_files(files, config, **kwargs):
     errors = []
     for f in files.documentation_pages():
         text = Path(f.abs_src_path).read_text(encoding="utf-8") if f.abs_src_path else (f.content_string or "")
+        where = os.path.relpath(f.abs_src_path) if f.abs_src_path else f.src_uri
         for match in MARKER_RE.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
             topic = match.group(1)
             if topic not in quizzes:
-                errors.append(QuizError(f"site/{f.src_uri}", line, None,
+                errors.append(QuizError(where, line, None,
                                         f"no quiz named '{topic}' (known: {', '.join(sorted(quizzes))})"))
             elif quizzes[topic].page:
-                errors.append(QuizError(f"site/{f.src_uri}", line, None,
+                errors.append(QuizError(where, line, None,
                                         f"quiz '{topic}' is already shown on {quizzes[topic].page}"))
             else:
                 quizzes[topic].page = f.src_uri

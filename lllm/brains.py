@@ -78,6 +78,7 @@ def _goal_and_steps(prompt: str) -> tuple[str, str]:
     return line.strip(), after
 
 
+# --8<-- [start:rule-brain]
 class RuleBrain:
     """A predictor that writes correct ReAct steps for simple goals by rules, not by learning."""
 
@@ -120,6 +121,7 @@ class RuleBrain:
         return "RuleBrain()"
 
 
+# --8<-- [end:rule-brain]
 def echo(prompt: str, max_new_tokens: int | None = None) -> str:
     """The original collection's broken predictor: it hands back the prompt itself."""
     return prompt if max_new_tokens is None else prompt[:max_new_tokens]

@@ -164,6 +164,7 @@ def parse(text: str):
 
 # ---- evaluation: tree -> number -----------------------------------------------------------------
 
+# --8<-- [start:bounds]
 def _power(base: int | float, exponent: int | float) -> int | float:
     if isinstance(base, int) and isinstance(exponent, int) and exponent > 0:
         if base.bit_length() * exponent > MAX_RESULT_BITS:
@@ -196,6 +197,7 @@ def _apply(op: str, a: int | float, b: int | float) -> int | float:
     return _power(a, b)
 
 
+# --8<-- [end:bounds]
 def evaluate(tree) -> int | float:
     """The value of a tree from `parse`; CalcError for division by zero, overflow and the like."""
     if isinstance(tree, (int, float)):

@@ -21,11 +21,14 @@ import sys
 # Modules that add a subcommand (each defines add_cli). Listed, not discovered: no import magic.
 COMMAND_MODULES = [
     "lllm.cli",
+    "lllm.reasoning.bench",
     "lllm.react",
     "lllm.lab",
     "lllm.evaluator",
     "lllm.inference_playground",
     "lllm.memory_explainer",
+    "lllm.runtimes.native.scaffold",
+    "lllm.runtimes.native.service",
 ]
 
 

@@ -60,6 +60,7 @@ class HttpPredictor:
             body["max_tokens"] = max_new_tokens
         return body
 
+# --8<-- [start:http-call]
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
@@ -68,6 +69,7 @@ class HttpPredictor:
         request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
         return self._content(self._post(request))
 
+# --8<-- [end:http-call]
     def _post(self, request) -> bytes:
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:

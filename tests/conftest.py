@@ -189,14 +189,23 @@ class WatchedPage:
     console_errors: list[str] = field(default_factory=list)
     offsite_requests: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
+    failed_responses: list[tuple[int, str]] = field(default_factory=list)   # (status >= 400, url)
 
     def reset(self) -> None:
         self.console_errors.clear()
         self.offsite_requests.clear()
         self.requests.clear()
+        self.failed_responses.clear()
 
-    def assert_clean(self, where: str = "") -> None:
-        problems = [f"console: {e}" for e in self.console_errors]
+    def assert_clean(self, where: str = "", expected_404: str | None = None) -> None:
+        """Fail if anything was recorded. `expected_404`: a URL that is meant to answer 404 (a
+        missing page); Chromium's console line about that one response is not an error."""
+        failed = [(status, url) for status, url in self.failed_responses if not (status == 404 and url == expected_404)]
+        console = self.console_errors
+        if expected_404 and not failed:
+            console = [e for e in console if not e.startswith("Failed to load resource: the server responded with a status of 404")]
+        problems = [f"console: {e}" for e in console]
+        problems += [f"HTTP {status}: {url}" for status, url in failed]
         problems += [f"off-origin request (blocked): {u}" for u in self.offsite_requests]
         assert not problems, f"{where or self.page.url}:\n  " + "\n  ".join(problems)
 
@@ -208,16 +217,11 @@ def origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-@pytest.fixture
-def page(browser, request):
-    """A fresh context and page; requests leaving the loopback servers' origins are blocked."""
-    context = browser.new_context(service_workers="block")
-    allowed = set()
-    for name in ("site_server", "wrangler_server"):
-        if name in request.fixturenames:
-            allowed.add(origin(request.getfixturevalue(name).url))
+def watch(context, allowed_origins: set[str]) -> WatchedPage:
+    """Open a page in `context` that blocks and records requests to other origins and records
+    console errors and uncaught exceptions (usable from module-scoped fixtures too)."""
     pg = context.new_page()
-    watched = WatchedPage(pg, allowed)
+    watched = WatchedPage(pg, set(allowed_origins))
 
     def route(route_):
         url = route_.request.url
@@ -231,5 +235,17 @@ def page(browser, request):
     context.route("**/*", route)
     pg.on("console", lambda msg: watched.console_errors.append(msg.text) if msg.type == "error" else None)
     pg.on("pageerror", lambda exc: watched.console_errors.append(f"uncaught: {exc}"))
-    yield watched
+    pg.on("response", lambda r: watched.failed_responses.append((r.status, r.url)) if r.status >= 400 else None)
+    return watched
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh context and page; requests leaving the loopback servers' origins are blocked."""
+    context = browser.new_context(service_workers="block")
+    allowed = set()
+    for name in ("site_server", "wrangler_server"):
+        if name in request.fixturenames:
+            allowed.add(origin(request.getfixturevalue(name).url))
+    yield watch(context, allowed)
     context.close()

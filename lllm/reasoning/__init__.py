@@ -1,0 +1,31 @@
+"""Layer 3 · reasoning frameworks (seed 003): Framework, Agent, Task (Environment), Model.
+
+Read in this order: `records.py` (State, Inference, Verification), `data.py`, `arithmetic.py`,
+`game24.py` (the task), `agent.py`, `frameworks.py`, `search.py`, `simulated.py` (a stand-in
+model), `bench.py` (compare frameworks; the `python -m lllm reason` command).
+
+The framework knows neither task nor model; the agent knows no task; only the environment
+knows Game of 24.
+
+    >>> from lllm.reasoning import Agent, Game24, ToTBFS, SimulatedModel
+    >>> from lllm.sampling import Mulberry32
+    >>> tot = ToTBFS()
+    >>> tot.initialize(Agent(SimulatedModel(error_rate=0.3, rng=Mulberry32(2))), Game24())
+    >>> result = tot.run(900)
+    >>> result.state.steps
+    ('2 + 2 = 4 (left: 4 9 12)', '4 * 9 = 36 (left: 12 36)', '36 - 12 = 24 (left: 24)')
+    >>> result.verification.correct, result.usage.calls
+    (True, 125)
+"""
+
+from .agent import Agent, Usage
+from .data import Data, DataError
+from .frameworks import IO, CoT, CoTSC, Dummy, Framework, Node, ReAct, Reflexion, Result
+from .game24 import Game24, load_game24
+from .records import Inference, State, Verification
+from .search import FleetOfAgents, ToTBFS, ToTDFS
+from .simulated import SimulatedModel
+
+__all__ = ["Agent", "Usage", "Data", "DataError", "Framework", "Node", "Result", "Dummy", "IO", "CoT",
+           "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "Game24", "load_game24",
+           "Inference", "State", "Verification", "SimulatedModel"]

@@ -12,7 +12,8 @@ environment's Parser, and lets the environment turn the Inference into a next st
 The cache maps (namespace, prompt) to the replies drawn so far. Asking again is free; asking for
 more samples draws only the missing ones. The namespace is the agent's name plus the state's
 `randomness`, so a duplicated state (new randomness) gets fresh samples, and re-running a
-framework in the same namespace reproduces it without calling the model at all.
+framework in the same namespace reproduces it without calling the model at all. Values are
+shared by every duplicate of a state (their namespace leaves the randomness out).
 
 Usage:
 
@@ -66,8 +67,9 @@ class Agent:
         return replies[:n]
     # --8<-- [end:request]
 
-    def _ask(self, prompt: str, state: State, n: int) -> list[str]:
-        return self.request(prompt, n, namespace=f"{self.namespace}:{state.randomness}")
+    def _ask(self, prompt: str, state: State, n: int, shared: bool = False) -> list[str]:
+        """Samples for this state; `shared` ones (values) are the same whatever the randomness."""
+        return self.request(prompt, n, namespace=self.namespace if shared else f"{self.namespace}:{state.randomness}")
 
     # ---- operations: prompt -> model -> parse -> result ------------------------------------------
 
@@ -98,7 +100,7 @@ class Agent:
         known = environment.get_value(state)
         if known is not None:
             return known
-        replies = self._ask(environment.prompter.evaluate(state), state, n)
+        replies = self._ask(environment.prompter.evaluate(state), state, n, shared=True)
         return sum(environment.parser.evaluate(r, state).value or 0.0 for r in replies)
 
     def answer(self, state: State, environment, n: int = 1, style: str = "io") -> list[tuple[str | None, State]]:

@@ -21,7 +21,7 @@ Usage:
     >>> check_answer([4, 4, 6, 8], "(4 + 8) * (6 - 4) = 24")
     (True, '(4 + 8) * (6 - 4) = 24')
     >>> solve([4, 4, 6, 8])
-    '4 + 4 + 8 + 8 ...'  # doctest: +SKIP
+    ['4 - 6 = -2 (left: -2 4 8)', '-2 + 8 = 6 (left: 4 6)', '4 * 6 = 24 (left: 24)']
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 
 __all__ = ["fmt", "fmt_numbers", "parse_numbers", "legal_moves", "apply_step", "check_answer",
-           "evaluate_expression", "solvable", "solve", "success_probability", "all_puzzles"]
+           "evaluate_expression", "good_moves", "solvable", "solve", "success_probability", "all_puzzles"]
 
 TARGET = Fraction(24)
 OPS = "+-*/"
@@ -90,7 +90,18 @@ def apply_step(numbers, step: str) -> tuple[list[Fraction] | None, str]:
     Checks the form, that both operands are among the numbers, the result exactly, and the
     "left:" list if the step claims one.
     """
-    numbers = sorted(Fraction(x) for x in numbers)
+    left, written = _apply_step(as_key(numbers), step)
+    return (None if left is None else list(left)), written
+
+
+def as_key(numbers) -> tuple[Fraction, ...]:
+    """Numbers as a sorted tuple of Fractions: the key every cache here uses."""
+    return tuple(sorted(x if type(x) is Fraction else Fraction(x) for x in numbers))
+
+
+@lru_cache(maxsize=100_000)
+def _apply_step(numbers: tuple[Fraction, ...], step: str) -> tuple[tuple[Fraction, ...] | None, str]:
+    numbers = list(numbers)
     m = STEP.match(step)
     if not m:
         return None, f"{step.strip()!r} is not of the form 'a op b = c (left: ...)'"
@@ -123,13 +134,27 @@ def apply_step(numbers, step: str) -> tuple[list[Fraction] | None, str]:
             left_ok = False
         if not left_ok:
             return None, f"after {a_text} {op} {b_text} the numbers left are {fmt_numbers(left)}, not {claimed_left.strip()}"
-    return left, f"{a_text} {op} {b_text} = {fmt(value)} (left: {fmt_numbers(left)})"
+    return tuple(left), f"{a_text} {op} {b_text} = {fmt(value)} (left: {fmt_numbers(left)})"
 
 
 def legal_moves(numbers) -> list[str]:
     """Every distinct valid step from these numbers, written in full (no division by zero)."""
-    numbers = tuple(sorted(Fraction(x) for x in numbers))
-    return [f"{step} = {fmt(combine_step(step))} (left: {fmt_numbers(left)})" for step, left in _children(numbers)]
+    return list(_legal_moves(as_key(numbers)))
+
+
+def good_moves(numbers) -> list[str]:
+    """The legal moves after which 24 can still be reached (what the solver would allow)."""
+    return list(_good_moves(as_key(numbers)))
+
+
+@lru_cache(maxsize=None)
+def _good_moves(numbers: tuple[Fraction, ...]) -> tuple[str, ...]:
+    return tuple(m for m, (_, left) in zip(_legal_moves(numbers), _children(numbers)) if _solve(left) is not None)
+
+
+@lru_cache(maxsize=None)
+def _legal_moves(numbers: tuple[Fraction, ...]) -> tuple[str, ...]:
+    return tuple(f"{step} = {fmt(combine_step(step))} (left: {fmt_numbers(left)})" for step, left in _children(numbers))
 
 
 def combine_step(step: str) -> Fraction:
@@ -245,12 +270,12 @@ def _solve(numbers: tuple[Fraction, ...]) -> tuple[str, ...] | None:
 
 def solve(numbers) -> list[str] | None:
     """The steps of one solution, e.g. ['4 + 8 = 12 (left: 4 6 12)', ...], or None."""
-    steps = _solve(tuple(sorted(Fraction(x) for x in numbers)))
+    steps = _solve(as_key(numbers))
     return None if steps is None else list(steps)
 
 
 def solvable(numbers) -> bool:
-    return _solve(tuple(sorted(Fraction(x) for x in numbers))) is not None
+    return _solve(as_key(numbers)) is not None
 
 
 @lru_cache(maxsize=None)
@@ -267,7 +292,7 @@ def success_probability(numbers) -> Fraction:
     Lower is harder. It asks nothing of people (the ToT paper ranked by human solving times
     from 4nums.com, which we cannot ship) and it is exactly what a clueless model faces.
     """
-    return _success(tuple(sorted(Fraction(x) for x in numbers)))
+    return _success(as_key(numbers))
 
 
 def all_puzzles(low: int = 1, high: int = 13) -> list[dict]:

@@ -200,8 +200,10 @@ class Game24:
     # --8<-- [start:next-state]
     def get_next_state(self, inference: Inference, state: State) -> State:
         action = (inference.action or "").strip()
-        if action.startswith("Answer:"):
+        if action.startswith("Answer:"):                    # a whole answer (after its worked steps)
             ok, message = check_answer(parse_numbers(state.puzzle), action[len("Answer:"):])
+            for line in (inference.thought or "").splitlines():
+                state = state.step(line, state.current_state)
             return state.step(action, "24" if ok else f"invalid: {message}")
         if state.current_state.startswith("invalid"):
             return state                                   # nothing follows a broken step

@@ -169,8 +169,8 @@ class Agent:
             session.repairs += 1
             repair = handler.on_exception(contract)
             working.put_message(result.message)
-            working.put_prompt(repair, {"error_message": error.rstrip(".")})
-            session.steps.append(Step("repair", reply=repair(error_message=error.rstrip("."))))
+            text = working.put_prompt(repair, _available(repair, error_message=error.rstrip("."))).content
+            session.steps.append(Step("repair", reply=text))
         session.state = "failed"
         raise AgentCallError(f"agent {self.name!r}: no valid reply to prompt {contract.path!r} after "
                              f"{self.max_exception_retry} repair(s); last error: {error}", session)
@@ -212,7 +212,7 @@ class Agent:
         for call in reply.function_calls:
             record = self._execute(functions[call.name], call, session)
             session.steps.append(Step("tool", call=record, error=record.error or ""))
-            text = observation(name=call.name, arguments=json.dumps(call.arguments), result=record.result)
+            text = _render(observation, name=call.name, arguments=json.dumps(call.arguments), result=record.result)
             dialog.put_message(Message(Role.TOOL, text, name=call.name, call_id=call.id,
                                        prompt_path=observation.path))
     # --8<-- [end:run_tools]
@@ -239,3 +239,12 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, dialogs={sorted(self.dialogs)})"
+
+
+def _available(prompt: Prompt, **values) -> dict:
+    """The values a handler's template uses (a handler's template may use any subset of them)."""
+    return {k: v for k, v in values.items() if k in prompt.variables}
+
+
+def _render(prompt: Prompt, **values) -> str:
+    return prompt(**_available(prompt, **values))

@@ -141,6 +141,10 @@ class Tactic:
         self.tactics = {name: cls(sub_configs.get(name, self.config), runtime, parent_session=session)
                         for name, cls in self.sub_tactics.items()}
 
+    def validate_input(self, task):
+        """`task` as `input_type` (TypeError naming the field when it does not fit)."""
+        return self._validate(task, self.input_type, "input")
+
     def _validate(self, value, tp, which: str):
         if tp is None:
             return value

@@ -92,7 +92,9 @@ function write() {
 /** A message to show once if saved progress was unreadable (or storage is unavailable). */
 export function takeNotice() {
   read();
-  return notice;
+  const message = notice;
+  notice = null;
+  return message;
 }
 
 export function get(id) {

@@ -1,0 +1,126 @@
+"""Layer 4 · the inference playground: `compare({name: predictor}, cases) -> list of rows` — same goals, many brains.
+
+Read `lab.py` first. Because every brain sits behind the Predictor seam, comparing them needs no
+agent changes: each predictor is wrapped in a `Timed` proxy (calls, characters out, seconds),
+the same lab cases run through it, and one table shows latency, characters per second and lab
+success side by side. The clock is passed in, so tests can use a fake one.
+
+Usage:
+
+    >>> from lllm.brains import RuleBrain, echo
+    >>> from lllm.lab import SUITE
+    >>> rows = compare({"rule": RuleBrain(), "echo": echo}, SUITE[8:12])
+    >>> [(row.name, row.passed, row.cases, row.calls) for row in rows]
+    [('rule', 4, 4, 8), ('echo', 0, 4, 16)]
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable, Mapping, Sequence
+
+from lllm.lab import SUITE, TestCase, run_lab
+
+__all__ = ["Timed", "Row", "compare", "format_table", "add_cli"]
+
+
+class Timed:
+    """A predictor proxy that measures every call it forwards."""
+
+    def __init__(self, predictor, clock: Callable[[], float] = time.perf_counter):
+        self.predictor, self.clock = predictor, clock
+        self.calls, self.chars, self.seconds = 0, 0, 0.0
+
+    def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
+        start = self.clock()
+        try:
+            completion = self.predictor(prompt, max_new_tokens)
+        finally:
+            self.seconds += self.clock() - start
+            self.calls += 1
+        self.chars += len(completion) if isinstance(completion, str) else 0
+        return completion
+
+
+@dataclass
+class Row:
+    name: str
+    cases: int
+    passed: int
+    calls: int
+    chars: int
+    seconds: float
+
+    @property
+    def ms_per_call(self) -> float:
+        return 1000 * self.seconds / self.calls if self.calls else 0.0
+
+    @property
+    def chars_per_second(self) -> float:
+        return self.chars / self.seconds if self.seconds > 0 else 0.0
+
+
+# --8<-- [start:compare]
+def compare(predictors: Mapping[str, object], cases: Sequence[TestCase] = SUITE, max_steps: int = 4,
+            clock: Callable[[], float] = time.perf_counter) -> list[Row]:
+    """Run the same lab cases through each predictor, timing every call."""
+    rows = []
+    for name, predictor in predictors.items():
+        timed = Timed(predictor, clock)
+        report = run_lab(timed, cases, max_steps=max_steps, name=name)
+        rows.append(Row(name, len(cases), report.passed, timed.calls, timed.chars, timed.seconds))
+    return rows
+# --8<-- [end:compare]
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    lines = [f"{'predictor':24} {'success':>9} {'calls':>6} {'ms/call':>8} {'chars/s':>9} {'chars':>7}"]
+    for r in rows:
+        lines.append(f"{r.name:24} {r.passed:4d}/{r.cases:<4d} {r.calls:6d} {r.ms_per_call:8.2f} "
+                     f"{r.chars_per_second:9.0f} {r.chars:7d}")
+    return "\n".join(lines)
+
+
+# ---- command line ------------------------------------------------------------------------------
+
+def add_cli(subparsers) -> None:
+    from lllm.brains import PREDICTOR_SPECS
+    p = subparsers.add_parser("playground", help="compare brains on the same goals: latency, speed, success",
+                              description="Run the lab's goals through several predictors and compare "
+                                          "latency, characters per second and lab success.")
+    p.add_argument("--predictors", default="rule,tinyllm", metavar="SPEC,SPEC",
+                   help=f"comma-separated brains, each one of: {PREDICTOR_SPECS} (default rule,tinyllm)")
+    p.add_argument("--temperature", type=float, default=None, help="sampling temperature (TinyLLM)")
+    p.add_argument("--seed", type=int, default=None, help="sampling seed (TinyLLM)")
+    p.add_argument("--category", action="append", choices=sorted({c.category for c in SUITE}),
+                   help="use only this category (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.set_defaults(run=run_cli)
+
+
+def run_cli(args) -> int:
+    from lllm.brains import fail, make_predictor
+    specs = [s.strip() for s in args.predictors.split(",") if s.strip()]
+    if not specs:
+        return fail("playground", "--predictors needs at least one SPEC")
+    try:
+        predictors = {s: make_predictor(s, temperature=args.temperature, seed=args.seed) for s in specs}
+    except ValueError as error:
+        return fail("playground", str(error).replace("--predictor ", "--predictors ", 1))
+    cases = [c for c in SUITE if not args.category or c.category in args.category]
+    rows = compare(predictors, cases)
+    if args.json:
+        print(json.dumps([dict(asdict(r), ms_per_call=r.ms_per_call, chars_per_second=r.chars_per_second)
+                          for r in rows], indent=2))
+    else:
+        print(f"Inference playground: {len(cases)} lab cases per predictor\n")
+        print(format_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    from lllm.brains import RuleBrain, echo
+
+    print(format_table(compare({"rule": RuleBrain(), "echo": echo})))

@@ -1,0 +1,168 @@
+"""Layer 4 · the tactic service: a tactic over HTTP with the standard library (`python -m lllm serve`).
+
+Read `tactic.py` first. `TacticApp(tactic).handle(method, path, body)` is a pure function from a
+request to `(status, JSON object)`, so it is tested without sockets and could be called directly
+in the page; `serve(app, host, port)` puts it behind `http.server` in CPython.
+
+Routes:
+    GET  /health   200 {"status": "ok", "tactic": name}
+    GET  /info     200 the tactic's info(): name, description, input and output JSON schemas
+    POST /run      body {"task": ..., "return_session": false}
+                   200 {"ok": true, "result": ..., "summary": ... (only with return_session)}
+Every error has the same envelope, {"ok": false, "error": {"type": ..., "message": ...}}:
+400 bad_request (not JSON, no "task") or invalid_input (the task does not fit input_type),
+404 not_found, 405 method_not_allowed, 500 runtime_error (the tactic itself failed).
+
+Usage:
+
+    >>> from lllm.runtimes.native.tactic import Tactic
+    >>> class Upper(Tactic):
+    ...     name = "upper"
+    ...     def call(self, task: str) -> str:
+    ...         return task.upper()
+    >>> app = TacticApp(Upper())
+    >>> app.handle("POST", "/run", b'{"task": "hi"}')
+    (200, {'ok': True, 'result': 'HI'})
+    >>> app.handle("POST", "/run", b'{"job": "hi"}')
+    (400, {'ok': False, 'error': {'type': 'bad_request', 'message': 'the JSON body needs a "task" field'}})
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import os
+import sys
+
+from .schemas import to_jsonable
+from .tactic import Tactic
+
+__all__ = ["TacticApp", "create_tactic_app", "serve", "load_factory", "add_cli"]
+
+
+def _error(status: int, kind: str, message: str) -> tuple[int, dict]:
+    return status, {"ok": False, "error": {"type": kind, "message": message}}
+
+
+# ---- the app: request in, (status, JSON) out ---------------------------------------------------------
+
+class TacticApp:
+    def __init__(self, tactic: Tactic):
+        if not isinstance(tactic, Tactic):
+            raise TypeError(f"TacticApp needs a Tactic, got {type(tactic).__name__}")
+        self.tactic = tactic
+
+    # --8<-- [start:handle]
+    def handle(self, method: str, path: str, body: bytes = b"") -> tuple[int, dict]:
+        routes = {"/health": "GET", "/info": "GET", "/run": "POST"}
+        if path not in routes:
+            return _error(404, "not_found", f"no route {path} (routes: {sorted(routes)})")
+        if method != routes[path]:
+            return _error(405, "method_not_allowed", f"{path} takes {routes[path]}, not {method}")
+        if path == "/health":
+            return 200, {"status": "ok", "tactic": self.tactic.name}
+        if path == "/info":
+            return 200, dataclasses.asdict(self.tactic.info())
+        try:
+            request = json.loads(body.decode("utf-8") or "null")
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return _error(400, "bad_request", f"the body is not JSON: {exc}")
+        if not isinstance(request, dict) or "task" not in request:
+            return _error(400, "bad_request", 'the JSON body needs a "task" field')
+        try:
+            task = self.tactic.validate_input(request["task"])
+        except TypeError as exc:
+            return _error(400, "invalid_input", str(exc))
+        try:
+            session = self.tactic(task, return_session=True)
+        except Exception as exc:
+            return _error(500, "runtime_error", f"{type(exc).__name__}: {exc}")
+        reply = {"ok": True, "result": to_jsonable(session.delivery)}
+        if request.get("return_session"):
+            reply["summary"] = session.summary()
+        return 200, reply
+    # --8<-- [end:handle]
+
+
+def create_tactic_app(tactic: Tactic) -> TacticApp:
+    return TacticApp(tactic)
+
+
+# ---- behind http.server (CPython) ---------------------------------------------------------------------
+
+def make_server(app: TacticApp, host: str = "127.0.0.1", port: int = 8000):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self, method):
+            length = int(self.headers.get("Content-Length") or 0)
+            status, data = app.handle(method, self.path.split("?")[0], self.rfile.read(length) if length else b"")
+            payload = json.dumps(data).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self):
+            self._answer("GET")
+
+        def do_POST(self):
+            self._answer("POST")
+
+        def log_message(self, format, *args):   # keep test output quiet; stderr on demand
+            if os.environ.get("LLLM_SERVE_LOG"):
+                super().log_message(format, *args)
+    return ThreadingHTTPServer((host, port), Handler)
+
+
+def serve(app: TacticApp, host: str = "127.0.0.1", port: int = 8000) -> None:
+    server = make_server(app, host, port)
+    print(f"serving {app.tactic.name} on http://{host}:{server.server_address[1]} (/health, /info, /run)")
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+
+
+def load_factory(spec: str) -> Tactic:
+    """`module:name` -> a Tactic: the object itself, a Tactic subclass (built without config) or a factory."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"expected MODULE:FACTORY (e.g. my_app.main:build), got {spec!r}")
+    sys.path.insert(0, os.getcwd())
+    try:
+        target = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot load {spec!r}: {exc}") from None
+    finally:
+        sys.path.remove(os.getcwd())
+    if isinstance(target, type) and issubclass(target, Tactic):
+        target = target()
+    elif callable(target) and not isinstance(target, Tactic):
+        target = target()
+    if not isinstance(target, Tactic):
+        raise ValueError(f"{spec!r} gave {type(target).__name__}, not a Tactic")
+    return target
+
+
+# ---- `python -m lllm serve MODULE:FACTORY` ----------------------------------------------------------
+
+def add_cli(subparsers) -> None:
+    p = subparsers.add_parser("serve", help="serve a tactic over HTTP (/health, /info, /run)",
+                              description="Serve a tactic with the standard library's HTTP server.")
+    p.add_argument("factory", help="MODULE:FACTORY, e.g. main:build (a Tactic, a Tactic class or a function)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(run=run_serve)
+
+
+def run_serve(args) -> int:
+    from ...cli import UsageError
+    try:
+        tactic = load_factory(args.factory)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    serve(TacticApp(tactic), args.host, args.port)
+    return 0

@@ -1,0 +1,157 @@
+"""The built site in real Chromium, served by hooks/serve.py and by `wrangler pages dev`.
+
+Every page: zero console errors, zero requests to another origin, every Mermaid block rendered;
+search finds a known word; instant navigation works; heavy files (Mermaid, Pyodide, onnxruntime)
+are fetched only by the pages that need them; under wrangler the CSP header is present and a
+missing path answers 404.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+MERMAID_FILES = "/assets/vendor/mermaid/"
+RUNTIME_FILES = re.compile(r"/vendor/pyodide/|/vendor/ort/|\.whl$|\.onnx$|pyodide|ort-wasm")
+LIVE_CODE = re.compile(r'class="[^"]*\b(lllm-playground|runnable)\b')
+
+
+def site_pages(site_dir: Path) -> list[tuple[str, Path, int]]:
+    """(URL path, HTML file, expected status) for every page of the built site ('' is home),
+    plus a missing path, which must answer 404 with the site's 404.html."""
+    pages = []
+    for index in sorted(site_dir.rglob("index.html")):
+        rel = index.parent.relative_to(site_dir).as_posix()
+        pages.append(("" if rel == "." else rel + "/", index, 200))
+    return pages + [("no/such/page/", site_dir / "404.html", 404)]
+
+
+def mermaid_blocks(html: str) -> int:
+    return len(re.findall(r'<pre class="mermaid"', html))
+
+
+def wait_for_diagrams(page, expected: int) -> None:
+    """Material replaces each `pre.mermaid` by a rendered `div.mermaid` (closed shadow root)."""
+    if expected:
+        page.wait_for_function(
+            "n => document.querySelectorAll('div.mermaid').length >= n && !document.querySelector('pre.mermaid')",
+            arg=expected, timeout=90_000)
+
+
+def sweep(page, server) -> dict[str, tuple[Path, list[str]]]:
+    """Visit every page; returns {path: (html file, requested urls)}. Fails on the first dirty page."""
+    fetched = {}
+    for path, html_file, status in site_pages(server.dir):
+        page.reset()
+        response = page.page.goto(server.url + path, wait_until="load")
+        assert response.status == status, f"/{path}: HTTP {response.status}, expected {status}"
+        blocks = mermaid_blocks(html_file.read_text(encoding="utf-8"))
+        wait_for_diagrams(page.page, blocks)
+        rendered = page.page.evaluate("document.querySelectorAll('div.mermaid').length")
+        assert rendered == blocks, f"/{path}: {rendered} diagrams rendered, {blocks} in the HTML"
+        page.page.wait_for_load_state("networkidle")
+        page.assert_clean(f"/{path}", expected_404=server.url + path if status == 404 else None)
+        fetched[path] = (html_file, list(page.requests))
+    return fetched
+
+
+@pytest.fixture(scope="module")
+def local_sweep(browser, site_server):
+    """One sweep over the loopback server, shared by the checks below."""
+    from conftest import origin, watch
+
+    context = browser.new_context(service_workers="block")
+    try:
+        yield sweep(watch(context, {origin(site_server.url)}), site_server)
+    finally:
+        context.close()
+
+
+def test_every_page_is_clean_and_renders_its_diagrams(local_sweep, site_server):
+    assert len(local_sweep) >= 8
+    assert "architecture/" in local_sweep
+
+
+def test_pages_without_diagrams_fetch_no_mermaid(local_sweep, site_server):
+    for path, (html_file, urls) in local_sweep.items():
+        has_diagrams = mermaid_blocks(html_file.read_text(encoding="utf-8")) > 0
+        mermaid = [u for u in urls if MERMAID_FILES in u]
+        if has_diagrams:
+            assert mermaid, f"/{path} has diagrams but fetched no Mermaid"
+        else:
+            assert not mermaid, f"/{path} has no diagram but fetched {mermaid}"
+    assert not any(MERMAID_FILES in u for u in local_sweep["roadmap/"][1])
+
+
+def test_pages_without_live_code_fetch_no_runtime(local_sweep, site_server):
+    for path, (html_file, urls) in local_sweep.items():
+        if not LIVE_CODE.search(html_file.read_text(encoding="utf-8")):
+            heavy = [u for u in urls if RUNTIME_FILES.search(u)]
+            assert not heavy, f"/{path} has no live code but fetched {heavy}"
+
+
+def test_missing_path_is_a_real_404(site_server):
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(site_server.url + "no/such/page/")
+    assert err.value.code == 404
+    assert "Page not found" in err.value.read().decode()
+
+
+def test_search_finds_a_known_word(page, site_server):
+    page.page.goto(site_server.url)
+    page.page.locator("label.md-search__icon, .md-search__input").first.click()
+    page.page.locator("input.md-search__input").press_sequentially("Mulberry32", delay=20)  # Material listens to key events
+    result = page.page.locator(".md-search-result__item a").first
+    result.wait_for(timeout=60_000)
+    assert "tinyllm/generation/" in result.get_attribute("href")
+    page.assert_clean()
+
+
+def test_instant_navigation_keeps_the_page_and_renders_diagrams(page, site_server):
+    page.page.goto(site_server.url + "roadmap/")
+    page.page.wait_for_load_state("networkidle")
+    page.page.evaluate("window.__lllm_no_reload = 42")
+    page.page.locator("nav.md-nav--primary a[href$='architecture/']").first.click()
+    page.page.wait_for_url(re.compile(r"/architecture/$"))
+    page.page.locator("h1", has_text="Architecture").wait_for()
+    assert page.page.evaluate("window.__lllm_no_reload") == 42, "the click reloaded the page"
+    blocks = mermaid_blocks((site_server.dir / "architecture" / "index.html").read_text(encoding="utf-8"))
+    wait_for_diagrams(page.page, blocks)
+    page.assert_clean()
+
+
+# ---- the same site under Cloudflare's runtime (wrangler pages dev, offline) ------------------------------
+
+def test_wrangler_serves_the_headers_and_a_404(wrangler_server):
+    with urllib.request.urlopen(wrangler_server.url + "architecture/") as response:
+        headers = {k.lower(): v for k, v in response.headers.items()}
+    csp = headers.get("content-security-policy", "")
+    assert "default-src 'self'" in csp and "'unsafe-eval'" not in csp
+    assert headers.get("x-content-type-options") == "nosniff"
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(wrangler_server.url + "no/such/page/")
+    assert err.value.code == 404
+    assert "Page not found" in err.value.read().decode()
+
+
+def test_wrangler_applies_redirects(wrangler_server):
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(wrangler_server.url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    conn.request("GET", "/arch")
+    response = conn.getresponse()
+    assert response.status in (301, 308) and response.getheader("Location").endswith("/architecture/")
+    conn.close()
+
+
+def test_every_page_works_under_wrangler_and_its_csp(page, wrangler_server):
+    fetched = sweep(page, wrangler_server)
+    assert len(fetched) >= 8
