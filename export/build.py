@@ -35,9 +35,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # before numpy loads: same bits every run
+import numpy as np  # noqa: E402
 
-from export.data import STORY_PATH, build_vocab, load_story, windows
+from export.data import STORY_PATH, build_vocab, load_story, windows  # noqa: E402
 from export.model import PRESETS, NumpyBackend, forward, preset
 from export.onnx_export import run, session_for, to_onnx
 from export.plot import loss_svg

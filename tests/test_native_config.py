@@ -135,3 +135,22 @@ def test_register_invoker_adds_a_backend():
         {"name": "a", "system_prompt": "x", "invoker": "shout", "invoker_config": {"word": "hey"}}]})
     agent.open("main")
     assert agent.respond().content == "HEY"
+
+
+def test_the_tinyllm_invoker_runs_the_real_model():
+    import pathlib
+    model = pathlib.Path(__file__).resolve().parent.parent / "build" / "model" / "tinyllm.onnx"
+    if not model.is_file():
+        pytest.skip("run `make model` first")
+    pytest.importorskip("onnxruntime")
+    agent = Runtime().build_agent("teller", {"agent_configs": [{
+        "name": "teller", "system_prompt": "Continue the story.", "invoker": "tinyllm",
+        "invoker_config": {"path": str(model), "temperature": 0.0, "max_new_tokens": 40}}]})
+    agent.open("main")
+    agent.receive("Once upon a time")
+    reply = agent.respond()
+    session = agent.sessions[0]
+    assert session.state == "success" and isinstance(reply.content, str)
+    assert session.steps[0].shown == "System: Continue the story.\nUser: Once upon a time\nAssistant: "
+    assert session.cost.prompt_tokens == len(session.steps[0].shown)   # characters are tokens
+    assert 0 < session.cost.completion_tokens <= 40

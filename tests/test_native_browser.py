@@ -1,0 +1,71 @@
+"""The native-runtime pages' live examples in real Chromium: each cell prints what it prints in CPython.
+
+Cells that use the page's TinyLLM (`lllm.browser`) only run in the page; they must finish without
+an error and print something.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from runtime_support import MODEL, ROOT, build_site, free_port, launch, serve
+
+pytestmark = pytest.mark.browser
+LOAD_TIMEOUT = 180_000
+CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+PAGES = ["index", "prompt", "dialog", "agent", "tactic", "tools", "proxies"]
+
+
+@pytest.fixture(scope="module")
+def page():
+    assert MODEL.is_file(), "run `make model` first"
+    port = free_port()
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        out = build_site(Path(tmp) / "public", port)
+        server = serve(out, port)
+        with sync_playwright() as p:
+            chromium = launch(p)
+            page = chromium.new_page()
+            page.goto(f"http://127.0.0.1:{port}/native/dialog/")
+            page.evaluate("lllm.ready()")
+            yield page
+            chromium.close()
+        server.shutdown()
+
+
+def cpython_output(codes):
+    namespace, outputs = {}, []
+    for code in codes:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "<cell>", "exec"), namespace)
+        outputs.append(out.getvalue())
+    return outputs
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_live_examples_match_cpython(page, name):
+    codes = CELL.findall((ROOT / "site" / "native" / f"{name}.md").read_text())
+    offline = [c for c in codes if "lllm.browser" not in c]
+    expected = cpython_output(offline)
+    for code in codes:
+        result = page.evaluate("([code, ns]) => lllm.run(code, {namespace: ns})", [code, f"native-{name}"])
+        if "lllm.browser" in code:
+            assert result["stdout"].strip()
+        else:
+            assert result["stdout"] == expected.pop(0)
+
+
+def test_a_cell_on_the_page_runs_with_the_run_button(page):
+    cells = page.locator("div.runnable.highlight")
+    cells.first.locator("xpath=following-sibling::div[1]").get_by_role("button", name="Run").click()
+    expect(cells.first).to_have_attribute("data-lllm-result", re.compile("."), timeout=LOAD_TIMEOUT)
+    assert cells.first.get_attribute("data-lllm-result") == "ok"
+    assert "planner-0: 2 messages" in page.locator(".lllm-cell__output").first.text_content()
