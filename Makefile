@@ -7,12 +7,13 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8000
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: help venv model test bench serve site node chromium deploy clean
+.PHONY: help venv model agent-model test bench serve site node chromium deploy clean
 
 help:
 	@echo "make serve   build the model and the site, serve it at http://127.0.0.1:$(PORT)"
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date)"
+	@echo "make agent-model  train the agent-tuned TinyLLM on factory trajectories (build/model/tinyllm-agent.onnx)"
 	@echo "make bench   benchmarks: numpy vs PyTorch training, generation speed"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
@@ -29,6 +30,10 @@ venv: $(VENV)/.installed
 # ---- TinyLLM ---------------------------------------------------------------------------------
 model: venv
 	$(PY) -m export.build --out build/model
+
+# The agent-tuned TinyLLM: trained on the synthetic data factory's trajectories (reused when up to date)
+agent-model: venv
+	$(PY) -m export.agent_train --out build/model
 
 # ---- JavaScript dependencies (committed lockfile) --------------------------------------------
 node_modules/.installed: package.json package-lock.json

@@ -129,26 +129,41 @@ def sigmoid(z):
 
 # ---- one LSTM layer, forward -------------------------------------------------------------------
 
+# Inside a layer, arrays are time-major - (T, B, ...) - so each step's slice is one contiguous
+# block. The loops write into buffers allocated once (`out=`), because at these sizes numpy's
+# per-call overhead, not arithmetic, is what a step costs.
+
 # --8<-- [start:lstm-forward]
 def lstm_forward(X, W_x, W_h, b, h0, c0):
-    """X (B, T, E_in), h0 and c0 (B, H) -> every hidden state (B, T, H) and what backward needs."""
-    B, T, _ = X.shape
+    """X (T, B, E_in), h0 and c0 (B, H) -> every hidden state (T, B, H) and what backward needs."""
+    T, B, _ = X.shape
     H = W_h.shape[0]
-    Zx = X @ W_x + b                         # (B, T, 4H): the input's share of every gate, at once
-    gates = np.empty((B, T, 4 * H), X.dtype)  # i, f, o after sigmoid; g after tanh
-    hs = np.empty((B, T + 1, H), X.dtype)    # hs[:, t] is h_{t-1}; hs[:, 0] = h0
-    cs = np.empty((B, T + 1, H), X.dtype)
-    hs[:, 0], cs[:, 0] = h0, c0
+    # sigmoid(z) = 0.5 + 0.5 * tanh(z / 2): halve the i, f, o columns once, and then a single
+    # tanh per step activates all four gates.
+    half = np.concatenate([np.full(3 * H, 0.5), np.ones(H)]).astype(X.dtype)
+    Zx = (X.reshape(T * B, -1) @ (W_x * half) + b * half).reshape(T, B, 4 * H)  # input's share
+    W_h_half = W_h * half
+    gates = np.empty((T, B, 4 * H), X.dtype)   # activated: i, f, o (sigmoid), g (tanh)
+    hs = np.empty((T + 1, B, H), X.dtype)      # hs[t] is h_{t-1}: hs[0] = h0
+    cs = np.empty((T + 1, B, H), X.dtype)
+    tanh_cs = np.empty((T, B, H), X.dtype)
+    ig = np.empty((B, H), X.dtype)
+    hs[0], cs[0] = h0, c0
     for t in range(T):
-        z = Zx[:, t] + hs[:, t] @ W_h                       # (B, 4H)
-        a = gates[:, t]
-        a[:, :3 * H] = sigmoid(z[:, :3 * H])
-        a[:, 3 * H:] = np.tanh(z[:, 3 * H:])
+        a = gates[t]                                        # (B, 4H)
+        np.matmul(hs[t], W_h_half, out=a)
+        a += Zx[t]
+        np.tanh(a, out=a)
+        a[:, :3 * H] *= 0.5
+        a[:, :3 * H] += 0.5                                 # i, f, o are now sigmoids
         i, f, o, g = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
-        cs[:, t + 1] = f * cs[:, t] + i * g
-        hs[:, t + 1] = o * np.tanh(cs[:, t + 1])
-    cache = (X, W_x, W_h, gates, hs, cs)
-    return hs[:, 1:], cache
+        np.multiply(f, cs[t], out=cs[t + 1])                # c_t = f * c_{t-1} + i * g
+        np.multiply(i, g, out=ig)
+        cs[t + 1] += ig
+        np.tanh(cs[t + 1], out=tanh_cs[t])                  # h_t = o * tanh(c_t)
+        np.multiply(o, tanh_cs[t], out=hs[t + 1])
+    cache = (X, W_x, W_h, gates, hs, cs, tanh_cs)
+    return hs[1:], cache
 # --8<-- [end:lstm-forward]
 
 
@@ -156,35 +171,44 @@ def lstm_forward(X, W_x, W_h, b, h0, c0):
 
 # --8<-- [start:lstm-backward]
 def lstm_backward(dHs, cache):
-    """dHs (B, T, H): loss gradient w.r.t. each output h_t -> (dX, dW_x, dW_h, db).
+    """dHs (T, B, H): loss gradient w.r.t. each output h_t -> (dX, dW_x, dW_h, db).
 
-    Walk time backwards, carrying dh and dc from step t+1 into step t; keep every step's gate
-    gradient dz so the weight gradients become three big matrix products after the loop.
+    Only dh and dc have to travel backwards step by step. Everything else a gate's gradient
+    needs is known from the forward pass, so it is computed for all steps at once first:
+
+        dz_i = dc * g * i(1-i)    dz_f = dc * c_{t-1} * f(1-f)    dz_g = dc * i * (1-g^2)
+        dz_o = dh * tanh(c_t) * o(1-o)                            dc += dh * o * (1-tanh(c_t)^2)
+
+    The weight gradients are then three big matrix products over every step's dz.
     """
-    X, W_x, W_h, gates, hs, cs = cache
-    B, T, H = dHs.shape
-    dZ = np.empty_like(gates)                                   # (B, T, 4H)
-    dh = np.zeros((B, H), dHs.dtype)
-    dc = np.zeros((B, H), dHs.dtype)
+    X, W_x, W_h, gates, hs, cs, tanh_cs = cache
+    T, B, H = dHs.shape
+    i, f, o, g = (gates[:, :, k * H:(k + 1) * H] for k in range(4))
+    from_dc = np.empty((T, B, 3, H), X.dtype)                   # multiplies dc, per gate i, f, g
+    from_dc[:, :, 0] = g * i * (1 - i)
+    from_dc[:, :, 1] = cs[:-1] * f * (1 - f)
+    from_dc[:, :, 2] = i * (1 - g * g)
+    o_from_dh = tanh_cs * o * (1 - o)                           # dz_o = dh * this
+    dc_from_dh = o * (1 - tanh_cs * tanh_cs)                    # dc  += dh * this
+    dZ = np.empty_like(gates)                                   # (T, B, 4H)
+    dZ4 = dZ.reshape(T, B, 4, H)
+    dh = np.zeros((B, H), X.dtype)
+    dc = np.zeros((B, H), X.dtype)
+    tmp = np.empty((B, H), X.dtype)
     for t in reversed(range(T)):
-        a = gates[:, t]
-        i, f, o, g = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
-        tanh_c = np.tanh(cs[:, t + 1])
-        dh = dh + dHs[:, t]
-        dc = dc + dh * o * (1.0 - tanh_c * tanh_c)
-        dz = dZ[:, t]
-        dz[:, :H] = dc * g                      # d loss / d i
-        dz[:, H:2 * H] = dc * cs[:, t]          # d loss / d f
-        dz[:, 2 * H:3 * H] = dh * tanh_c        # d loss / d o
-        dz[:, :3 * H] *= a[:, :3 * H] * (1.0 - a[:, :3 * H])    # through the sigmoids
-        dz[:, 3 * H:] = dc * i * (1.0 - g * g)                  # through tanh of g
-        dc = dc * f                             # to c_{t-1}
-        dh = dz @ W_h.T                         # to h_{t-1}
-    dZ2 = dZ.reshape(B * T, 4 * H)
-    dW_x = X.reshape(B * T, -1).T @ dZ2
-    dW_h = hs[:, :-1].reshape(B * T, H).T @ dZ2
+        dh += dHs[t]                                            # from above, plus from step t+1
+        np.multiply(dh, dc_from_dh[t], out=tmp)
+        dc += tmp
+        np.multiply(from_dc[t, :, :2], dc[:, None, :], out=dZ4[t, :, :2])   # i, f
+        np.multiply(dh, o_from_dh[t], out=dZ4[t, :, 2])                     # o
+        np.multiply(from_dc[t, :, 2], dc, out=dZ4[t, :, 3])                 # g
+        dc *= f[t]                                              # to c_{t-1}
+        np.matmul(dZ[t], W_h.T, out=dh)                         # to h_{t-1}
+    dZ2 = dZ.reshape(T * B, 4 * H)
+    dW_x = X.reshape(T * B, -1).T @ dZ2
+    dW_h = hs[:-1].reshape(T * B, H).T @ dZ2
     db = dZ2.sum(axis=0)
-    dX = dZ @ W_x.T
+    dX = (dZ2 @ W_x.T).reshape(T, B, -1)
     return dX, dW_x, dW_h, db
 # --8<-- [end:lstm-backward]
 
@@ -195,7 +219,7 @@ def forward(params, config: Config, x, state=None, last_only: bool = False):
     """x (B, T) int ids; state (h, c) each (L, B, H) or None for zeros.
 
     Returns logits (B, T, V) - or (B, V) for the last position if `last_only` - the cache for
-    `backward`, and the final state (h, c) to carry into the next call.
+    `loss_and_grads`, and the final state (h, c) to carry into the next call.
     """
     x = np.asarray(x)
     B = x.shape[0]
@@ -204,16 +228,18 @@ def forward(params, config: Config, x, state=None, last_only: bool = False):
     if state is None:
         state = (np.zeros((L, B, H), dtype), np.zeros((L, B, H), dtype))
     h0, c0 = state
-    out = params["embed"][x]                                     # (B, T, E)
+    out = params["embed"][x.T]                                   # (T, B, E)
     caches, hn, cn = [], [], []
     for l in range(L):
         out, cache = lstm_forward(out, params[f"W_x{l}"], params[f"W_h{l}"], params[f"b{l}"],
-                                  h0[l], c0[l])                  # (B, T, H)
+                                  h0[l], c0[l])                  # (T, B, H)
         caches.append(cache)
-        hn.append(cache[4][:, -1])
-        cn.append(cache[5][:, -1])
-    top = out[:, -1] if last_only else out                       # (B, H) or (B, T, H)
-    logits = top @ params["W_out"] + params["b_out"]             # (B, V) or (B, T, V)
+        hn.append(out[-1])
+        cn.append(cache[5][-1])
+    top = out[-1] if last_only else out                          # (B, H) or (T, B, H)
+    logits = top @ params["W_out"] + params["b_out"]             # (B, V) or (T, B, V)
+    if not last_only:
+        logits = logits.transpose(1, 0, 2)                       # (B, T, V), a view
     return logits, (x, caches, top), (np.stack(hn), np.stack(cn))
 
 
@@ -239,20 +265,20 @@ def loss_and_grads(params, config: Config, x, y):
     logits, (x, caches, top), _ = forward(params, config, x, last_only=last)
     if last:
         loss, dlogits = cross_entropy(logits, y[:, -1])           # (B, V)
-    else:
-        loss, dlogits = cross_entropy(logits.reshape(B * T, V), y.reshape(B * T))
+    else:                                                         # time-major rows: t, then b
+        loss, dlogits = cross_entropy(logits.transpose(1, 0, 2).reshape(T * B, V), y.T.reshape(-1))
     grads = {"W_out": top.reshape(-1, H).T @ dlogits, "b_out": dlogits.sum(axis=0)}
     dtop = dlogits @ params["W_out"].T
     if last:
-        dout = np.zeros((B, T, H), dtop.dtype)
-        dout[:, -1] = dtop
+        dout = np.zeros((T, B, H), dtop.dtype)
+        dout[-1] = dtop
     else:
-        dout = dtop.reshape(B, T, H)
+        dout = dtop.reshape(T, B, H)
     for l in reversed(range(config.layers)):
         dout, grads[f"W_x{l}"], grads[f"W_h{l}"], grads[f"b{l}"] = lstm_backward(dout, caches[l])
-    one_hot = np.zeros((B * T, V), dout.dtype)                   # embedding rows receive the
-    one_hot[np.arange(B * T), x.reshape(-1)] = 1.0               # gradient of each use, summed
-    grads["embed"] = one_hot.T @ dout.reshape(B * T, -1)
+    one_hot = np.zeros((T * B, V), dout.dtype)                   # embedding rows receive the
+    one_hot[np.arange(T * B), x.T.reshape(-1)] = 1.0             # gradient of each use, summed
+    grads["embed"] = one_hot.T @ dout.reshape(T * B, -1)
     return loss, grads
 
 

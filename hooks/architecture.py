@@ -133,7 +133,7 @@ def overview_mermaid(roadmap=None, modules=None) -> str:
         lines.append(f'    subgraph L{layer}["{roadmap.layers[layer]}"]')
         for item in roadmap.items:
             if item.layer == layer:
-                lines.append(f'        {item.id}["{item.name}<br/>{item.where}"]')
+                lines.append(f'        {item.id}["{item.name}"]')  # paths are in the table below
         lines.append("    end")
     for a, b in sorted(imports):
         lines.append(f"    {a} --> {b}")

@@ -6,7 +6,7 @@ After the build it fills `public/assets/runtime/` (next to the worker, bridge an
     vendor/pyodide/   pyodide.mjs, pyodide.asm.{mjs,wasm}, python_stdlib.zip, pyodide-lock.json (npm, core only)
     vendor/ort/       ort.wasm.min.mjs, ort-wasm-simd-threaded.{mjs,wasm} (npm onnxruntime-web, plain wasm:
                       the default and WebGPU builds exceed Cloudflare's 25 MiB per-file limit)
-    lllm_learn-<version>-py3-none-any.whl   built from lllm/ with zipfile (pure Python, reproducible)
+    lllm_learn-<version>-py3-none-any.whl   lllm/ (modules and package data) zipped (pure Python, reproducible)
     model/            tinyllm.onnx and its card tinyllm.json (from `make model`; LLLM_MODEL_DIR overrides)
     runtime.json      the manifest worker.mjs reads: where each piece is and how many bytes to expect
 
@@ -42,8 +42,9 @@ def build_wheel(out_dir: Path) -> Path:
     name, version = project["name"].replace("-", "_"), project["version"]
     dist_info = f"{name}-{version}.dist-info"
     files: dict[str, bytes] = {}
-    for path in sorted((ROOT / "lllm").rglob("*.py")):
-        files[path.relative_to(ROOT).as_posix()] = path.read_bytes()
+    for path in sorted((ROOT / "lllm").rglob("*")):        # modules and package data (e.g. CSV files)
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            files[path.relative_to(ROOT).as_posix()] = path.read_bytes()
     files[f"{dist_info}/METADATA"] = (f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n"
                                       f"Summary: {project.get('description', '')}\n").encode()
     files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: hooks/runtime.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"

@@ -4,6 +4,8 @@ Read `predictor.py` and `react.py` first. A "brain" is just a predictor; the age
 which one they are talking to. `make_predictor` resolves the `--predictor` flag:
 
     tinyllm[:PATH]   the story model, TinyLLM, on onnxruntime (CPython; default build/model/tinyllm.onnx)
+    tinyllm-agent[:PATH]  TinyLLM trained on the factory's trajectories (`make agent-model`;
+                     default build/model/tinyllm-agent.onnx), greedy unless --temperature is given
     rule             RuleBrain below: a hand-written stand-in that writes correct ReAct steps
     echo             returns the prompt itself: the original collection's bug, kept as a brain
                      so you can watch the lab refuse to credit it (DESIGN.md §8)
@@ -133,8 +135,9 @@ def echo(prompt: str, max_new_tokens: int | None = None) -> str:
 
 # ---- resolving --predictor ---------------------------------------------------------------------
 
-PREDICTOR_SPECS = "tinyllm[:PATH], rule, echo, scripted:FILE or http:URL"
+PREDICTOR_SPECS = "tinyllm[:PATH], rule, echo, scripted:FILE, http:URL or tinyllm-agent[:PATH]"
 DEFAULT_TINYLLM = "build/model/tinyllm.onnx"
+DEFAULT_TINYLLM_AGENT = "build/model/tinyllm-agent.onnx"
 
 
 def load_script(path: str) -> list[str]:
@@ -168,6 +171,16 @@ def _tinyllm(path: str | None, options: dict):
         raise ValueError(f"--predictor tinyllm: {error}") from None
 
 
+def _tinyllm_agent(path: str | None, options: dict):
+    """The agent-tuned TinyLLM: it ends a step at `Observation:` and a final answer with a blank line."""
+    from lllm.onnx_backend import from_onnx
+    try:
+        return from_onnx(path or DEFAULT_TINYLLM_AGENT, stop=("Observation:", "\n\n"),
+                         **{"temperature": 0.0, **options})
+    except ValueError as error:
+        raise ValueError(f"--predictor tinyllm-agent: {error}; the agent model is built by `make agent-model`") from None
+
+
 def make_predictor(spec: str, *, temperature: float | None = None, seed: int | None = None):
     """A predictor for `spec` (see the module docstring); ValueError naming --predictor if bad.
 
@@ -179,6 +192,8 @@ def make_predictor(spec: str, *, temperature: float | None = None, seed: int | N
         return RuleBrain()
     if spec == "echo":
         return echo
+    if spec == "tinyllm-agent" or spec.startswith("tinyllm-agent:"):
+        return _tinyllm_agent(spec.partition(":")[2] or None, options)
     if spec == "tinyllm" or spec.startswith("tinyllm:"):
         return _tinyllm(spec.partition(":")[2] or None, options)
     if spec.startswith("scripted:") and spec != "scripted:":

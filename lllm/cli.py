@@ -27,6 +27,8 @@ COMMAND_MODULES = [
     "lllm.evaluator",
     "lllm.inference_playground",
     "lllm.memory_explainer",
+    "lllm.factory",
+    "lllm.debate",
     "lllm.runtimes.native.scaffold",
     "lllm.runtimes.native.service",
 ]

@@ -24,8 +24,11 @@ Example:
         assert page.page.title().startswith("LLLM")
         page.assert_clean()
 
-Pages may take a while to render diagrams on a busy 2-core machine: wait for a condition
-(`page.page.wait_for_function(...)`), never for a fixed time.
+Pages may take a while to render diagrams on a busy 2-core machine: wait for a condition,
+never for a fixed time. Both servers send the site's Content-Security-Policy (no 'unsafe-eval'),
+so pass Playwright a function, not a bare expression, which it would have to eval:
+`page.page.wait_for_function("n => document.querySelectorAll('div.mermaid').length >= n", arg=3)`.
+`watch(context, origins)` builds a WatchedPage in a context you manage (module-scoped sweeps).
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from hooks import quiz as hook  # noqa: E402
+from hooks import quiz_files  # noqa: E402
+from hooks.quiz import MARKER_RE  # noqa: E402
 
 pytestmark = pytest.mark.browser
 RUNTIME_TIMEOUT = 180_000   # ms: a cold Pyodide boot is 6–9 s here, far more on a busy CI machine
@@ -207,7 +208,7 @@ def plain(markdown_text: str) -> str:
 
 def secrets():
     """Every answer and explanation text (first sentence), as a reader would see it on the page."""
-    quizzes, _ = hook.load_all(run_code=False)
+    quizzes, _ = quiz_files.load_all(run_code=False)
     for quiz in quizzes.values():
         for q in quiz.questions:
             texts = [c["why"] for c in q.get("choices", [])]
@@ -227,8 +228,10 @@ def test_no_answer_in_page_source_or_search_index(site_server):
         with urllib.request.urlopen(site_server.url + path) as response:
             return response.read().decode("utf-8")
 
-    pages = {path: get(path) for path in ("architecture/", "tinyllm/data/", "tinyllm/training/",
-                                          "tinyllm/generation/", "tinyllm/onnx/", "review/", "progress/")}
+    with_quiz = {p.relative_to(ROOT / "site").with_suffix("").as_posix() + "/"
+                 for p in (ROOT / "site").rglob("*.md") if MARKER_RE.search(p.read_text(encoding="utf-8"))}
+    pages = {path: get(path) for path in sorted(with_quiz) + ["review/", "progress/"]}
+    assert len(pages) >= 10
     index = get("search/search_index.json")
     searchable = visible_text(" ".join(doc["text"] + " " + doc["title"] for doc in json.loads(index)["docs"]))
     checked = 0
@@ -293,4 +296,24 @@ def test_code_attempt_without_the_runtime_says_it_is_needed(page, site_server):
     q.get_by_role("button", name="Run the hidden tests").click()
     expect(q.locator(".lllm-q__runtime")).to_contain_text("The live runtime is needed")
     expect(q.locator(".lllm-q__tries")).to_have_text(" Tries left: 3 of 3.")
+    page.assert_clean()
+
+
+# ---- the SM-2 schedule (store.mjs), run in the page ------------------------------------------------------
+
+def test_sm2_schedule(page, site_server):
+    pg = page.page
+    pg.goto(site_server.url + "review/")
+    steps = pg.evaluate("""async () => {
+        const store = await import(new URL("assets/quiz/store.mjs", document.baseURI).href);
+        const run = (qualities) => {
+            let record = null;
+            return qualities.map((q) => (record = store.schedule(record, q, 0)))
+                            .map((r) => [r.reps, r.interval, Math.round(r.ease * 1000) / 1000, r.due / store.DAY]);
+        };
+        return {good: run([4, 4, 4, 4]), lapse: run([5, 5, 1, 3]), floor: run([0, 0, 0, 0, 0, 0, 0, 0])};
+    }""")
+    assert steps["good"] == [[1, 1, 2.5, 1], [2, 6, 2.5, 6], [3, 15, 2.5, 15], [4, 38, 2.5, 38]]
+    assert steps["lapse"] == [[1, 1, 2.6, 1], [2, 6, 2.7, 6], [0, 1, 2.16, 1], [1, 1, 2.02, 1]]
+    assert steps["floor"][-1] == [0, 1, 1.3, 1]                    # ease never drops below 1.3
     page.assert_clean()

@@ -1,4 +1,4 @@
-"""hooks/quiz.py: every quiz file is valid; a broken one fails the build naming file, line and id.
+"""hooks/quiz.py and hooks/quiz_files.py: every quiz file is valid; a broken one fails the build naming file, line and id.
 
 Each bad-input test writes one small quiz file, loads it with the hook's own loader and checks
 the message `<file>:<line> [<id>] ...`. Two tests run a real `mkdocs build` on a tiny site to show
@@ -21,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from hooks import quiz as hook  # noqa: E402
+from hooks import quiz_files  # noqa: E402
 
 GOOD_CHOICE = """\
   - id: {id}
@@ -40,7 +41,7 @@ def errors_for(tmp_path: Path, text: str, name: str = "topic.yml") -> list[str]:
     folder = tmp_path / "quizzes"
     folder.mkdir(exist_ok=True)
     (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    _, errors = hook.load_all(folder)
+    _, errors = quiz_files.load_all(folder)
     return [str(e) for e in errors]
 
 
@@ -53,7 +54,7 @@ def only_error(tmp_path, text, name="topic.yml") -> str:
 # ---- the real quiz files ---------------------------------------------------------------------------
 
 def test_every_quiz_file_is_valid_and_has_five_questions():
-    quizzes, errors = hook.load_all()
+    quizzes, errors = quiz_files.load_all()
     assert [str(e) for e in errors] == []
     assert len(quizzes) >= 6
     for quiz in quizzes.values():
@@ -61,25 +62,43 @@ def test_every_quiz_file_is_valid_and_has_five_questions():
 
 
 def test_the_seed_quizzes_exist():
-    quizzes, _ = hook.load_all()
+    quizzes, _ = quiz_files.load_all()
     titles = {q.title for q in quizzes.values()}
     assert "Test your understanding of the Predictor seam" in titles
     assert "Why we refuse to bloat the base prototype" in titles
 
 
 def test_every_kind_is_used_and_code_attempts_exist():
-    quizzes, _ = hook.load_all()
+    quizzes, _ = quiz_files.load_all()
     kinds = [q["kind"] for quiz in quizzes.values() for q in quiz.questions]
-    assert set(kinds) == hook.KINDS
+    assert set(kinds) == quiz_files.KINDS
     assert kinds.count("code") >= 5
 
 
-def test_every_quiz_is_placed_on_a_page():
-    quizzes, _ = hook.load_all()
+CONCEPT_PAGES = ["architecture.md", "tinyllm/data.md", "tinyllm/training.md", "tinyllm/generation.md",
+                 "tinyllm/onnx.md", "agents/react.md", "agents/memory.md", "agents/lab.md",
+                 "agents/evaluator.md", "agents/brains.md", "native/prompt.md", "native/dialog.md",
+                 "native/agent.md", "native/tactic.md"]
+
+
+def placed_quizzes() -> dict[str, str]:
+    """topic -> the page (under site/) whose marker shows it."""
     placed = {}
     for page in (ROOT / "site").rglob("*.md"):
         for topic in hook.MARKER_RE.findall(page.read_text(encoding="utf-8")):
             placed[topic] = page.relative_to(ROOT / "site").as_posix()
+    return placed
+
+
+def test_every_concept_page_ends_with_a_quiz():
+    pages = set(placed_quizzes().values())
+    assert [p for p in CONCEPT_PAGES if p not in pages] == []
+    assert {"architecture.md"} <= pages and len(pages) >= len(CONCEPT_PAGES)
+
+
+def test_every_quiz_is_placed_on_a_page():
+    quizzes, _ = quiz_files.load_all()
+    placed = placed_quizzes()
     assert set(quizzes) <= set(placed), f"quizzes on no page: {sorted(set(quizzes) - set(placed))}"
 
 
@@ -158,16 +177,16 @@ def test_code_source_file_not_found(tmp_path):
 
 
 def test_source_may_name_a_def_or_class():
-    assert hook.code_source_problem("lllm/predictor.py:ScriptedPredictor") is None
-    assert hook.code_source_problem("lllm/sampling.py:Mulberry32.next_u32") is None
-    assert hook.code_source_problem("export/data.py:vocab") is None          # a snippet section
+    assert quiz_files.code_source_problem("lllm/predictor.py:ScriptedPredictor") is None
+    assert quiz_files.code_source_problem("lllm/sampling.py:Mulberry32.next_u32") is None
+    assert quiz_files.code_source_problem("export/data.py:vocab") is None          # a snippet section
 
 
 def test_page_anchor_sources_are_checked():
     anchors = {"tinyllm/generation.md": {"the-loop", "sampling-strategies"}}
-    assert hook.page_source_problem("tinyllm/generation.md#the-loop", anchors) is None
-    assert "has no anchor #temperature" in hook.page_source_problem("tinyllm/generation.md#temperature", anchors)
-    assert "page nope.md does not exist" in hook.page_source_problem("nope.md#x", anchors)
+    assert quiz_files.page_source_problem("tinyllm/generation.md#the-loop", anchors) is None
+    assert "has no anchor #temperature" in quiz_files.page_source_problem("tinyllm/generation.md#temperature", anchors)
+    assert "page nope.md does not exist" in quiz_files.page_source_problem("nope.md#x", anchors)
 
 
 def test_unknown_field_is_a_typo(tmp_path):
@@ -199,9 +218,9 @@ def test_code_question_solution_must_pass_and_stub_must_fail(tmp_path):
 
 
 def test_short_answers_are_normalised():
-    assert hook.normalise("  From_ONNX.  ") == "from_onnx"
-    assert hook.normalise("'Zero'!") == "zero"
-    assert hook.normalise("two   words") == "two words"
+    assert quiz_files.normalise("  From_ONNX.  ") == "from_onnx"
+    assert quiz_files.normalise("'Zero'!") == "zero"
+    assert quiz_files.normalise("two   words") == "two words"
 
 
 # ---- the build itself ----------------------------------------------------------------------------------

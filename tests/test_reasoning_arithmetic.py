@@ -31,8 +31,17 @@ def all_values(numbers: tuple) -> frozenset:
     return frozenset(out)
 
 
-def brute_force(numbers) -> bool:
-    return Fraction(24) in all_values(tuple(sorted(Fraction(n) for n in numbers)))
+def brute_force(numbers, target=Fraction(24)) -> bool:
+    """Can some split into two groups, a from one and b from the other, give a op b == target?"""
+    numbers = tuple(sorted(Fraction(n) for n in numbers))
+    for mask in range(1, 2 ** len(numbers) - 1):
+        left = tuple(x for i, x in enumerate(numbers) if mask >> i & 1)
+        right = all_values(tuple(x for i, x in enumerate(numbers) if not mask >> i & 1))
+        for a in all_values(left):
+            wanted = {target - a, a - target} | ({target / a, a / target} if a != 0 else set())
+            if wanted & right:
+                return True
+    return False
 
 
 def test_docstring_examples():
@@ -86,7 +95,7 @@ def test_answer_errors_are_messages():
     assert check_answer([4, 4, 6, 8], "4 + 4 + 6 + 8 = 24") == (False, "4 + 4 + 6 + 8 = 22, not 24")
     assert check_answer([1, 2, 3, 4], "4 * 2 * 3 * 1 * 1") == (False, "uses 1 1 2 3 4, but the puzzle is 1 2 3 4")
     assert check_answer([2, 2, 3, 4], "4 / (2 - 2) * 3")[1] == "division by zero in '4 / (2 - 2) * 3'"
-    assert check_answer([1, 2, 3, 4], "(1 + 2 = 24") == (False, "missing ')' in '(1 + 2 '")
+    assert check_answer([1, 2, 3, 4], "(1 + 2 = 24") == (False, "missing ')' in '(1 + 2'")
     assert check_answer([1, 2, 3, 4], "") == (False, "expected a number or '(' in ''")
     assert evaluate_expression("1 + 2 * 3") == (7, [1, 2, 3])
 

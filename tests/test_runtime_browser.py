@@ -184,15 +184,38 @@ def test_runtime_survives_instant_navigation_and_nothing_leaves_the_origin(page,
     paths = [urlsplit(u).path for u in re.findall(r"<loc>(.*?)</loc>", sitemap)]
     assert "/playground/" in paths and len(paths) >= 3
     for path in paths:
-        # Click a link, as a reader would: Material's instant navigation swaps the page in place.
-        page.evaluate("url => { const a = document.createElement('a'); a.href = url; document.body.append(a); a.click(); }",
-                      base + path)
-        page.wait_for_url(base + path, wait_until="commit")
-        expect(page.locator("article h1").first).to_be_visible()
+        navigate(page, base + path)
         # The same interpreter answers on every page: the worker was not restarted.
         assert page.evaluate("lllm.run('import builtins; builtins.lllm_marker').then(r => r.value)") == "42", path
     assert page.context.off_origin == []
     assert page.errors == []
+
+
+def navigate(page, url):
+    """Follow a link, as a reader would: Material's instant navigation swaps the page in place."""
+    if page.url == url:
+        return
+    page.evaluate("() => document.querySelector('article').dataset.old = 'yes'")
+    page.evaluate("url => { const a = document.createElement('a'); a.href = url; document.body.append(a); a.click(); }", url)
+    page.wait_for_url(url, wait_until="commit")
+    page.locator("article:not([data-old])").first.wait_for()    # the new page's content is in
+
+
+def test_every_runnable_cell_on_the_site_runs(page, site):
+    base, out = site
+    pages = sorted(f for f in out.rglob("index.html") if 'class="language-python runnable highlight"' in f.read_text(encoding="utf-8"))
+    assert len(pages) >= 3, "the playground and the TinyLLM pages have runnable cells"
+    for html in pages:
+        url = base + "/" + html.parent.relative_to(out).as_posix().strip(".") + ("/" if html.parent != out else "")
+        navigate(page, url.replace("//", "/").replace("http:/", "http://"))
+        ready(page)
+        cells = page.locator("div.runnable.highlight")
+        for i in range(cells.count()):
+            cells.nth(i).locator("xpath=following-sibling::div[1]").get_by_role("button", name="Run").click()
+            expect(cells.nth(i)).to_have_attribute("data-lllm-result", re.compile("."), timeout=LOAD_TIMEOUT)
+            output = page.locator(".lllm-cell__output").nth(i).text_content()
+            assert cells.nth(i).get_attribute("data-lllm-result") == "ok", f"{url} cell {i + 1}:\n{output}"
+            assert output.strip() and output != "(no output)", f"{url} cell {i + 1} printed nothing"
 
 
 # ---- failures are explained, never a spinner ------------------------------------------------------

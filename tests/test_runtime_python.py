@@ -96,7 +96,8 @@ def test_the_site_wheel_holds_every_lllm_module(tmp_path):
     wheel = build_wheel(tmp_path)
     assert wheel.name == "lllm_learn-0.1.0-py3-none-any.whl"
     names = zipfile.ZipFile(wheel).namelist()
-    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "lllm").rglob("*.py")}
+    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "lllm").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}   # modules and package data
     assert sources <= set(names)
     assert "lllm_learn-0.1.0.dist-info/RECORD" in names and "lllm_learn-0.1.0.dist-info/WHEEL" in names
     (tmp_path / "again").mkdir()

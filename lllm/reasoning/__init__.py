@@ -13,9 +13,9 @@ knows Game of 24.
     >>> tot.initialize(Agent(SimulatedModel(error_rate=0.3, rng=Mulberry32(2))), Game24())
     >>> result = tot.run(900)
     >>> result.state.steps
-    ('2 + 2 = 4 (left: 4 9 12)', '4 * 9 = 36 (left: 12 36)', '36 - 12 = 24 (left: 24)')
+    ('12 / 2 = 6 (left: 2 6 9)', '2 * 9 = 18 (left: 6 18)', '6 + 18 = 24 (left: 24)')
     >>> result.verification.correct, result.usage.calls
-    (True, 125)
+    (True, 44)
 """
 
 from .agent import Agent, Usage

@@ -14,7 +14,7 @@ Usage:
 
     >>> rows = benchmark(["io", "tot-bfs"], split="test", seeds=[0], error_rate=0.5, limit=10)
     >>> [(r.framework, r.solved, r.puzzles) for r in rows]
-    [('io', 1, 10), ('tot-bfs', 5, 10)]
+    [('io', 1, 10), ('tot-bfs', 10, 10)]
 """
 
 from __future__ import annotations

@@ -184,7 +184,7 @@ class Reflexion(Framework):
             thought, attempt = self.agent.answer(state, self.environment, 1, "cot")[0]
             verification = self.environment.verify(attempt)
             self._node(attempt, 0, note=verification.message)
-            if verification.correct:
+            if verification.correct or trial == self.max_trials - 1:
                 break
             lesson = self.agent.reflect(attempt, self.environment, verification)
             if lesson:

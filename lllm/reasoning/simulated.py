@@ -11,8 +11,8 @@ mistake with probability `error_rate` every time it takes a reasoning step:
                 random legal step, or (half of those mistakes) an arithmetic slip ("4 + 8 = 13")
     io / cot    three such steps in its head, then "Answer: <expression> = 24" — it always
                 claims 24, right or not (so one answer succeeds with about (1 - e)^3)
-    propose     eight legal steps in random order; with prob. 1 - e one of them keeps 24
-                reachable; each line slips with prob. e / 2
+    propose     up to eight distinct steps, each drawn as above (24 draws at most), so a good
+                step is rarely missing — sampling several thoughts is what search buys
     evaluate    "sure" if 24 is still reachable, else "impossible"; with prob. e a random label
     reflect     "Avoid starting with <the failed attempt's first step>."; a step named in a
                 lesson of the prompt is never chosen again
@@ -137,15 +137,15 @@ class SimulatedModel:
     # ---- the other operations ------------------------------------------------------------------------
 
     def _propose(self, numbers) -> list[str]:
-        moves = legal_moves(numbers)
-        for i in range(len(moves) - 1, 0, -1):                      # shuffle (Fisher-Yates)
-            j = int(self.rng.uniform() * (i + 1))
-            moves[i], moves[j] = moves[j], moves[i]
-        shown = moves[:self.n_proposals]
-        good = self._good(numbers, moves)
-        if good and not self._good(numbers, shown) and not self._chance(self.error_rate):
-            shown[-1] = self._pick(good)
-        return [self._slip(m) if self._chance(self.error_rate / 2) else m for m in shown]
+        """Distinct steps, each drawn as one step is: so each line is good with prob. about 1 - e."""
+        lines = []
+        for _ in range(3 * self.n_proposals):
+            step = self._step(numbers)
+            if step not in lines:
+                lines.append(step)
+            if len(lines) == self.n_proposals:
+                break
+        return lines
 
     def _evaluate(self, numbers) -> str:
         reachable = numbers == [24] if len(numbers) == 1 else solvable(numbers)

@@ -20,7 +20,12 @@ def grade(src: str, tests: list) -> dict:
     namespace = {"__name__": "__quiz__"}
     total = len(tests)
     try:
-        exec(compile(src, "<your code>", "exec"), namespace)
+        code = compile(src, "<your code>", "exec")
+    except SyntaxError as e:
+        return {"ok": False, "passed": 0, "total": total,
+                "message": f"Your code does not parse: {type(e).__name__} on line {e.lineno}: {e.msg}"}
+    try:
+        exec(code, namespace)
     except BaseException as e:          # the learner's code: every failure is feedback
         return {"ok": False, "passed": 0, "total": total, "message": f"Your code raised {_last_line(e)}"}
     for n, test in enumerate(tests, 1):

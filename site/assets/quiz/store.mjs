@@ -1,5 +1,5 @@
 // Quiz progress in the browser: one record per question id in localStorage, scheduled with SM-2.
-// Read by quiz.mjs (which renders and grades); knows nothing about the page.
+// Used by quiz.mjs (whole quizzes) and questions.mjs (one question); knows nothing about the page.
 //
 // Stored under KEY as {version: 1, questions: {<question id>: record}}. A record:
 //   answer          what the learner last gave (choice indices, text, code and tries used)

@@ -26,14 +26,18 @@ const namespaces = new Map(); // page key -> Python dict shared by that page's c
 // ---- progress: bytes seen by fetch, against the sizes the manifest promises ----------------------
 
 const loaded = new Map();
-let stage = "starting";
+let stage = "Starting";
+let floor = 0;   // the percent a finished stage guarantees
 
-function report(newStage) {
+// Downloads fill 0–85 %; starting Python is CPU work with no byte count, so its stage name moves
+// instead ("Starting Python"), then installing lllm takes it to 95 % and "Ready" to 100 %.
+function report(newStage, atLeast = 0) {
   if (newStage) stage = newStage;
+  floor = Math.max(floor, atLeast);
   const total = manifest ? manifest.totalBytes : 0;
   let done = 0;
   for (const n of loaded.values()) done += n;
-  const percent = total ? Math.min(99, Math.floor((100 * done) / total)) : 0;
+  const percent = Math.max(floor, total ? Math.min(85, Math.floor((85 * done) / total)) : 0);
   postMessage({ type: "progress", stage, percent });
 }
 
@@ -48,7 +52,10 @@ globalThis.fetch = async (input, init) => {
     (async () => {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) break;
+        if (done) {
+          if (url.endsWith("pyodide.asm.wasm")) report("Starting Python");
+          break;
+        }
         n += value.byteLength;
         loaded.set(url, n);
         report();
@@ -72,6 +79,7 @@ async function fetchBytes(url, what) {
 // ---- the model: onnxruntime-web, one thread, plain wasm ------------------------------------------
 
 async function loadModel() {
+  report("Downloading the model");
   const ortBase = new URL(manifest.ort, HERE);
   ort = await import(new URL("ort.wasm.min.mjs", ortBase).href);
   ort.env.wasm.numThreads = 1;       // no SharedArrayBuffer, so no COOP/COEP headers needed
@@ -96,6 +104,7 @@ async function loadModel() {
     if (hex !== card.onnx_sha256)
       throw new Error(`The model file ${modelUrl} does not match its card (sha256 differs): the download is damaged or stale; rebuild with \`make model\` and reload`);
   }
+  report("Opening the model");
   try {
     session = await ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
   } catch (e) {
@@ -175,10 +184,11 @@ async function generateWindow({ ids, maxNewTokens, window = 64 }) {
 async function loadPython() {
   // Without JSPI, run_sync cannot work: skip Python (20 MB) and let the page say which browsers work.
   if (location.hash === "#nojspi" || typeof WebAssembly.Suspending !== "function") throw new Error("no JSPI");
+  report("Downloading Python");
   const pyBase = new URL(manifest.pyodide, HERE).href;
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyBase).href);
   pyodide = await loadPyodide({ indexURL: pyBase, stdout: () => {}, stderr: () => {} });
-  report("Installing lllm");
+  report("Installing lllm", 95);
   const wheel = await fetchBytes(new URL(manifest.wheel, HERE).href, "the lllm wheel");
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
@@ -217,7 +227,6 @@ async function start() {
   const response = await plainFetch(new URL("runtime.json", HERE));
   if (!response.ok) throw new Error(`Could not download the runtime manifest (${response.url}): HTTP ${response.status}`);
   manifest = await response.json();
-  report("Loading Python and the model");
 }
 
 // The model (≈1 s) loads first, then Python (≈6 s): both compete for this one thread, and
@@ -231,7 +240,7 @@ modelReady.then(
   (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }));
 pythonReady.catch((e) => postMessage({ type: "python-error", error: String(e.message ?? e) }));
 Promise.all([modelReady, pythonReady]).then(() => {
-  report("Ready");
+  report("Ready", 100);
   postMessage({ type: "ready", python: pyodide.version, vocab: card.vocab });
 }, () => {});
 

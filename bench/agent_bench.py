@@ -1,0 +1,68 @@
+"""Before / after: the story model versus the agent-tuned TinyLLM on the factory's held-out suite.
+
+Both models run greedily (temperature 0) through the ordinary ReAct loop with the default tools;
+the goals are questions, never `tool[args]`, so nothing is forced. Scores per group and overall:
+format validity, right tool, right arguments, right final answer (lllm/factory_eval.py).
+
+Usage (after `make model agent-model`):
+
+    .venv/bin/python bench/agent_bench.py [--per-group 20] [--seed 0] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lllm.brains import make_predictor  # noqa: E402
+from lllm.factory_eval import CRITERIA, compare, evaluate  # noqa: E402
+from lllm.factory_tasks import make_suite  # noqa: E402
+
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-group", type=int, default=20, help="goals per (family, phrasing) group")
+    parser.add_argument("--seed", type=int, default=0, help="which held-out goals are drawn")
+    parser.add_argument("--split", default="test", choices=["test", "validation"])
+    parser.add_argument("--json", help="also write the scores to this file")
+    parser.add_argument("--story", default=str(ROOT / "build/model/tinyllm.onnx"), help="the story model")
+    parser.add_argument("--agent", default=str(ROOT / "build/model/tinyllm-agent.onnx"), help="the agent model")
+    args = parser.parse_args(argv)
+    suite = make_suite(args.split, args.per_group, args.seed)
+    reports = []
+    models = {"story model (tinyllm)": f"tinyllm:{args.story}",
+              "agent model (tinyllm-agent)": f"tinyllm-agent:{args.agent}"}
+    for name, spec in models.items():
+        try:
+            predictor = make_predictor(spec, temperature=0)
+        except ValueError as error:
+            print(f"skipping {name}: {error}", file=sys.stderr)
+            continue
+        start = time.perf_counter()
+        reports.append(evaluate(predictor, suite, name))
+        print(f"{name}: {len(suite)} goals in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    if not reports:
+        return 1
+    card = Path(args.agent).with_suffix(".json")
+    if card.is_file():
+        metrics = json.loads(card.read_text())["metrics"]
+        print(f"agent model: {metrics['steps']} training steps, {metrics['train_seconds']:.0f} s of training")
+    print(f"held-out {args.split} suite, {len(suite)} goals, greedy, no forcing "
+          "(format / right tool / right args / right answer, %)")
+    print(compare(reports))
+    if args.json:
+        scores = {r.name: {g[0] + ", " + g[1]: {c: r.mean(c, g) for c in CRITERIA} for g in r.groups()}
+                  | {"all": {c: r.mean(c) for c in CRITERIA}} for r in reports}
+        Path(args.json).write_text(json.dumps(scores, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,305 @@
+"""Layer 1 · training TinyLLM to act as a ReAct agent: `train_agent(settings) -> (params, history)`.
+
+Contract: `python -m export.agent_train --out DIR [--steps N] [--seed S] [--force]` leaves in DIR
+`tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the same card format as tinyllm.json,
+so `lllm.onnx_backend.OnnxBackend` opens it), reused when its build key is unchanged.
+
+Read `model.py`, `train.py` and `lllm/factory.py` first. The recipe (shared/NOTES-agent-model.md,
+measured on this machine) and where each piece lives here:
+
+    fresh trajectories every step   fresh_episodes: new verified factory episodes, never a pool
+    loss on the agent's lines only  factory.agent_mask -> a weight per position (weighted_loss)
+    the prompt header, once         the ~510-character tool header is run once per step (batch 1)
+                                    and its final state starts every episode of the batch; no
+                                    gradient flows into the header (truncated backprop)
+    chrono forget-gate init         chrono_init: forget biases spread over log(1..T) so some
+                                    units remember across a whole question
+    small batches, many updates     batch 8, AdamW, lr 8e-3 with warm-up and cosine decay
+    thoughts that restate operands  the rule brain writes "Thought: compute 48 + 17" first
+
+The vocabulary is the story model's (printable ASCII + newline), so every format character has
+an id. Shapes: B batch, T characters of the longest episode in the batch, H hidden, V vocabulary.
+
+Usage:
+
+    >>> settings = AgentSettings(hidden=16, embed=8, steps=3, batch=2)
+    >>> params, history = train_agent(settings, progress=False)
+    >>> len(history["loss"])
+    3
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from export.data import build_vocab, load_story
+from export.model import Config, forward, init_params, lstm_backward
+from export.train import AdamW, clip_global_norm
+from lllm.brains import RuleBrain
+from lllm.factory import agent_mask, prompt_header, run_episode
+from lllm.factory_tasks import MIX, make_task
+from lllm.tokenizer import CharTokenizer
+
+__all__ = ["AgentSettings", "chrono_init", "weighted_loss_and_grads", "make_batch", "train_agent",
+           "HeaderCachedBackend", "build", "main"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ---- settings ----------------------------------------------------------------------------------
+
+# --8<-- [start:settings]
+@dataclass(frozen=True)
+class AgentSettings:
+    embed: int = 32            # as the story model
+    hidden: int = 168          # as the story model: bigger was slower and no better (notes)
+    batch: int = 8             # small batches, more updates: 8 beat 32 by far (notes)
+    steps: int = 6000          # updates; each sees `batch` fresh episodes
+    lr: float = 8e-3           # 6e-3..1e-2 helped, 2e-2 diverged (notes)
+    warmup: int = 100          # steps of linear warm-up, then cosine decay to lr / 10
+    clip: float = 1.0
+    weight_decay: float = 0.01
+    chrono: int = 80           # chrono init over log(1..chrono); 0 = the story model's bias 1
+    mask: bool = True          # loss only on the agent's own characters
+    seed: int = 0
+    checkpoints: int = 4       # validation checks during training; the best one is kept
+    header: bool = True        # train after the tool header (False: from zero state, for quick tests)
+# --8<-- [end:settings]
+
+    def config(self, vocab_size: int) -> Config:
+        return Config(vocab_size=vocab_size, embed=self.embed, hidden=self.hidden, layers=1,
+                      batch=self.batch, lr=self.lr, epochs=1, weight_decay=self.weight_decay,
+                      clip=self.clip, seed=self.seed)
+
+
+def vocabulary() -> CharTokenizer:
+    return CharTokenizer(build_vocab(load_story()))
+
+
+# ---- chrono initialisation ---------------------------------------------------------------------
+
+def chrono_init(params, config: Config, t_max: int, rng: np.random.Generator) -> None:
+    """Tallec & Ollivier (2018): forget bias log(u), u ~ U(1, t_max - 1), input bias its negative,
+    so units start with memories spread from one character to about t_max. Gate order i, f, o, g."""
+    H = config.hidden
+    for l in range(config.layers):
+        b_f = np.log(rng.uniform(1.0, t_max - 1.0, size=H)).astype(np.float32)
+        params[f"b{l}"][H:2 * H] = b_f
+        params[f"b{l}"][:H] = -b_f
+
+
+# ---- the weighted loss -------------------------------------------------------------------------
+
+# --8<-- [start:weighted-loss]
+def weighted_loss_and_grads(params, config: Config, x, y, w, state):
+    """Like model.loss_and_grads, but each target y[b, t] counts with weight w[b, t] (0 = ignore)
+    and the batch starts from `state` (the header's). Returns (mean weighted loss, grads)."""
+    B, T = x.shape
+    H, V = config.hidden, config.vocab_size
+    logits, (x, caches, top), _ = forward(params, config, x, state)      # top (T, B, H): time-major
+    z = logits.transpose(1, 0, 2).reshape(T * B, V)                      # rows t-major: t, then b
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)                                    # softmax (T*B, V)
+    rows, targets, weights = np.arange(T * B), y.T.reshape(-1), w.T.reshape(-1).astype(z.dtype)
+    total = max(float(weights.sum()), 1.0)
+    loss = float(-(np.log(p[rows, targets] + 1e-12) * weights).sum() / total)
+    dlogits = p
+    dlogits[rows, targets] -= 1.0
+    dlogits *= (weights / total)[:, None]                                # (T*B, V)
+    grads = {"W_out": top.reshape(-1, H).T @ dlogits, "b_out": dlogits.sum(axis=0)}
+    dout = (dlogits @ params["W_out"].T).reshape(T, B, H)
+    for l in reversed(range(config.layers)):
+        dout, grads[f"W_x{l}"], grads[f"W_h{l}"], grads[f"b{l}"] = lstm_backward(dout, caches[l])
+    grads["embed"] = np.zeros_like(params["embed"])
+    np.add.at(grads["embed"], x.T.reshape(-1), dout.reshape(T * B, -1))  # each use of a row adds
+    return loss, grads
+# --8<-- [end:weighted-loss]
+
+
+def fresh_episodes(brain, rng: random.Random, batch: int) -> list[str]:
+    """`batch` new verified episodes of one family (similar lengths pad less)."""
+    family, texts = rng.choice(MIX), []
+    while len(texts) < batch:
+        episode = run_episode(make_task(rng, "train", family), brain)
+        if episode.rejected is None:
+            texts.append(episode.text())
+    return texts
+
+
+def make_batch(texts: list[str], tok: CharTokenizer, mask: bool = True):
+    """Episodes -> x, y, w (B, T): inputs, next characters, weights; padding has weight 0."""
+    T = max(len(t) for t in texts) - 1
+    x = np.zeros((len(texts), T), np.int64)
+    y = np.zeros((len(texts), T), np.int64)
+    w = np.zeros((len(texts), T), np.float32)
+    for b, text in enumerate(texts):
+        ids, weights = tok.encode(text), agent_mask(text) if mask else [1] * len(text)
+        n = len(ids) - 1
+        x[b, :n], y[b, :n], w[b, :n] = ids[:-1], ids[1:], weights[1:]
+    return x, y, w
+
+
+def header_state(params, config: Config, header_ids, batch: int):
+    """Run the tool header once (batch 1) and copy its final (h, c) for every episode."""
+    _, _, (h, c) = forward(params, config, np.asarray([header_ids]), None, last_only=True)
+    return np.repeat(h, batch, axis=1), np.repeat(c, batch, axis=1)      # (L, B, H) each
+
+
+# ---- greedy runs on held-out tasks (for checkpoints) -------------------------------------------
+
+class HeaderCachedBackend:
+    """A NumpyBackend-like `backend(ids, state)` that skips re-reading the fixed header."""
+
+    def __init__(self, params, config: Config, header_ids: list[int]):
+        self.params, self.config, self.vocab_size = params, config, config.vocab_size
+        self.header = header_ids
+        self.header_state = header_state(params, config, header_ids, 1) if header_ids else None
+
+    def __call__(self, ids, state=None):
+        if state is None and self.header and list(ids[:len(self.header)]) == self.header:
+            ids, state = ids[len(self.header):], self.header_state
+        logits, _, state = forward(self.params, self.config, np.asarray([ids]), state, last_only=True)
+        return logits[0].astype(np.float64).tolist(), state
+
+
+def validation_accuracy(params, config, tok, header, tasks) -> float:
+    """Share of tasks whose greedy run is fully right (tool, arguments and final answer)."""
+    from lllm.factory import verify
+    from lllm.generate import BackendPredictor
+    from lllm.react import run_react
+    backend = HeaderCachedBackend(params, config, tok.encode(header))
+    predictor = BackendPredictor(backend, tok, temperature=0, max_new_tokens=128,
+                                 stop=("Observation:", "\n\n"))
+    right = sum(verify(run_react(t.goal, predictor, max_steps=4, return_trajectory=True), t) is None
+                for t in tasks)
+    return right / len(tasks)
+
+
+# ---- the training loop -------------------------------------------------------------------------
+
+# --8<-- [start:train-agent]
+def train_agent(settings: AgentSettings, progress: bool = True, validation=None):
+    """Train from scratch on fresh factory episodes; with `validation` tasks, keep the best
+    of `settings.checkpoints` checkpoints. Returns (params, history)."""
+    tok = vocabulary()
+    config = settings.config(len(tok))
+    params = init_params(config)
+    if settings.chrono:
+        chrono_init(params, config, settings.chrono, np.random.default_rng([settings.seed, 2]))
+    optimiser = AdamW(params, settings.lr, settings.weight_decay)
+    rng, brain = random.Random(settings.seed), RuleBrain()
+    header = prompt_header() if settings.header else ""
+    header_ids = tok.encode(header)
+    history = {"loss": [], "validation": [], "seconds": 0.0}
+    best, start = (-1.0, None), time.perf_counter()
+    every = max(1, settings.steps // max(1, settings.checkpoints))
+    for step in range(1, settings.steps + 1):
+        x, y, w = make_batch(fresh_episodes(brain, rng, settings.batch), tok, settings.mask)
+        state = header_state(params, config, header_ids, settings.batch) if header_ids else None
+        loss, grads = weighted_loss_and_grads(params, config, x, y, w, state)
+        clip_global_norm(grads, settings.clip)
+        optimiser.lr = learning_rate(settings, step)
+        optimiser.step(params, grads)
+        history["loss"].append(loss)
+        if validation and (step % every == 0 or step == settings.steps):
+            score = validation_accuracy(params, config, tok, header, validation)
+            history["validation"].append((step, score))
+            if score > best[0]:
+                best = (score, {k: v.copy() for k, v in params.items()})
+        if progress and (step % 100 == 0 or step == settings.steps):
+            seen = history["validation"][-1] if history["validation"] else None
+            elapsed = time.perf_counter() - start
+            print(f"step {step:5d}/{settings.steps}  loss {np.mean(history['loss'][-100:]):.4f}  "
+                  f"{elapsed:5.0f}s" + (f"  validation {seen[1]:.1%} at step {seen[0]}" if seen else ""),
+                  file=sys.stderr, flush=True)
+    history["seconds"] = time.perf_counter() - start
+    return (best[1] if best[1] is not None else params), history
+# --8<-- [end:train-agent]
+
+
+def learning_rate(settings: AgentSettings, step: int) -> float:
+    if step <= settings.warmup:
+        return settings.lr * step / settings.warmup
+    progress = (step - settings.warmup) / max(1, settings.steps - settings.warmup)
+    return settings.lr * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * progress)))
+
+
+# ---- build: train, export, card, reuse ---------------------------------------------------------
+
+SOURCES = (sorted((ROOT / "export").glob("*.py"))
+           + [ROOT / "lllm" / name for name in ("tokenizer.py", "factory.py", "factory_tasks.py",
+                                                "react.py", "calc.py", "brains.py")])
+
+
+def build_key(settings: AgentSettings) -> str:
+    digest = hashlib.sha256(json.dumps(asdict(settings), sort_keys=True).encode())
+    for path in SOURCES:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m export.agent_train", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="build/model")
+    parser.add_argument("--steps", type=int, default=AgentSettings.steps)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-mask", action="store_true", help="loss on every character (for comparison)")
+    parser.add_argument("--force", action="store_true", help="retrain even if up to date")
+    args = parser.parse_args(argv)
+    if args.steps < 1:
+        parser.exit(2, f"export.agent_train: error: --steps must be at least 1, got {args.steps}\n")
+    build(AgentSettings(steps=args.steps, seed=args.seed, mask=not args.no_mask), Path(args.out), args.force)
+    return 0
+
+
+def build(settings: AgentSettings, out: Path, force: bool = False, progress: bool = True) -> Path:
+    """Train, export and write the card into `out` - or reuse the model there if up to date."""
+    from export.build import CARD_FORMAT, card_json, sha256_file, write_atomic
+    from export.onnx_export import to_onnx
+    from lllm.factory_tasks import make_suite
+    key = build_key(settings)
+    onnx_path, card_path = out / "tinyllm-agent.onnx", out / "tinyllm-agent.json"
+    try:
+        card = json.loads(card_path.read_text())
+        if not force and card["build_key"] == key and sha256_file(onnx_path) == card["onnx_sha256"]:
+            print(f"reusing {onnx_path}: up to date (build key {key[:12]})")
+            return onnx_path
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    out.mkdir(parents=True, exist_ok=True)
+    validation = make_suite("validation", per_group=6, seed=settings.seed) if settings.checkpoints else None
+    params, history = train_agent(settings, progress=progress, validation=validation)
+    config = settings.config(len(vocabulary()))
+    onnx_bytes = to_onnx(params, config).SerializeToString()
+    card = {
+        "format": CARD_FORMAT, "vocab": vocabulary().vocab, "config": config.to_dict(),
+        "metrics": {"final_loss": round(float(np.mean(history["loss"][-100:])), 6),
+                    "steps": settings.steps, "train_seconds": round(history["seconds"], 2),
+                    "loss_per_epoch": [round(float(np.mean(history["loss"][i:i + 100])), 6)
+                                       for i in range(0, len(history["loss"]), 100)],
+                    "validation": history["validation"]},
+        "parameters": int(sum(p.size for p in params.values())),
+        "onnx_file": onnx_path.name, "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
+        "build_key": key, "preset": "agent", "agent": asdict(settings),
+    }
+    write_atomic(onnx_path, onnx_bytes)
+    write_atomic(card_path, card_json(card).encode())
+    best = max([s for _, s in history["validation"]] or [0.0])
+    print(f"wrote {onnx_path} ({card['parameters']:,d} parameters, {settings.steps} steps, "
+          f"{history['seconds']:.0f} s, best validation {best:.1%})")
+    return onnx_path
+
+
+if __name__ == "__main__":
+    sys.exit(main())

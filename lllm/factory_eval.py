@@ -1,0 +1,104 @@
+"""Layer 4 · the factory's before/after check: `evaluate(predictor, suite) -> SuiteReport`, no forcing.
+
+Read `factory.py` and `factory_tasks.py` first. The held-out suite (`make_suite("test")`) holds
+goals whose numbers (and, for the "new" groups, whose phrasings) never appear in training. Each
+goal is run once through the ordinary ReAct loop — the goal is a question, never `tool[args]`,
+so nothing is forced — and scored on four criteria:
+
+    format   share of the model's steps that parsed as an Action or a Final Answer
+    tool     it called the task's tool (for a no-tool question: it called none)
+    args     one such call's argument is the task's (spaces and case ignored)
+    answer   the Final Answer equals the oracle's (numbers compared as numbers)
+
+`compare({"story model": p1, "agent model": p2}, suite)` prints the table the factory page and
+`bench/agent_bench.py` show, one row per (family, phrasing) group.
+
+Usage:
+
+    >>> from lllm.brains import RuleBrain
+    >>> from lllm.factory_tasks import make_suite
+    >>> report = evaluate(RuleBrain(), make_suite("test", per_group=2))
+    >>> report.mean("answer"), report.mean("args")
+    (1.0, 1.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from lllm.factory import _same_answer
+from lllm.factory_tasks import Task
+from lllm.react import Trajectory, run_react
+
+__all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "compare"]
+
+CRITERIA = ("format", "tool", "args", "answer")
+
+
+# --8<-- [start:score]
+def _squash(text: str) -> str:
+    return "".join(text.lower().split())
+
+
+def score(trajectory: Trajectory, task: Task) -> dict[str, float]:
+    """The four criteria for one run (1.0 = right, 0.0 = wrong; format is a share)."""
+    model_steps = [s for s in trajectory.steps if not s.forced and s.raw]
+    parsed = [s for s in model_steps if s.action or s.final is not None]
+    calls = trajectory.tool_calls()
+    if task.tool is None:
+        tool = args = not calls and trajectory.answer is not None
+    else:
+        used = [a for name, a in calls if name == task.tool]
+        tool, args = bool(used), any(_squash(a) == _squash(task.args) for a in used)
+    answer = trajectory.answer is not None and _same_answer(trajectory.answer, task.answer)
+    return {"format": len(parsed) / len(model_steps) if model_steps else 0.0,
+            "tool": float(tool), "args": float(args), "answer": float(answer)}
+# --8<-- [end:score]
+
+
+@dataclass
+class SuiteReport:
+    name: str
+    rows: list[tuple[Task, dict[str, float], Trajectory]] = field(default_factory=list)
+
+    def mean(self, criterion: str, group: tuple[str, str] | None = None) -> float:
+        values = [s[criterion] for t, s, _ in self.rows if group in (None, (t.family, t.phrasing))]
+        return sum(values) / len(values) if values else 0.0
+
+    def groups(self) -> list[tuple[str, str]]:
+        return sorted({(t.family, t.phrasing) for t, _, _ in self.rows})
+
+
+def evaluate(predictor, suite: Sequence[Task], name: str = "", max_steps: int = 4) -> SuiteReport:
+    """Run every task of the suite once through run_react and score it."""
+    report = SuiteReport(name)
+    for task in suite:
+        trajectory = run_react(task.goal, predictor, max_steps=max_steps, return_trajectory=True)
+        report.rows.append((task, score(trajectory, task), trajectory))
+    return report
+
+
+# --8<-- [start:compare]
+def compare(reports: Sequence[SuiteReport]) -> str:
+    """A text table: for each group and overall, each report's four criteria in percent."""
+    head = f"{'group':30s} {'n':>4s}  " + "  ".join(
+        f"{r.name[:23]:^23s}" for r in reports)
+    sub = f"{'':30s} {'':>4s}  " + "  ".join(
+        " ".join(f"{c[:5]:>5s}" for c in CRITERIA) for _ in reports)
+    lines = [head, sub]
+    for group in reports[0].groups() + [None]:
+        label = "all held-out goals" if group is None else f"{group[0]}, {group[1]}"
+        n = sum(1 for t, _, _ in reports[0].rows if group in (None, (t.family, t.phrasing)))
+        cells = "  ".join(" ".join(f"{100 * r.mean(c, group):5.1f}" for c in CRITERIA) for r in reports)
+        lines.append(f"{label:30s} {n:4d}  {cells}")
+    return "\n".join(lines)
+# --8<-- [end:compare]
+
+
+if __name__ == "__main__":
+    from lllm.brains import RuleBrain, echo
+    from lllm.factory_tasks import make_suite
+
+    suite = make_suite("test", per_group=5)
+    print(compare([evaluate(echo, suite, "echo (the old bug)"), evaluate(RuleBrain(), suite, "rule brain")]))

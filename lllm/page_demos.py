@@ -1,0 +1,223 @@
+"""Layer 4 · the agent pages' live demos: `run_json(params_json) -> JSON text` — the same functions, as data.
+
+Read `react.py`, `lab.py`, `evaluator.py`, `memory_explainer.py` and `inference_playground.py`
+first. This module adds no agent logic: it calls those modules exactly as `python -m lllm ...`
+does and turns what they return (trajectories, reports, turns, rows) into JSON, so a page's
+widget (`site/assets/agents/demos.mjs`) can draw them. The widget sends one JSON object:
+
+    {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve",
+     "brain": "rule" | "tinyllm" | "scripted" | "echo", "temperature": 0.8, "seed": 0,
+     "script": "replies between --- lines", ...the demo's own fields (goal, goals, seeds...)}
+
+and gets back `{"ok": true, ...}` or `{"ok": false, "error": "a clear sentence"}` for bad input
+(an empty goal, an unknown brain, a script with no replies). What the *model* causes is never an
+error here: it is a visible, capped step inside the trajectory (react.py).
+
+The same params give the same JSON in CPython and in the page (tests compare them literally),
+except TinyLLM's source: CPython loads it with onnxruntime (`brains.make_predictor`), the page
+passes `tinyllm=browser_tinyllm` (`lllm.browser`, imported only when called, so this module
+stays importable anywhere). Timings in the playground demo are measured, so they differ.
+
+Usage:
+
+    >>> import json
+    >>> out = json.loads(run_json('{"demo": "react", "goal": "What is 6 times 7?", "brain": "rule"}'))
+    >>> out["trajectory"]["answer"], [s["action"] for s in out["trajectory"]["steps"]]
+    ('42', [['calc', '6 * 7'], None])
+    >>> json.loads(run_json('{"demo": "react", "goal": "  ", "brain": "rule"}'))["error"]
+    'goal is empty: ask the agent a question'
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from contextlib import redirect_stdout
+from dataclasses import asdict
+from typing import Callable
+
+from lllm.brains import RuleBrain, echo, make_predictor
+from lllm.evaluator import evaluate_seeds
+from lllm.inference_playground import compare
+from lllm.lab import SUITE, LabReport, evaluate_case
+from lllm.memory import LongTermMemory, format_memories, words
+from lllm.memory_explainer import DEMO_GOALS, explain_memory
+from lllm.predictor import ScriptedPredictor
+from lllm.react import FACTS, run_react
+
+__all__ = ["BRAINS", "DEMOS", "TINYLLM_STOP", "browser_tinyllm", "make_brain", "parse_script", "run_demo",
+           "run_json"]
+
+BRAINS = ("rule", "tinyllm", "scripted", "echo")
+TINYLLM_STOP = ("Observation:",)   # as brains.make_predictor("tinyllm"): the model may not observe for itself
+MAX_STEPS_LIMIT = 10               # the page's ceiling: a reader's typo must not start a long run
+CATEGORIES = tuple(dict.fromkeys(c.category for c in SUITE))
+
+
+# ---- brains: the page's choice, resolved the way the command line resolves --predictor ---------
+
+def browser_tinyllm(temperature: float, seed: int):
+    """The page's TinyLLM (onnxruntime-web in the runtime worker), stopping as the CPython one does."""
+    from lllm.browser import from_browser      # exists only inside the page's Pyodide
+    return from_browser(temperature=temperature, seed=seed, stop=TINYLLM_STOP)
+
+
+def parse_script(text: str) -> list[str]:
+    """Replies for the scripted brain: text with one reply between `---` lines (as `scripted:FILE`)."""
+    replies = [r.strip("\n") for r in re.split(r"^---[ \t]*$", text or "", flags=re.M)]
+    replies = [r for r in replies if r.strip()]
+    if not replies:
+        raise ValueError("the script has no replies: write one reply per block, blocks separated by --- lines")
+    return replies
+
+
+def make_brain(spec: str, seed: int = 0, temperature: float = 0.8, script: str = "",
+               tinyllm: Callable | None = None):
+    """A fresh predictor for `spec` (one of BRAINS); ValueError naming the choice if it is unknown."""
+    if spec == "rule":
+        return RuleBrain()
+    if spec == "echo":
+        return echo
+    if spec == "scripted":
+        return ScriptedPredictor(parse_script(script), cycle=True)
+    if spec == "tinyllm":
+        if tinyllm is not None:
+            return tinyllm(temperature=temperature, seed=seed)
+        return make_predictor("tinyllm", temperature=temperature, seed=seed)
+    raise ValueError(f"brain {spec!r} is not one of: {', '.join(BRAINS)}")
+
+
+# ---- the demos: each calls the module that does the work and returns plain data ----------------
+
+def react_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """One goal, step by step: the trajectory (as `react --json`) and the labelled trace (as `--verbose`)."""
+    terminal = io.StringIO()
+    with redirect_stdout(terminal):
+        trajectory = run_react(p.get("goal", ""), make(_int(p, "seed", 0)), max_steps=_steps(p, 5),
+                               verbose=True, return_trajectory=True)
+    return {"trajectory": trajectory.to_dict(), "trace": terminal.getvalue()}
+
+
+def lab_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """The reliability lab for one brain (as `lab --json`), one case at a time so the page can show progress."""
+    cases = _cases(p)
+    predictor, results = make(_int(p, "seed", 0)), []
+    for number, case in enumerate(cases, 1):   # run_lab's loop, with a progress line per case
+        progress(f"case {number}/{len(cases)}: {case.goal}")
+        results.append(evaluate_case(case, predictor, max_steps=_steps(p, 4)))
+    report = LabReport(p.get("brain", "rule"), results)
+    return {"report": report.to_dict(), "text": report.format()}
+
+
+def evaluate_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """The trajectory evaluator over several seeds (as `evaluate --json`): means and spreads per criterion."""
+    seeds = p.get("seeds", [0, 1, 2])
+    if not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds):
+        raise ValueError("seeds must be a non-empty list of integers >= 0, e.g. 0,1,2")
+
+    def fresh(seed: int):
+        progress(f"seed {seed}")
+        return make(seed)
+    report = evaluate_seeds(fresh, seeds, _cases(p), _steps(p, 4), name=p.get("brain", "rule"))
+    return {"report": report.to_dict(), "text": report.format()}
+
+
+def memory_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """The memory explainer (as `explain-memory`): per goal, the injected block, the run, and
+    short-term memory after it."""
+    goals = p.get("goals", DEMO_GOALS)
+    if not goals or any(not isinstance(g, str) or not g.strip() for g in goals):
+        raise ValueError("a goal is empty: write one question per line")
+    window = _int(p, "window", 4)
+    terminal = io.StringIO()
+    with redirect_stdout(terminal):
+        turns = explain_memory(make(_int(p, "seed", 0)), goals, window=window, max_steps=_steps(p, 4))
+    remembered = [f"user: {t.goal} | agent: {t.answer}" for t in turns]   # what explain_memory adds
+    return {"turns": [{"goal": t.goal, "memory_block": t.memory_block, "answer": t.answer,
+                       "trajectory": t.trajectory.to_dict(),
+                       "short_term_after": remembered[max(0, i + 1 - window):i + 1]}
+                      for i, t in enumerate(turns)],
+            "trace": terminal.getvalue()}
+
+
+def playground_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """Brains side by side on the same lab cases (as `playground --json`); one brain per name in `brains`."""
+    names = p.get("brains") or ["rule", "tinyllm"]
+    predictors = {name: make(_int(p, "seed", 0), name) for name in names}
+    progress(f"{len(_cases(p))} cases x {len(names)} brain(s)")
+    rows = compare(predictors, _cases(p), max_steps=_steps(p, 4))
+    return {"rows": [dict(asdict(r), ms_per_call=r.ms_per_call, chars_per_second=r.chars_per_second)
+                     for r in rows]}
+
+
+def retrieve_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """Long-term memory on its own: which story facts share words with the text, and the block."""
+    text, k = p.get("context", ""), _int(p, "k", 2)
+    short = [t for t in p.get("recent", []) if t.strip()]
+    facts = LongTermMemory(FACTS.values()).retrieve(short + [text], k=k)
+    query = words(" ".join(short + [text]))
+    return {"query_words": sorted(query), "facts": facts,
+            "shared": [sorted(query & words(f)) for f in facts],
+            "block": format_memories(short, facts)}
+
+
+DEMOS = {"react": react_demo, "lab": lab_demo, "evaluate": evaluate_demo, "memory": memory_demo,
+         "playground": playground_demo, "retrieve": retrieve_demo}
+
+
+# ---- the entry point the page calls ------------------------------------------------------------
+
+def run_demo(params: dict, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """Run one demo; bad input (ValueError) becomes {"ok": False, "error": ...}, never a traceback."""
+    if not isinstance(params, dict) or params.get("demo") not in DEMOS:
+        return {"ok": False, "error": f"demo must be one of: {', '.join(DEMOS)}"}
+    p = params
+
+    def make(seed: int, spec: str | None = None):
+        """A fresh predictor: the page's chosen brain, or `spec` (the playground compares several)."""
+        return make_brain(spec or p.get("brain", "rule"), seed, p.get("temperature", 0.8), p.get("script", ""), tinyllm)
+    try:
+        if p.get("brain", "rule") not in BRAINS:
+            raise ValueError(f"brain {p.get('brain')!r} is not one of: {', '.join(BRAINS)}")
+        result = DEMOS[p["demo"]](p, make, progress or (lambda text: None))
+    except ValueError as error:
+        return {"ok": False, "error": str(error)}
+    return {"ok": True, "demo": p["demo"], **result}
+
+
+def run_json(params_json: str, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None) -> str:
+    """`run_demo` from JSON text to JSON text (the page's widget sends and parses these)."""
+    try:
+        params = json.loads(params_json)
+    except json.JSONDecodeError as error:
+        return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})
+    return json.dumps(run_demo(params, tinyllm, progress))
+
+
+# ---- checking the page's numbers ---------------------------------------------------------------
+
+def _int(p: dict, key: str, default: int) -> int:
+    value = p.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"{key} must be an integer >= 0, got {value!r}")
+    return value
+
+
+def _steps(p: dict, default: int) -> int:
+    steps = _int(p, "max_steps", default)
+    if not 1 <= steps <= MAX_STEPS_LIMIT:
+        raise ValueError(f"max_steps must be between 1 and {MAX_STEPS_LIMIT}, got {steps}")
+    return steps
+
+
+def _cases(p: dict):
+    wanted = p.get("categories") or list(CATEGORIES)
+    unknown = [c for c in wanted if c not in CATEGORIES]
+    if unknown:
+        raise ValueError(f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {unknown}; the lab has: {', '.join(CATEGORIES)}")
+    return [c for c in SUITE if c.category in wanted]
+
+
+if __name__ == "__main__":
+    print(run_json('{"demo": "react", "goal": "What is 17 * 23?", "brain": "rule"}'))

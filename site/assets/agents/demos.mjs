@@ -1,0 +1,384 @@
+// The agent pages' live demos (site/agents/*.md). A page places one with an empty element:
+//
+//   <div class="lllm-demo" data-demo="react" data-goal="What is 17 * 23?"></div>
+//
+// data-demo is one of react | lab | evaluate | memory | playground | retrieve. The widget draws
+// the controls (a goal, a brain: the rule stand-in, TinyLLM in the page or a script), runs the
+// same Python as `python -m lllm ...` through window.lllm.run — lllm/page_demos.py returns JSON —
+// and renders it: the trajectory step by step, the lab's table, the evaluator's chart, the
+// memory explainer's turns, the playground's table. Nothing loads on pages without a demo.
+//
+// For tests and curious readers, the last run is on the element (`element.lllmParams`, what was
+// sent; `element.lllmResult`, the JSON that came back), and
+// `element.dataset.state` is idle | running | done | error.
+
+import { lllm } from "../runtime/lllm.mjs";
+
+const NAMESPACE = "lllm-agent-demos";  // the widgets' own Python namespace, apart from the page's cells
+const DEFAULT_SCRIPT = [                // shows the failures a model can cause, each a visible step
+  "Thought: I should search the web\nAction: search[17 * 23]",
+  "I think the answer is probably a big number",
+  "Thought: use the calculator\nAction: calc[17 * 23]",
+  "Thought: the tool answered\nFinal Answer: 391",
+].join("\n---\n");
+const CATEGORIES = ["direct", "arithmetic", "arithmetic-words", "lookup", "word-problem"];
+const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", scripted: "scripted replies", echo: "echo (the old bug)" };
+const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
+
+// ---- small DOM helpers -------------------------------------------------------------------------
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function field(label, input) {
+  const wrap = el("label", "lllm-demo__field", label + " ");
+  wrap.append(input);
+  return wrap;
+}
+
+function input(name, value, attributes = {}) {
+  return Object.assign(el("input"), { name, value: String(value) }, attributes);
+}
+
+function select(name, options, value) {
+  const s = Object.assign(el("select"), { name });
+  for (const [v, label] of options) s.append(Object.assign(el("option", "", label), { value: v }));
+  s.value = value;
+  return s;
+}
+
+function table(headers, rows) {
+  const t = el("table", "lllm-demo__table");
+  const head = el("tr");
+  headers.forEach((h) => head.append(el("th", "", h)));
+  t.append(el("thead"), el("tbody"));
+  t.tHead.append(head);
+  for (const cells of rows) {
+    const tr = el("tr");
+    cells.forEach((c) => tr.append(c instanceof Node ? cell(c) : el("td", "", c)));
+    t.tBodies[0].append(tr);
+  }
+  return t;
+}
+
+function cell(node) {
+  const td = el("td");
+  td.append(node);
+  return td;
+}
+
+function bar(fraction, label) {
+  const track = el("span", "lllm-demo__bar");
+  const fill = el("span", "lllm-demo__bar-fill");
+  fill.style.width = `${(100 * Math.max(0, Math.min(1, fraction))).toFixed(1)}%`;
+  track.append(fill);
+  const wrap = el("span", "lllm-demo__barwrap");
+  wrap.append(track, el("span", "lllm-demo__bar-label", label));
+  return wrap;
+}
+
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const isError = (text) => /^(error|no Action|predictor error)/.test(text ?? "");
+
+// ---- the controls each demo needs -----------------------------------------------------------------
+
+function brainControls(root, controls, { brains = ["rule", "tinyllm", "scripted"] } = {}) {
+  const brain = select("brain", brains.map((b) => [b, BRAIN_LABELS[b]]), root.dataset.brain ?? "rule");
+  const temperature = input("temperature", root.dataset.temperature ?? 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
+  const seed = input("seed", root.dataset.seed ?? 0, { type: "number", min: 0, step: 1 });
+  const sampling = el("span", "lllm-demo__sampling");
+  sampling.append(field("temperature", temperature), field("seed", seed));
+  const script = Object.assign(el("textarea", "lllm-demo__script"), { name: "script", rows: 7, value: DEFAULT_SCRIPT });
+  const scriptField = field("replies, one per block between --- lines", script);
+  scriptField.classList.add("lllm-demo__field--wide");
+  const sync = () => {
+    sampling.hidden = brain.value !== "tinyllm";
+    scriptField.hidden = brain.value !== "scripted";
+  };
+  brain.addEventListener("change", sync);
+  sync();
+  controls.append(field("brain", brain), sampling, scriptField);
+  return () => ({ brain: brain.value, temperature: Number(temperature.value), seed: Number(seed.value), script: script.value });
+}
+
+function categoryControl(root, controls) {
+  const category = select("category", [["", "all categories"], ...CATEGORIES.map((c) => [c, c])], root.dataset.category ?? "");
+  controls.append(field("cases", category));
+  return () => (category.value ? { categories: [category.value] } : {});
+}
+
+function stepsControl(controls, value) {
+  const steps = input("max_steps", value, { type: "number", min: 1, max: 10, step: 1 });
+  controls.append(field("max steps", steps));
+  return () => ({ max_steps: Number(steps.value) });
+}
+
+const CONTROLS = {
+  react(root, controls) {
+    const goal = input("goal", root.dataset.goal ?? "What is 17 * 23?", { type: "text", className: "lllm-demo__goal" });
+    const goalField = field("goal", goal);
+    goalField.classList.add("lllm-demo__field--wide");
+    controls.append(goalField);
+    const parts = [brainControls(root, controls), stepsControl(controls, 5)];
+    goal.addEventListener("keydown", (e) => e.key === "Enter" && root.querySelector(".lllm-demo__run").click());
+    return () => Object.assign({ goal: goal.value }, ...parts.map((f) => f()));
+  },
+  lab(root, controls) {
+    const parts = [brainControls(root, controls, { brains: ["rule", "tinyllm", "scripted", "echo"] }), categoryControl(root, controls)];
+    return () => Object.assign({}, ...parts.map((f) => f()));
+  },
+  evaluate(root, controls) {
+    const seeds = input("seeds", root.dataset.seeds ?? "0,1,2", { type: "text", size: 8 });
+    const parts = [brainControls(root, controls), categoryControl(root, controls)];
+    controls.append(field("seeds", seeds));
+    return () => Object.assign({ seeds: parseSeeds(seeds.value) }, ...parts.map((f) => f()));
+  },
+  memory(root, controls) {
+    const goals = Object.assign(el("textarea", "lllm-demo__goals"), {
+      name: "goals", rows: 4,
+      value: root.dataset.goals ?? "What is 17 * 23?\nWhat is that plus 9?\nWho is Pip?\nWhere does Lina live?",
+    });
+    const goalsField = field("goals, one per line", goals);
+    goalsField.classList.add("lllm-demo__field--wide");
+    controls.append(goalsField);
+    const getBrain = brainControls(root, controls);
+    return () => ({ goals: goals.value.replace(/\s+$/, "").split("\n"), ...getBrain() });
+  },
+  playground(root, controls) {
+    const boxes = ["rule", "tinyllm", "echo", "scripted"].map((b) => {
+      const box = input("brains", b, { type: "checkbox", checked: b === "rule" || b === "tinyllm" });
+      controls.append(field(BRAIN_LABELS[b], box));
+      return box;
+    });
+    const getCategory = categoryControl(root, controls);
+    return () => ({ brains: boxes.filter((b) => b.checked).map((b) => b.value), script: DEFAULT_SCRIPT, ...getCategory() });
+  },
+  retrieve(root, controls) {
+    const context = input("context", root.dataset.context ?? "Who is Pip?", { type: "text" });
+    const recent = Object.assign(el("textarea"), { name: "recent", rows: 2, value: "user: What is 17 * 23? | agent: 391" });
+    const k = input("k", 2, { type: "number", min: 0, max: 15, step: 1 });
+    const wide = [field("the next goal", context), field("recent turns, one per line", recent)];
+    wide.forEach((f) => f.classList.add("lllm-demo__field--wide"));
+    controls.append(...wide, field("k", k));
+    return () => ({ context: context.value, recent: recent.value.split("\n"), k: Number(k.value) });
+  },
+};
+
+function parseSeeds(text) {
+  return text.split(",").filter((s) => s.trim()).map((s) => (/^\s*\d+\s*$/.test(s) ? Number(s) : s.trim()));
+}
+
+// ---- rendering what Python returned ---------------------------------------------------------------
+
+function renderSteps(trajectory) {
+  const list = el("ol", "lllm-demo__steps");
+  trajectory.steps.forEach((step) => {
+    const item = el("li", "lllm-demo__step");
+    item.append(el("div", "lllm-demo__step-title", step.forced ? "forced: the goal is a tool call, run before the model" : "the model's step"));
+    if (!step.forced) {
+      item.append(labelled("prompt tail", el("pre", "lllm-demo__tail", step.prompt_tail ? "…" + step.prompt_tail : "(none)")),
+        labelled("raw output", el("pre", "lllm-demo__raw", step.raw || "(nothing)")));
+    }
+    if (step.thought) item.append(labelled("thought", el("span", "", step.thought)));
+    if (step.action) item.append(labelled("action", el("code", "lllm-demo__action", `${step.action[0]}[${step.action[1]}]`)));
+    if (step.final !== null) item.append(labelled("final answer", el("strong", "lllm-demo__final", step.final)));
+    if (step.observation !== null) {
+      const obs = labelled("observation", el("code", "lllm-demo__obs", step.observation));
+      if (isError(step.observation)) obs.classList.add("lllm-demo__row--error");
+      item.append(obs);
+    }
+    list.append(item);
+  });
+  const end = trajectory.answer !== null
+    ? el("p", "lllm-demo__answer", `Final answer: ${trajectory.answer}`)
+    : el("p", "lllm-demo__answer lllm-demo__answer--none", `Stopped without an answer (${trajectory.stop_reason}).`);
+  return [list, end];
+}
+
+function labelled(label, node) {
+  const row = el("div", "lllm-demo__row");
+  row.append(el("span", "lllm-demo__label", label), node);
+  return row;
+}
+
+function terminal(title, text) {
+  const box = el("details", "lllm-demo__terminal");
+  box.append(el("summary", "", title), el("pre", "", text));
+  return box;
+}
+
+const RENDER = {
+  react(out, params) {
+    const flag = params.brain === "tinyllm" ? ` --predictor tinyllm --temperature ${params.temperature} --seed ${params.seed}` : ` --predictor ${params.brain === "scripted" ? "scripted:FILE" : params.brain}`;
+    return [...renderSteps(out.trajectory),
+      terminal(`the same run in a terminal: python -m lllm react ${JSON.stringify(params.goal)}${flag} --verbose`, out.trace)];
+  },
+  lab(out) {
+    const r = out.report;
+    const rows = Object.entries(r.by_category).map(([name, c]) => [name, c.tool, c.args, c.answer, `${c.passed}/${c.total}`, bar(c.passed / c.total, pct(c.passed / c.total))]);
+    rows.push(["overall", "", "", "", `${r.passed}/${r.total}`, bar(r.success_rate, pct(r.success_rate))]);
+    const nodes = [el("p", "lllm-demo__summary", `overall: ${r.passed}/${r.total} passed (${pct(r.success_rate)}), predictor ${r.predictor}`),
+      table(["category", "tool", "args", "answer", "passed", "success"], rows)];
+    const failures = r.results.filter((x) => !x.success);
+    if (failures.length) {
+      const list = el("ul", "lllm-demo__failures");
+      for (const f of failures) {
+        const calls = f.tool_calls.map(([n, a]) => `${n}[${a}]`).join(", ") || "no tool";
+        list.append(el("li", "", `[${f.case.category}] ${f.case.goal} — wanted ${f.case.expected_tool}[..${f.case.expected_arg_contains}..] → ${f.case.expected_answer}; `
+          + (f.error ?? `called ${calls}; answer ${f.answer === null ? "none" : JSON.stringify(f.answer)} (${f.stop_reason})`)));
+      }
+      nodes.push(el("p", "lllm-demo__label", `failures (${failures.length})`), list);
+    }
+    return [...nodes, terminal("the same report in a terminal (python -m lllm lab)", out.text)];
+  },
+  evaluate(out) {
+    const r = out.report;
+    return [el("p", "lllm-demo__summary", `${r.cases} cases × ${r.seeds.length} seed(s) [${r.seeds.join(", ")}], predictor ${r.predictor}`),
+      chart(r),
+      el("p", "lllm-demo__note", `mean steps per case: ${r.mean.steps.toFixed(2)} (spread ${r.spread.steps.toFixed(3)}). `
+        + `Per seed total: ${r.per_seed.map((run, i) => `seed ${r.seeds[i]}: ${run.total.toFixed(2)}`).join(", ")}.`),
+      terminal("the same report in a terminal (python -m lllm evaluate)", out.text)];
+  },
+  memory(out) {
+    const nodes = out.turns.map((turn, i) => {
+      const box = el("section", "lllm-demo__turn");
+      box.append(el("h4", "", `goal ${i + 1}: ${turn.goal}`),
+        labelled("injected block", el("pre", "lllm-demo__block", turn.memory_block || "(empty: nothing remembered yet)")),
+        ...renderSteps(turn.trajectory));
+      const memory = el("ol", "lllm-demo__memory");
+      turn.short_term_after.forEach((t) => memory.append(el("li", "", t)));
+      box.append(labelled(`short-term memory now (${turn.short_term_after.length})`, memory));
+      return box;
+    });
+    return [...nodes, terminal("the same session in a terminal (python -m lllm explain-memory)", out.trace)];
+  },
+  playground(out) {
+    const rows = out.rows.map((r) => [r.name, `${r.passed}/${r.cases}`, r.calls, r.ms_per_call.toFixed(2), r.chars_per_second.toFixed(0), r.chars]);
+    return [table(["brain", "success", "calls", "ms/call", "chars/s", "chars"], rows),
+      el("p", "lllm-demo__note", "Timed in this page (Python and TinyLLM in a Web Worker): success, calls and characters match the terminal, the times do not.")];
+  },
+  retrieve(out) {
+    const facts = el("ol", "lllm-demo__facts");
+    out.facts.forEach((f, i) => facts.append(el("li", "", `${f}  (shared words: ${out.shared[i].join(", ")})`)));
+    return [labelled("content words", el("code", "", out.query_words.join(" ") || "(none)")),
+      labelled("retrieved", out.facts.length ? facts : el("span", "", "(no fact shares a word)")),
+      labelled("the block injected above the question", el("pre", "lllm-demo__block", out.block || "(empty)"))];
+  },
+};
+
+/** The evaluator's chart: one bar per criterion (the mean) with a whisker of ± one spread. */
+function chart(report) {
+  const NS = "http://www.w3.org/2000/svg";
+  const W = 460, row = 26, left = 90, width = 300;
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${row * CRITERIA.length + 24}`);
+  svg.setAttribute("class", "lllm-demo__chart");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "mean score per criterion, with the spread across seeds");
+  const add = (tag, attrs, text) => {
+    const node = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    if (text !== undefined) node.textContent = text;
+    svg.append(node);
+    return node;
+  };
+  CRITERIA.forEach((c, i) => {
+    const y = 8 + i * row, mean = report.mean[c], spread = report.spread[c];
+    const weight = c in report.rubric ? ` ×${report.rubric[c]}` : "";
+    add("text", { x: 0, y: y + 13, class: "lllm-demo__chart-label" }, c + weight);
+    add("rect", { x: left, y, width, height: 16, class: "lllm-demo__chart-track" });
+    add("rect", { x: left, y, width: width * Math.min(1, mean), height: 16, class: "lllm-demo__chart-bar", "data-criterion": c });
+    if (spread > 0) {
+      const lo = left + width * Math.max(0, mean - spread), hi = left + width * Math.min(1, mean + spread);
+      add("line", { x1: lo, x2: hi, y1: y + 8, y2: y + 8, class: "lllm-demo__chart-spread" });
+    }
+    add("text", { x: left + width + 8, y: y + 13, class: "lllm-demo__chart-value" }, `${mean.toFixed(2)} ± ${spread.toFixed(2)}`);
+  });
+  return svg;
+}
+
+// ---- running: params -> Python -> JSON -> DOM -------------------------------------------------------
+
+function pythonFor(params) {
+  // The params travel as a JSON string inside a Python string literal: JSON string syntax is valid Python.
+  return [
+    "import sys",
+    "from lllm import page_demos",
+    `print(page_demos.run_json(${JSON.stringify(JSON.stringify(params))}, tinyllm=page_demos.browser_tinyllm,`,
+    "                          progress=lambda text: print(text, file=sys.stderr)))",
+  ].join("\n");
+}
+
+async function run(root, params, parts) {
+  const { go, stop, status, output } = parts;
+  root.dataset.state = "running";
+  root.lllmParams = params;
+  root.lllmResult = null;
+  go.disabled = true;
+  stop.hidden = false;
+  output.replaceChildren();
+  const unsubscribe = lllm.onStatus((s) => {
+    if (s.state === "loading") status.textContent = `${s.stage}… ${s.percent}%`;
+    else if (s.state === "ready") status.textContent = "running…";
+  });
+  try {
+    const result = await lllm.run(pythonFor(params), {
+      namespace: NAMESPACE,
+      onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; },
+    });
+    const out = JSON.parse(result.stdout.trim().split("\n").pop());
+    root.lllmResult = out;
+    if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
+    output.replaceChildren(...RENDER[root.dataset.demo](out, params));
+    status.textContent = "";
+    root.dataset.state = "done";
+  } catch (error) {
+    const message = error.name === "BadInput" ? error.message
+      : error.name === "Stopped" ? "Stopped. (Python was restarted.)"
+      : `The demo could not run: ${error.message}`;
+    status.textContent = "";
+    output.replaceChildren(el("p", "lllm-demo__error", message));
+    root.dataset.state = "error";
+  } finally {
+    unsubscribe();
+    go.disabled = false;
+    stop.hidden = true;
+  }
+}
+
+function setUp(root) {
+  if (root.dataset.lllmDemo) return;    // document$ fires again on instant navigation: stay idempotent
+  const kind = root.dataset.demo;
+  if (!CONTROLS[kind]) {
+    root.replaceChildren(el("p", "lllm-demo__error", `Unknown demo ${JSON.stringify(kind)}.`));
+    return;
+  }
+  root.dataset.lllmDemo = "1";
+  root.dataset.state = "idle";
+  const controls = el("div", "lllm-demo__controls");
+  const getParams = CONTROLS[kind](root, controls);
+  const go = el("button", "md-button md-button--primary lllm-demo__run", "Run");
+  const stop = el("button", "md-button lllm-demo__stop", "Stop");
+  go.type = stop.type = "button";
+  stop.hidden = true;
+  const buttons = el("div", "lllm-demo__buttons");
+  const status = el("span", "lllm-demo__status");
+  buttons.append(go, stop, status);
+  const output = el("div", "lllm-demo__output");
+  root.replaceChildren(controls, buttons, output);
+  go.addEventListener("click", () => run(root, { demo: kind, ...getParams() }, { go, stop, status, output }));
+  stop.addEventListener("click", () => lllm.stop());
+}
+
+function setUpPage() {
+  const demos = document.querySelectorAll(".lllm-demo");
+  demos.forEach(setUp);
+  if (demos.length) lllm.ready().catch(() => {}); // start loading now; a failure shows on Run
+}
+
+if (window.document$) window.document$.subscribe(setUpPage);
+else setUpPage();

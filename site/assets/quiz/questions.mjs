@@ -1,0 +1,280 @@
+// One quiz question: render it, grade the answer, show why, record it in store.mjs.
+// Read quiz.mjs (which mounts whole quizzes on a page) first.
+//
+// Kinds: single and multiple (radio buttons / checkboxes, an explanation under every choice),
+// short (a typed answer, normalised exactly as hooks/quiz_files.py `normalise`), reflection
+// (write, reveal the model answer, grade yourself: Again / Hard / Good / Easy), and code (edit a
+// stub; harness.py runs it against hidden tests in the page's Python through window.lllm.run;
+// after `tries` failed runs the solution and the remarks are revealed). Every control is a native
+// form element, so the keyboard works as everywhere else: Tab, Space, arrows, Enter to check.
+
+import * as store from "./store.mjs";
+
+const CODE_TIMEOUT_MS = 20000;
+const SELF_GRADES = [["Again", 1], ["Hard", 3], ["Good", 4], ["Easy", 5]];
+let harnessSource = null;
+
+// ---- small helpers -------------------------------------------------------------------------------
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "html") node.innerHTML = value;          // build-rendered Markdown from hooks/quiz.py
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+/** The same rule as hooks/quiz_files.py normalise(): case, spacing, quotes and final punctuation ignored. */
+export function normalise(text) {
+  let out = String(text).split(/\s+/).filter(Boolean).join(" ").toLowerCase();
+  out = out.replace(/[.!?]+$/, "").replace(/^['"`]+|['"`]+$/g, "").replace(/[.!?]+$/, "");
+  return out.trim();
+}
+
+function sourceLine(source) {
+  const label = el("code", {}, source.label);
+  return el("p", { class: "lllm-q__source" }, "About: ", source.url ? el("a", { href: source.url }, label) : label);
+}
+
+// ---- one question --------------------------------------------------------------------------------
+
+/**
+ * Build the form for question `q`. In "quiz" mode a stored answer is shown as answered; in
+ * "review" mode the question is asked afresh. onGraded() is called after every graded answer.
+ */
+export function renderQuestion(q, number, mode, onGraded) {
+  const record = store.get(q.id);
+  const promptId = `lllm-q-${mode}-${q.id}`;
+  const form = el("form", { class: `lllm-q lllm-q--${q.kind}`, "data-qid": q.id, "aria-labelledby": promptId });
+  const feedback = el("div", { class: "lllm-q__feedback", "aria-live": "polite" });
+  const prompt = el("div", { class: "lllm-q__prompt", id: promptId, html: `<span class="lllm-q__number">${number}.</span> ${q.prompt}` });
+  form.append(prompt);
+  const restore = mode === "quiz" && record && record.answer !== undefined ? record.answer : null;
+  const kinds = { single: choiceQuestion, multiple: choiceQuestion, short: shortQuestion, reflection: reflectionQuestion, code: codeQuestion };
+  kinds[q.kind](q, form, feedback, restore, mode, onGraded);
+  form.append(feedback, sourceLine(q.source));
+  return form;
+}
+
+function finish(form, graded) {
+  form.classList.add(graded.correct ? "lllm-q--right" : "lllm-q--wrong");
+  form.dataset.result = graded.correct ? "right" : "wrong";
+}
+
+function choiceQuestion(q, form, feedback, restore, mode, onGraded) {
+  const type = q.kind === "single" ? "radio" : "checkbox";
+  const name = `${form.getAttribute("aria-labelledby")}-choice`;
+  const inputs = [];
+  const list = el("div", { class: "lllm-q__choices", role: type === "radio" ? "radiogroup" : "group", "aria-labelledby": form.getAttribute("aria-labelledby") });
+  q.choices.forEach((choice, i) => {
+    const input = el("input", { type, name, value: String(i) });
+    inputs.push(input);
+    list.append(el("div", { class: "lllm-q__choice" }, el("label", {}, input, el("span", { html: choice.html }))));
+  });
+  const check = el("button", { type: "submit", class: "md-button md-button--primary" }, "Check");
+  form.append(list, el("div", { class: "lllm-q__actions" }, check));
+
+  function show(chosen) {
+    const right = q.choices.every((c, i) => c.correct === chosen.includes(i));
+    inputs.forEach((input, i) => {
+      input.checked = chosen.includes(i);
+      input.disabled = true;
+      const c = q.choices[i];
+      const box = input.closest(".lllm-q__choice");
+      box.classList.add(c.correct ? "is-correct" : "is-incorrect");
+      if (chosen.includes(i)) box.classList.add("is-chosen");
+      const mark = c.correct ? "Right answer." : "Not right.";
+      box.append(el("p", { class: "lllm-q__why" }, el("strong", {}, chosen.includes(i) ? `You chose this. ${mark} ` : `${mark} `), el("span", { html: c.why })));
+    });
+    check.disabled = true;
+    feedback.textContent = right ? "Correct." : q.kind === "single" ? "Not quite — see why under each choice." : "Not quite — the right set is marked; see why under each choice.";
+    return right;
+  }
+
+  if (restore) {
+    finish(form, { correct: show(restore.chosen || []) });
+    return;
+  }
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const chosen = inputs.flatMap((input, i) => (input.checked ? [i] : []));
+    if (!chosen.length) {
+      feedback.textContent = "Choose an answer first.";
+      return;
+    }
+    const right = show(chosen);
+    finish(form, store.grade(q.id, right ? 4 : 1, { chosen }, right));
+    onGraded();
+  });
+}
+
+function shortQuestion(q, form, feedback, restore, mode, onGraded) {
+  const input = el("input", { type: "text", class: "lllm-q__text", "aria-labelledby": form.getAttribute("aria-labelledby"), autocomplete: "off", spellcheck: "false" });
+  const check = el("button", { type: "submit", class: "md-button md-button--primary" }, "Check");
+  form.append(el("div", { class: "lllm-q__actions" }, input, check));
+
+  function show(text) {
+    const given = normalise(text);
+    const right = q.answers.includes(given);
+    input.value = text;
+    input.disabled = check.disabled = true;
+    feedback.replaceChildren();
+    feedback.append(el("p", {}, el("strong", {}, right ? "Correct." : "Not quite."), right ? "" : " Expected: ", right ? "" : el("code", {}, q.shown)));
+    const misconception = q.misconceptions.find((m) => m.answer === given);
+    if (!right && misconception) feedback.append(el("p", { class: "lllm-q__why", html: misconception.why }));
+    feedback.append(el("div", { class: "lllm-q__explanation", html: q.explanation }));
+    return right;
+  }
+
+  if (restore) {
+    finish(form, { correct: show(restore.text || "") });
+    return;
+  }
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!input.value.trim()) {
+      feedback.textContent = "Type an answer first.";
+      return;
+    }
+    const text = input.value;
+    const right = show(text);
+    finish(form, store.grade(q.id, right ? 4 : 1, { text }, right));
+    onGraded();
+  });
+}
+
+function reflectionQuestion(q, form, feedback, restore, mode, onGraded) {
+  const answer = el("textarea", { class: "lllm-q__text", rows: "4", "aria-labelledby": form.getAttribute("aria-labelledby"), placeholder: "Put it in your own words first." });
+  const reveal = el("button", { type: "submit", class: "md-button md-button--primary" }, "Reveal the model answer");
+  form.append(answer, el("div", { class: "lllm-q__actions" }, reveal));
+
+  function showModel() {
+    answer.readOnly = true;
+    reveal.disabled = true;
+    feedback.replaceChildren(el("div", { class: "lllm-q__model" }, el("strong", {}, "Model answer"), el("div", { html: q.model_answer })));
+    if (q.explanation) feedback.append(el("div", { class: "lllm-q__explanation", html: q.explanation }));
+  }
+
+  if (restore) {
+    answer.value = restore.text || "";
+    showModel();
+    const label = (SELF_GRADES.find(([, quality]) => quality === restore.quality) || ["?"])[0];
+    feedback.append(el("p", {}, `You graded yourself: ${label}.`));
+    finish(form, { correct: restore.quality >= 3 });
+    return;
+  }
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    showModel();
+    const grades = el("div", { class: "lllm-q__actions", role: "group", "aria-label": "How close was your answer?" },
+      el("span", {}, "How close were you? "));
+    for (const [label, quality] of SELF_GRADES) {
+      grades.append(el("button", {
+        type: "button", class: "md-button", "data-quality": String(quality),
+        onclick: () => {
+          grades.querySelectorAll("button").forEach((b) => (b.disabled = true));
+          finish(form, store.grade(q.id, quality, { text: answer.value, quality }, quality >= 3));
+          grades.append(el("span", {}, ` Graded: ${label}.`));
+          onGraded();
+        },
+      }, label));
+    }
+    feedback.append(grades);
+    grades.querySelector("button").focus();
+  });
+}
+
+function codeQuestion(q, form, feedback, restore, mode, onGraded) {
+  const editor = el("textarea", { class: "lllm-q__code", rows: String(Math.max(6, q.stub.split("\n").length + 2)), spellcheck: "false", "aria-labelledby": form.getAttribute("aria-labelledby") });
+  editor.value = restore?.code ?? q.stub;
+  const run = el("button", { type: "submit", class: "md-button md-button--primary" }, "Run the hidden tests");
+  const left = el("span", { class: "lllm-q__tries" });
+  const output = el("pre", { class: "lllm-q__output", hidden: true });
+  form.append(editor, el("div", { class: "lllm-q__actions" }, run, left), output);
+  let tries = restore?.tries ?? 0;
+  const showLeft = () => (left.textContent = ` Tries left: ${q.tries - tries} of ${q.tries}.`);
+  showLeft();
+  if (!window.lllm) {
+    feedback.append(el("p", { class: "lllm-q__runtime" }, "This exercise runs your code in the page's Python: the live runtime is needed, and it is not loaded on this page yet."));
+  }
+
+  function reveal(passed) {
+    editor.readOnly = true;
+    run.disabled = true;
+    const solution = el("details", { class: "lllm-q__solution", open: !passed },
+      el("summary", {}, "Solution"), el("pre", {}, el("code", {}, q.solution)));
+    feedback.append(solution, el("div", { class: "lllm-q__explanation", html: q.remarks }));
+  }
+
+  if (restore && restore.done) {
+    output.hidden = false;
+    output.textContent = restore.message || "";
+    feedback.append(el("p", {}, el("strong", {}, restore.passed ? "Passed." : "Out of tries.")));
+    reveal(restore.passed);
+    finish(form, { correct: restore.passed });
+    return;
+  }
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!window.lllm) {
+      feedback.replaceChildren(el("p", { class: "lllm-q__runtime" }, "The live runtime is needed to run code, and it is not loaded on this page."));
+      return;
+    }
+    run.disabled = true;
+    output.hidden = false;
+    output.textContent = "Running… (the first run starts Python in the page, which takes a few seconds)";
+    let result;
+    try {
+      result = await gradeInPage(editor.value, q.tests);
+    } catch (e) {
+      output.textContent = `The runtime could not run the tests: ${e.message || e}`;   // not the learner's fault: no try used
+      run.disabled = false;
+      return;
+    }
+    tries += 1;
+    output.textContent = result.message;
+    showLeft();
+    const done = result.ok || tries >= q.tries;
+    const answer = { code: editor.value, tries, done, passed: result.ok, message: result.message };
+    if (!done) {
+      if (mode === "quiz") store.keep(q.id, answer);
+      run.disabled = false;
+      return;
+    }
+    feedback.replaceChildren(el("p", {}, el("strong", {}, result.ok ? "Passed." : "Out of tries — here is a solution.")));
+    reveal(result.ok);
+    const quality = result.ok ? Math.max(3, 6 - tries) : 1;
+    finish(form, store.grade(q.id, quality, answer, result.ok));
+    onGraded();
+  });
+}
+
+/** Run harness.py's grade(code, tests) in the page's Python; resolves to {ok, passed, total, message}. */
+async function gradeInPage(code, tests) {
+  if (!harnessSource) {
+    const response = await fetch(new URL("./harness.py", import.meta.url));
+    if (!response.ok) throw new Error(`harness.py: HTTP ${response.status}`);
+    harnessSource = await response.text();
+  }
+  const program = `${harnessSource}
+import base64 as _b64, json as _json
+_b64.b64encode(_json.dumps(grade(${JSON.stringify(code)}, ${JSON.stringify(tests)})).encode()).decode()
+`;
+  if (typeof window.lllm.ready === "function") await window.lllm.ready();
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      if (typeof window.lllm.stop === "function") window.lllm.stop();
+      reject(new Error(`no answer within ${CODE_TIMEOUT_MS / 1000} s (an endless loop?); Python was restarted`));
+    }, CODE_TIMEOUT_MS);
+  });
+  const reply = await Promise.race([window.lllm.run(program, { namespace: "lllm-quiz" }), timeout]).finally(() => clearTimeout(timer));
+  if (!reply || reply.error || typeof reply.value !== "string") {
+    throw new Error(reply && reply.error ? String(reply.error).trim().split("\n").pop() : "no result");
+  }
+  return JSON.parse(atob(reply.value.slice(1, -1)));   // value is the repr of a base64 str: '...'
+}

@@ -1,0 +1,118 @@
+"""The agent-tuned TinyLLM's training: the weighted loss against finite differences and against the
+story model's loss, the header trick against a full forward, a fixed-seed run that learns the
+format, and the export that OnnxBackend and `--predictor tinyllm-agent` open."""
+
+import json
+
+import numpy as np
+import pytest
+
+from export.agent_train import (AgentSettings, HeaderCachedBackend, build, chrono_init, make_batch,
+                                train_agent, vocabulary, weighted_loss_and_grads)
+from export.model import Config, NumpyBackend, init_params, loss_and_grads
+from lllm.factory import prompt_header
+from lllm.generate import BackendPredictor
+from lllm.react import DEFAULT_TOOLS, build_prompt, parse_step
+
+TINY = Config(vocab_size=5, embed=3, hidden=4, layers=1, batch=2, window=6, seed=3)
+
+
+def float64(params):
+    return {k: v.astype(np.float64) for k, v in params.items()}
+
+
+def test_weighted_loss_matches_finite_differences():
+    params = float64(init_params(TINY))
+    rng = np.random.default_rng(0)
+    x, y = rng.integers(0, 5, (2, 6)), rng.integers(0, 5, (2, 6))
+    w = (rng.random((2, 6)) > 0.4).astype(np.float64)
+    state = (rng.standard_normal((1, 2, 4)), rng.standard_normal((1, 2, 4)))
+    _, grads = weighted_loss_and_grads(params, TINY, x, y, w, state)
+    for key in ("embed", "W_x0", "W_h0", "b0", "W_out"):
+        for index in [(0, 0), (1, 2)] if params[key].ndim == 2 else [(1,), (9,)]:
+            saved = params[key][index]
+            params[key][index] = saved + 1e-6
+            up, _ = weighted_loss_and_grads(params, TINY, x, y, w, state)
+            params[key][index] = saved - 1e-6
+            down, _ = weighted_loss_and_grads(params, TINY, x, y, w, state)
+            params[key][index] = saved
+            assert abs((up - down) / 2e-6 - grads[key][index]) < 1e-6, (key, index)
+
+
+def test_weight_one_everywhere_is_the_story_models_loss():
+    params = float64(init_params(TINY))
+    x = np.array([[0, 1, 2, 3, 4, 0], [4, 3, 2, 1, 0, 4]])
+    y = np.roll(x, -1, axis=1)
+    ours, our_grads = weighted_loss_and_grads(params, TINY, x, y, np.ones((2, 6)), None)
+    theirs, their_grads = loss_and_grads(params, TINY, x, y)
+    assert abs(ours - theirs) < 1e-9
+    assert all(np.allclose(our_grads[k], their_grads[k]) for k in their_grads)
+
+
+def test_make_batch_pads_with_zero_weight_and_masks_the_question():
+    tok = vocabulary()
+    texts = ["Question: 2+2?\nAction: calc[2+2]\nObservation: 4\n", "Question: hi\nFinal Answer: hi\n\n"]
+    x, y, w = make_batch(texts, tok)
+    assert x.shape == y.shape == w.shape == (2, len(texts[0]) - 1)
+    assert tok.decode(y[1][w[1] > 0].tolist()) == "Final Answer: hi\n\n"
+    assert w[1, len(texts[1]) - 1:].sum() == 0
+
+
+def test_chrono_init_spreads_forget_biases_and_mirrors_input_biases():
+    cfg = Config(vocab_size=5, embed=3, hidden=50)
+    params = init_params(cfg)
+    chrono_init(params, cfg, 80, np.random.default_rng(0))
+    b_i, b_f = params["b0"][:50], params["b0"][50:100]
+    assert np.all(b_f >= 0) and np.all(b_f <= np.log(79)) and b_f.std() > 0.5
+    assert np.array_equal(b_i, -b_f)
+
+
+def test_the_header_cache_gives_the_full_forward():
+    settings = AgentSettings(hidden=16, embed=8)
+    tok, cfg = vocabulary(), settings.config(96)
+    params = init_params(cfg)
+    ids = tok.encode(build_prompt("What is 2+2?", DEFAULT_TOOLS, []))
+    cached, _ = HeaderCachedBackend(params, cfg, tok.encode(prompt_header()))(ids, None)
+    full, _ = NumpyBackend(params, cfg)(ids, None)
+    assert np.max(np.abs(np.array(cached) - np.array(full))) < 1e-5
+
+
+def test_a_small_fixed_seed_run_learns_the_format():
+    """A behaviour test: ~15 s of training from scratch, without the header, and the model already
+    writes the ReAct format (a Thought line, then an Action or a Final Answer) for new goals."""
+    settings = AgentSettings(hidden=48, embed=16, steps=260, lr=2e-2, warmup=20, checkpoints=0,
+                             header=False, seed=1)
+    params, history = train_agent(settings, progress=False)
+    assert np.mean(history["loss"][-20:]) < 0.5 * np.mean(history["loss"][:20])
+    tok = vocabulary()
+    predictor = BackendPredictor(HeaderCachedBackend(params, settings.config(len(tok)), []), tok,
+                                 temperature=0, max_new_tokens=80, stop=("Observation:", "\n\n"))
+    replies = [predictor(f"Question: {goal}\n") for goal in
+               ("What is 31 plus 25?", "Compute 7 * 8.", "Tell me about Tom.", "Say the word tiger.")]
+    assert all(reply.startswith("Thought: ") for reply in replies), replies
+    steps = [parse_step(reply) for reply in replies]
+    assert sum(1 for s in steps if s.action or s.final is not None) >= 3, replies
+
+
+def test_build_writes_a_card_that_onnx_backend_opens_and_reuses_it(tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    from lllm.brains import make_predictor
+    from lllm.onnx_backend import OnnxBackend
+    settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=0)
+    path = build(settings, tmp_path, progress=False)
+    card = json.loads((tmp_path / "tinyllm-agent.json").read_text())
+    assert card["format"] == "lllm.tinyllm/1" and card["metrics"]["steps"] == 2
+    backend = OnnxBackend(str(path))
+    assert backend.vocab_size == 96 and backend.tokenizer.vocab == vocabulary().vocab
+    predictor = make_predictor(f"tinyllm-agent:{path}")
+    assert predictor.temperature == 0 and predictor.stop == ("Observation:", "\n\n")
+    assert isinstance(predictor("Question: hi\n", 5), str)
+    capsys.readouterr()
+    build(settings, tmp_path, progress=False)
+    assert capsys.readouterr().out.startswith("reusing")
+
+
+def test_a_missing_agent_model_is_a_clear_error(tmp_path):
+    from lllm.brains import make_predictor
+    with pytest.raises(ValueError, match="--predictor tinyllm-agent: .*make agent-model"):
+        make_predictor(f"tinyllm-agent:{tmp_path / 'none.onnx'}")

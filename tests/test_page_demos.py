@@ -1,0 +1,189 @@
+"""lllm/page_demos.py: the agent pages' demos return exactly what the terminal commands return, as JSON;
+bad input is a clear message; what the model causes stays a visible, capped step. Also: every
+agent page has a demo that says what it shows, and its runnable cells run in CPython."""
+
+import contextlib
+import doctest
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lllm import page_demos
+from lllm.brains import make_predictor
+from lllm.cli import main
+from lllm.page_demos import parse_script, run_demo, run_json
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
+AGENT_PAGES = [ROOT / "site" / "agents" / f"{name}.md" for name in           # the pages with live demos
+               ["index", "react", "brains", "memory", "memory-explainer", "lab", "evaluator", "inference-playground"]]
+CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+DEMO = re.compile(r'<div class="lllm-demo" data-demo="(\w+)"')
+
+
+def demo(params, **options):
+    """What the page's widget receives: run_json's text, parsed."""
+    return json.loads(run_json(json.dumps(params), **options))
+
+
+def terminal(capsys, *argv):
+    """What `python -m lllm ARGV` prints (run in-process)."""
+    main(list(argv))
+    return capsys.readouterr().out
+
+
+def test_docstring_example():
+    assert doctest.testmod(page_demos).failed == 0
+
+
+# ---- the same JSON as the terminal -----------------------------------------------------------------
+
+def test_react_is_the_terminal_trajectory_and_trace(capsys):
+    out = demo({"demo": "react", "goal": "What is 17 * 23?", "brain": "rule"})
+    assert out["ok"] and out["trajectory"]["answer"] == "391"
+    assert out["trajectory"] == json.loads(terminal(capsys, "react", "What is 17 * 23?", "--predictor", "rule", "--json"))
+    assert out["trace"] == terminal(capsys, "react", "What is 17 * 23?", "--predictor", "rule", "--verbose")
+
+
+def test_lab_is_the_terminal_report(capsys):
+    out = demo({"demo": "lab", "brain": "rule"})
+    assert out["report"] == json.loads(terminal(capsys, "lab", "--predictor", "rule", "--json"))
+    assert out["text"] == terminal(capsys, "lab", "--predictor", "rule").rstrip("\n")
+    assert (out["report"]["passed"], out["report"]["total"]) == (30, 34)
+
+
+def test_lab_reports_progress_per_case():
+    seen = []
+    demo({"demo": "lab", "brain": "rule", "categories": ["lookup"]}, progress=seen.append)
+    assert seen[0] == "case 1/8: Who is Pip?" and len(seen) == 8
+
+
+def test_evaluate_is_the_terminal_report(capsys):
+    out = demo({"demo": "evaluate", "brain": "rule", "seeds": [0, 1], "categories": ["arithmetic", "lookup"]})
+    expected = terminal(capsys, "evaluate", "--predictor", "rule", "--seeds", "0,1", "--category", "arithmetic",
+                        "--category", "lookup", "--json")
+    assert out["report"] == json.loads(expected)
+    assert out["report"]["spread"]["total"] == 0.0
+
+
+def test_memory_is_the_terminal_session_and_short_term_memory_grows(capsys):
+    out = demo({"demo": "memory", "brain": "rule"})
+    assert out["trace"] == terminal(capsys, "explain-memory", "--predictor", "rule")
+    assert [t["answer"] for t in out["turns"]] == ["391", "400", "Pip is Mira's grey cat.",
+                                                   "Lina lives in the white house on Hill Road. She keeps 5 hens and 1 goat."]
+    assert out["turns"][1]["memory_block"] == "Recent conversation:\n- user: What is 17 * 23? | agent: 391"
+    for n, turn in enumerate(out["turns"], 1):       # the list the terminal prints after every turn
+        assert len(turn["short_term_after"]) == n
+        assert f"short-term now holds {n} turn(s): {turn['short_term_after']!r}" in out["trace"]
+
+
+def test_memory_window_drops_the_oldest_turn():
+    out = demo({"demo": "memory", "brain": "rule", "window": 2, "goals": ["What is 1 + 1?", "What is 2 + 2?", "What is 3 + 3?"]})
+    assert out["turns"][2]["short_term_after"] == ["user: What is 2 + 2? | agent: 4", "user: What is 3 + 3? | agent: 6"]
+
+
+def test_playground_counts_are_the_terminal_ones(capsys):
+    out = demo({"demo": "playground", "brains": ["rule", "echo"], "categories": ["lookup"]})
+    expected = json.loads(terminal(capsys, "playground", "--predictors", "rule,echo", "--category", "lookup", "--json"))
+    keep = lambda rows: [(r["name"], r["cases"], r["passed"], r["calls"], r["chars"]) for r in rows]
+    assert keep(out["rows"]) == keep(expected) == [("rule", 8, 8, 16, 1060), ("echo", 8, 0, 32, 4096)]
+
+
+def test_retrieve_shows_the_shared_words_and_the_block():
+    out = demo({"demo": "retrieve", "context": "Who is Pip?", "recent": ["user: What is 2 + 2? | agent: 4", ""], "k": 1})
+    assert out["facts"] == ["Pip is Mira's grey cat."] and out["shared"] == [["pip"]]
+    assert out["block"] == "Recent conversation:\n- user: What is 2 + 2? | agent: 4\nThings you remember:\n- Pip is Mira's grey cat."
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="run `make model` first")
+def test_tinyllm_react_is_the_terminal_one(capsys):
+    tinyllm = lambda temperature, seed: make_predictor(f"tinyllm:{MODEL}", temperature=temperature, seed=seed)
+    out = demo({"demo": "react", "goal": "Who is Pip?", "brain": "tinyllm", "seed": 1, "temperature": 0.8,
+                    "max_steps": 2}, tinyllm=tinyllm)
+    expected = terminal(capsys, "react", "Who is Pip?", "--predictor", f"tinyllm:{MODEL}", "--seed", "1",
+                        "--temperature", "0.8", "--max-steps", "2", "--json")
+    assert out["trajectory"] == json.loads(expected)
+
+
+# ---- what the model causes: visible, capped steps ---------------------------------------------------
+
+def test_a_misbehaving_script_becomes_visible_steps():
+    script = "Action: search[x]\n---\ngarbage\n---\nAction: calc[2 ** 100000]\n---\nFinal Answer: 391"
+    steps = demo({"demo": "react", "goal": "What is 17 * 23?", "brain": "scripted", "script": script})["trajectory"]["steps"]
+    observations = [s["observation"] for s in steps[:3]]
+    assert observations[0] == "error: unknown tool 'search'; tools are: calc, lookup"
+    assert observations[1].startswith("no Action or Final Answer found")
+    assert observations[2].startswith("error:") and "large" in observations[2]
+    assert steps[3]["final"] == "391"
+
+
+def test_garbage_forever_is_capped_by_max_steps():
+    out = demo({"demo": "react", "goal": "hi", "brain": "scripted", "script": "lorem ipsum", "max_steps": 3})
+    assert len(out["trajectory"]["steps"]) == 3 and out["trajectory"]["stop_reason"] == "max steps"
+
+
+def test_a_predictor_that_raises_is_a_step_not_a_crash():
+    def broken(temperature, seed):
+        def predictor(prompt, max_new_tokens=None):
+            raise RuntimeError("the model could not be loaded")
+        return predictor
+    out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, tinyllm=broken)
+    assert out["ok"] and out["trajectory"]["stop_reason"] == "predictor error"
+    assert out["trajectory"]["steps"][0]["observation"] == "predictor error: RuntimeError: the model could not be loaded"
+
+
+# ---- bad input: a clear message ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("params, message", [
+    ({"demo": "react", "goal": "   ", "brain": "rule"}, "goal is empty: ask the agent a question"),
+    ({"demo": "react", "goal": "hi", "brain": "gpt"}, "brain 'gpt' is not one of: rule, tinyllm, scripted, echo"),
+    ({"demo": "react", "goal": "hi", "brain": "scripted", "script": "\n---\n"}, "the script has no replies"),
+    ({"demo": "react", "goal": "hi", "max_steps": 0}, "max_steps must be between 1 and 10, got 0"),
+    ({"demo": "react", "goal": "hi", "max_steps": 11}, "max_steps must be between 1 and 10, got 11"),
+    ({"demo": "react", "goal": "hi", "seed": -1}, "seed must be an integer >= 0, got -1"),
+    ({"demo": "lab", "categories": ["poems"]}, "unknown category ['poems']"),
+    ({"demo": "evaluate", "seeds": []}, "seeds must be a non-empty list"),
+    ({"demo": "evaluate", "seeds": [0, "x"]}, "seeds must be a non-empty list"),
+    ({"demo": "memory", "goals": ["What is 1 + 1?", ""]}, "a goal is empty"),
+    ({"demo": "memory", "goals": []}, "a goal is empty"),
+    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve"),
+])
+def test_bad_input_is_a_clear_message(params, message):
+    out = demo(params)
+    assert out["ok"] is False and out["error"].startswith(message)
+
+
+def test_run_json_answers_json_even_for_broken_json():
+    assert json.loads(run_json("{not json"))["error"].startswith("params are not valid JSON")
+    assert json.loads(run_json('{"demo": "react", "goal": "What is 2 + 2?"}'))["trajectory"]["answer"] == "4"
+
+
+def test_parse_script_splits_on_dash_lines():
+    assert parse_script("a\n---\nb\n\n---  \n\nc\nd\n") == ["a", "b", "c\nd"]
+
+
+# ---- the pages ---------------------------------------------------------------------------------------
+
+def test_every_agent_page_has_a_demo_that_says_what_it_shows():
+    for page in AGENT_PAGES:
+        text = page.read_text(encoding="utf-8")
+        kinds = DEMO.findall(text)
+        assert kinds and set(kinds) <= set(page_demos.DEMOS), f"{page.name}: no .lllm-demo element"
+        assert "**What the demo shows.**" in text, f"{page.name}: say what the demo shows"
+
+
+@pytest.mark.parametrize("page", AGENT_PAGES, ids=lambda p: p.stem)
+def test_runnable_cells_run_in_cpython(page):
+    namespace, ran = {}, 0
+    for code in CELL.findall(page.read_text(encoding="utf-8")):
+        if "lllm.browser" in code:        # needs the page's TinyLLM; tests/test_agents_browser.py runs it
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, f"{page.name} cell", "exec"), namespace)
+        assert out.getvalue().strip(), f"a cell in {page.name} printed nothing"
+        ran += 1
+    assert ran > 0
