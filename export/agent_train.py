@@ -9,8 +9,8 @@ measured on this machine) and where each piece lives here:
 
     fresh trajectories every step   fresh_episodes: new verified factory episodes, never a pool
     loss on the agent's lines only  factory.agent_mask -> a weight per position (weighted_loss)
-    the prompt header, once         the ~510-character tool header is run once per step (batch 1)
-                                    and its final state starts every episode of the batch; no
+    the prompt header, once         the ~510-character tool header is run once every 10 steps
+                                    (batch 1) and its final state starts every episode; no
                                     gradient flows into the header (truncated backprop)
     chrono forget-gate init         chrono_init: forget biases spread over log(1..T) so some
                                     units remember across a whole question
@@ -74,6 +74,7 @@ class AgentSettings:
     seed: int = 0
     checkpoints: int = 4       # validation checks during training; the best one is kept
     header: bool = True        # train after the tool header (False: from zero state, for quick tests)
+    header_every: int = 10     # re-run the header every this many steps (it changes slowly)
 # --8<-- [end:settings]
 
     def config(self, vocab_size: int) -> Config:
@@ -202,11 +203,12 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None)
     header = prompt_header() if settings.header else ""
     header_ids = tok.encode(header)
     history = {"loss": [], "validation": [], "seconds": 0.0}
-    best, start = (-1.0, None), time.perf_counter()
+    best, start, state = (-1.0, None), time.perf_counter(), None
     every = max(1, settings.steps // max(1, settings.checkpoints))
     for step in range(1, settings.steps + 1):
         x, y, w = make_batch(fresh_episodes(brain, rng, settings.batch), tok, settings.mask)
-        state = header_state(params, config, header_ids, settings.batch) if header_ids else None
+        if header_ids and (step - 1) % settings.header_every == 0:
+            state = header_state(params, config, header_ids, settings.batch)
         loss, grads = weighted_loss_and_grads(params, config, x, y, w, state)
         clip_global_norm(grads, settings.clip)
         optimiser.lr = learning_rate(settings, step)

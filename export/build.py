@@ -9,7 +9,7 @@ Contract: `python -m export.build --out DIR [--preset default|seed] [--epochs N]
     loss.json      loss per epoch and per batch;  loss.svg  the same as a picture
 
 The build key is a hash of the story, the configuration and the source of every file that
-shapes the weights (export/*.py, lllm/tokenizer.py). When the card in DIR has the same key and
+shapes the output (`SOURCES`: data, model, train, plot, onnx_export, build and lllm/tokenizer). When the card in DIR has the same key and
 the .onnx still has the card's sha256, nothing is retrained. Bad arguments are one-line errors
 with exit status 2.
 
@@ -49,7 +49,9 @@ __all__ = ["CARD_FORMAT", "build_key", "main"]
 
 CARD_FORMAT = "lllm.tinyllm/1"
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted(ROOT.glob("export/*.py")) + [ROOT / "lllm" / "tokenizer.py"]
+SOURCES = [ROOT / "export" / name for name in       # the files that shape what is built here
+           ("data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py")]
+SOURCES.append(ROOT / "lllm" / "tokenizer.py")
 SAMPLE_PROMPT = "Once"
 
 

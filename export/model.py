@@ -25,8 +25,9 @@ cell g), so one sigmoid covers the first 3H columns. ONNX wants i, o, f, c and P
 Why the loss covers every position by default: a 30-character window holds 30 next-character
 predictions, and scoring all of them gives thirty times the training signal per window and
 teaches the model to continue from a context of any length, including a one-word prompt like
-"Once"; scoring only the last position (the seed's choice, `loss="last"`) reached a loss of 0.137
-after 25 epochs where every position reached 0.022.
+"Once". Measured on our story (default preset, 25 epochs), the loss on the last character of
+each window was 0.018 when every position was scored and 0.285 when only the last one was (the
+seed's objective, `loss="last"`), and only the first model continued "Once" with "upon a time".
 
 Usage:
 
@@ -123,15 +124,11 @@ def count_parameters(params: dict[str, np.ndarray]) -> int:
     return int(sum(p.size for p in params.values()))
 
 
-def sigmoid(z):
-    return 0.5 * (1.0 + np.tanh(0.5 * z))   # the same curve as 1/(1+e^-z), without overflow
-
-
 # ---- one LSTM layer, forward -------------------------------------------------------------------
 
 # Inside a layer, arrays are time-major - (T, B, ...) - so each step's slice is one contiguous
-# block. The loops write into buffers allocated once (`out=`), because at these sizes numpy's
-# per-call overhead, not arithmetic, is what a step costs.
+# block, and the loops write into buffers allocated once (`out=`) rather than into fresh
+# temporaries. Most of a training step is matrix products; everything else is kept out of the way.
 
 # --8<-- [start:lstm-forward]
 def lstm_forward(X, W_x, W_h, b, h0, c0):
@@ -141,7 +138,8 @@ def lstm_forward(X, W_x, W_h, b, h0, c0):
     # sigmoid(z) = 0.5 + 0.5 * tanh(z / 2): halve the i, f, o columns once, and then a single
     # tanh per step activates all four gates.
     half = np.concatenate([np.full(3 * H, 0.5), np.ones(H)]).astype(X.dtype)
-    Zx = (X.reshape(T * B, -1) @ (W_x * half) + b * half).reshape(T, B, 4 * H)  # input's share
+    Zx = (X.reshape(T * B, -1) @ (W_x * half)).reshape(T, B, 4 * H)  # the input's share
+    Zx += b * half
     W_h_half = W_h * half
     gates = np.empty((T, B, 4 * H), X.dtype)   # activated: i, f, o (sigmoid), g (tanh)
     hs = np.empty((T + 1, B, H), X.dtype)      # hs[t] is h_{t-1}: hs[0] = h0
@@ -219,7 +217,9 @@ def forward(params, config: Config, x, state=None, last_only: bool = False):
     """x (B, T) int ids; state (h, c) each (L, B, H) or None for zeros.
 
     Returns logits (B, T, V) - or (B, V) for the last position if `last_only` - the cache for
-    `loss_and_grads`, and the final state (h, c) to carry into the next call.
+    `loss_and_grads`, and the final state (h, c) to carry into the next call. The cache is
+    (x, one cache per layer, top) where top, the last layer's outputs, is time-major: (T, B, H),
+    or (B, H) if `last_only`.
     """
     x = np.asarray(x)
     B = x.shape[0]

@@ -1,7 +1,7 @@
 """Layer 1 · the loss curve as a small hand-written SVG picture (no plotting library).
 
 Contract: `loss_svg(history, title) -> str`, a complete standalone SVG document: the loss of every
-batch as a faint line, the mean loss of each epoch as dots joined by a line, axes with ticks.
+batch as a faint line, the mean loss of each epoch as dots (at mid-epoch) joined by a line, axes.
 
 Read `train.py` first; `history` is what `train` returns.
 
@@ -52,7 +52,7 @@ def loss_svg(history: dict, title: str = "TinyLLM training loss") -> str:
 
     n_b, n_e = len(batches), len(epochs)
     batch_points = " ".join(px(k / max(1, n_b - 1), v) for k, v in enumerate(batches))
-    epoch_points = [px((k + 1) / n_e, v) for k, v in enumerate(epochs)]   # at each epoch's end
+    epoch_points = [px((k + 0.5) / n_e, v) for k, v in enumerate(epochs)]  # mid-epoch: a mean
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
            f'width="{WIDTH}" height="{HEIGHT}" font-family="sans-serif" font-size="12">',
            f'<title>{escape(title)}</title>',
@@ -78,5 +78,7 @@ def loss_svg(history: dict, title: str = "TinyLLM training loss") -> str:
             for p in epoch_points]
     out.append(f'<text x="{WIDTH - RIGHT}" y="{TOP - 4}" text-anchor="end" fill="#08519c">'
                f'final epoch mean {epochs[-1]:.4f}</text>')
+    out.append(f'<text x="{LEFT + 8}" y="{TOP + 14}" fill="#6a9ec0">light line: every batch; '
+               'dots: mean of each epoch</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

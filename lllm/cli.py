@@ -28,6 +28,8 @@ COMMAND_MODULES = [
     "lllm.inference_playground",
     "lllm.memory_explainer",
     "lllm.factory",
+    "lllm.typed_workflow",
+    "lllm.human_in_loop",
     "lllm.debate",
     "lllm.runtimes.native.scaffold",
     "lllm.runtimes.native.service",

@@ -71,10 +71,14 @@ class Specialist:
 
 
 def specialists(brain="rule", seed: int = 0) -> tuple[Specialist, ...]:
-    """The default panel: a careful checker, one who remembers the story, one who answers fast."""
-    return (Specialist("agent-0", brain, seed, 0.0, (), "You are careful: you check with a tool."),
-            Specialist("agent-1", brain, seed + 1, 0.8, tuple(FACTS.values()), "You trust your memory."),
-            Specialist("agent-2", brain, seed + 2, 1.6, (), "You answer fast."))
+    """The default panel: a careful checker, one who remembers the story, one who answers fast.
+
+    `brain` is one brain for all, or a list: specialist i gets brain[i] (the last one repeats)."""
+    brains = list(brain) if isinstance(brain, (list, tuple)) else [brain]
+    pick = [brains[min(i, len(brains) - 1)] for i in range(3)]
+    return (Specialist("agent-0", pick[0], seed, 0.0, (), "You are careful: you check with a tool."),
+            Specialist("agent-1", pick[1], seed + 1, 0.8, tuple(FACTS.values()), "You trust your memory."),
+            Specialist("agent-2", pick[2], seed + 2, 1.6, (), "You answer fast."))
 
 
 # ---- the prompts, and the critic's verdict parser ----------------------------------------------
@@ -386,9 +390,10 @@ def add_cli(subparsers) -> None:
                                           "Exit status 1 when the debate ends without an answer.")
     p.add_argument("question", metavar="QUESTION", help='e.g. "What is 48 plus 17?" or "Where does Lina live?"')
     p.add_argument("--rounds", type=int, default=1, help=f"revision rounds, 1 to {MAX_ROUNDS} (default 1)")
-    p.add_argument("--predictor", default="rule", metavar="SPEC",
+    p.add_argument("--predictor", action="append", metavar="SPEC",
                    help="the specialists' brain: rule (the debate's rule-based stand-ins, default), or "
-                        "tinyllm[:PATH], scripted:FILE, http:URL, echo")
+                        "tinyllm[:PATH], scripted:FILE, http:URL, echo; repeat it to give specialist i "
+                        "the i-th brain (the last repeats)")
     p.add_argument("--critic", default="rule", metavar="SPEC", help="the critic's and synthesizer's brain (default rule)")
     p.add_argument("--seed", type=int, default=0, help="specialist i gets seed + i (default 0)")
     p.set_defaults(run=run_cli)
@@ -401,13 +406,14 @@ def run_cli(args) -> int:
         raise UsageError("QUESTION is empty: give the debate something to answer")
     if not 1 <= args.rounds <= MAX_ROUNDS:
         raise UsageError(f"--rounds must be between 1 and {MAX_ROUNDS}, got {args.rounds}")
-    for flag, spec in (("--predictor", args.predictor), ("--critic", args.critic)):
+    brains = args.predictor or ["rule"]
+    for flag, spec in [("--predictor", spec) for spec in brains] + [("--critic", args.critic)]:
         if spec != "rule":
             try:
                 make_predictor(spec)
             except ValueError as error:
                 raise UsageError(str(error).replace("--predictor", flag, 1)) from None
-    debate = Debate(specialists(args.predictor, args.seed), args.critic, say=print)
+    debate = Debate(specialists(brains, args.seed), args.critic, say=print)
     session = debate({"question": args.question, "rounds": args.rounds}, return_session=True)
     print("--- session\n" + session.summary())
     print("--- dialog trees (one fork per model step)\n" + "\n".join(session.delivery.trees.values()))

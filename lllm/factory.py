@@ -336,6 +336,8 @@ def add_cli(subparsers) -> None:
     p.add_argument("--min-score", type=float, default=0.5, help="lowest critique score kept (default 0.5)")
     p.add_argument("--held-out", type=non_negative_int, default=10, help="goals per held-out group (default 10)")
     p.add_argument("--pairs", action="store_true", help="also write chosen / rejected pairs")
+    p.add_argument("--evaluate", action="store_true",
+                   help="then compare the story model and the agent-tuned model on the held-out test goals")
     p.set_defaults(run=run_cli)
 
 
@@ -360,6 +362,23 @@ def run_cli(args) -> int:
     if not run.kept:
         print("lllm factory: kept no episode: the corpus is empty (see rejected.jsonl for why)")
         return 1
+    if args.evaluate:
+        return before_after(args.held_out or 10, args.seed or 0)
+    return 0
+
+
+def before_after(per_group: int, seed: int) -> int:
+    """The story model and the agent-tuned model, greedy, on the held-out test goals."""
+    from lllm.brains import fail, make_predictor
+    from lllm.factory_eval import compare, evaluate
+    try:
+        models = {name: make_predictor(spec, temperature=0) for name, spec in
+                  (("story model", "tinyllm"), ("agent model", "tinyllm-agent"))}
+    except ValueError as error:
+        return fail("factory", f"--evaluate: {error}")
+    suite = make_suite("test", per_group, seed)
+    print(f"held-out test goals: {len(suite)}, greedy, no forcing (format / tool / args / answer, %)")
+    print(compare([evaluate(p, suite, name) for name, p in models.items()]))
     return 0
 
 

@@ -42,6 +42,12 @@ def serve(directory: Path, port: int):
     from hooks.serve import make_server
     import threading
     server = make_server(directory, port)
+    report = server.handle_error
+
+    def handle_error(request, client_address):   # a browser closing mid-download is not an error
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            report(request, client_address)
+    server.handle_error = handle_error
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 

@@ -57,10 +57,10 @@ def visit(tab, site_server, path: str):
     """Go to an agent page by instant navigation (the runtime worker survives it); its first demo."""
     page = tab.page
     url = site_server.url + path
-    if page.url != url:
+    if page.url.split("#")[0] != url:               # navigation.tracking adds the heading in view as #hash
         page.evaluate("() => { window.__same_tab = true; }")
         page.evaluate("url => [...document.querySelectorAll('a')].find((a) => a.href === url).click()", url)
-        page.wait_for_url(url)
+        page.wait_for_url(url + "*")
         page.wait_for_function("() => document.querySelector('.lllm-demo')?.dataset.state === 'idle'")
         assert page.evaluate("() => window.__same_tab") is True, "the click reloaded the page"
     page.wait_for_function("() => Boolean(document.querySelector('.lllm-demo')?.dataset.state)")
@@ -110,7 +110,7 @@ def test_react_demo_is_the_terminal_trace_with_tinyllm(tab, site_server):
 
 def test_what_the_model_causes_is_a_visible_capped_step(tab, site_server):
     demo = visit(tab, site_server, "agents/react/")
-    run = run_demo(demo, goal="What is 17 * 23?", brain="scripted")     # the default script misbehaves
+    run = run_demo(demo, goal="What is 17 * 23?", brain="scripted", max_steps=5)   # the default script misbehaves
     assert run["state"] == "done" and run["result"] == cpython(run["params"])
     errors = demo.locator(".lllm-demo__row--error")
     assert errors.count() == 2
@@ -216,6 +216,20 @@ def test_runnable_cells_print_what_cpython_prints(tab):
             with contextlib.redirect_stdout(out):
                 exec(compile(code, page.name, "exec"), namespace)
             assert result["stdout"] == out.getvalue(), page.name
+
+
+def test_stop_ends_a_long_run_with_a_message(tab, site_server):
+    """Last: Stop restarts the runtime worker, so later tests would pay for another boot."""
+    demo = visit(tab, site_server, "agents/lab/")
+    demo.locator("[name='brain']").select_option("tinyllm")
+    demo.locator("[name='category']").select_option("")
+    demo.get_by_role("button", name="Run").click()
+    demo.page.wait_for_function("el => el.dataset.state === 'running' && /case [2-9]/.test(el.textContent)",
+                                arg=demo.element_handle(), timeout=TIMEOUT)
+    demo.get_by_role("button", name="Stop").click()
+    demo.page.wait_for_function("el => el.dataset.state === 'error'", arg=demo.element_handle(), timeout=30_000)
+    assert demo.locator(".lllm-demo__error").text_content() == "Stopped. (Python was restarted.)"
+    assert demo.get_by_role("button", name="Run").is_enabled()
 
 
 def test_the_pages_stayed_clean(tab):

@@ -217,6 +217,18 @@ def test_cli_runs_a_debate(capsys):
     assert "--- answer: 65" in out and "--- session\ndebate: success, 11 agent call(s)" in out
 
 
+def test_cli_gives_each_specialist_its_own_brain(tmp_path, capsys):
+    story = tmp_path / "story.txt"
+    story.write_text("Once upon a time there was a mill.\n")
+    argv = ["debate", "What is 48 plus 17?", "--predictor", "rule", "--predictor", f"scripted:{story}"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "agent-0: 65 | checked with a tool" in out
+    assert "agent-1: no valid proposal (Missing required tag <answer>...</answer>; it wrote 'Once upon a time" in out
+    assert "agent-2: no valid proposal" in out and "--- answer: 65" in out
+    assert [s.brain for s in specialists(["a", "b"])] == ["a", "b", "b"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["debate", " "], "lllm debate: error: QUESTION is empty"),
     (["debate", "Why?", "--rounds", "0"], "lllm debate: error: --rounds must be between 1 and 5, got 0"),

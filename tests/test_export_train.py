@@ -9,7 +9,7 @@ import export.plot as plot
 import export.train as train_module
 from export.data import load_dataset
 from export.model import Config
-from export.train import AdamW, clip_global_norm, train
+from export.train import AdamW, clip_global_norm, keep_freed_memory, train
 
 
 def tiny(seed=0, epochs=1, loss="all"):
@@ -82,3 +82,8 @@ def test_loss_svg_is_a_picture_with_one_dot_per_epoch():
     assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
     assert svg.count("<circle") == 2 and "<title>a &lt; b</title>" in svg
     assert "final epoch mean 1.2000" in svg
+
+
+def test_glibc_is_asked_to_keep_freed_memory_on_linux():
+    import sys
+    assert keep_freed_memory() is sys.platform.startswith("linux")

@@ -78,7 +78,8 @@ def test_every_kind_is_used_and_code_attempts_exist():
 CONCEPT_PAGES = ["architecture.md", "tinyllm/data.md", "tinyllm/training.md", "tinyllm/generation.md",
                  "tinyllm/onnx.md", "agents/react.md", "agents/memory.md", "agents/lab.md",
                  "agents/evaluator.md", "agents/brains.md", "native/prompt.md", "native/dialog.md",
-                 "native/agent.md", "native/tactic.md"]
+                 "native/agent.md", "native/tactic.md", "native/tools.md", "agents/debate.md",
+                 "reasoning/index.md"]
 
 
 def placed_quizzes() -> dict[str, str]:

@@ -1,5 +1,7 @@
 """The reasoning Agent and its cache (lllm/reasoning/agent.py), driven by scripted replies."""
 
+import pytest
+
 from lllm.predictor import ScriptedPredictor
 from lllm.reasoning.agent import Agent, Usage
 from lllm.reasoning.game24 import Game24
@@ -76,6 +78,11 @@ def test_answer_io_and_cot():
     assert env.verify(io).correct and env.verify(cot).correct
     assert thought == "2 + 2 = 4 (left: 4 9 12)"
     assert agent.model.prompts[0].endswith("Answer:") and agent.model.prompts[1].endswith("Steps:")
+
+
+def test_answer_style_is_checked():
+    with pytest.raises(ValueError, match="style must be 'io' or 'cot', got 'tot'"):
+        Agent(ScriptedPredictor(["x"])).answer(ROOT, env, style="tot")
 
 
 def test_max_new_tokens_reaches_the_model():

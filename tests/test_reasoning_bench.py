@@ -7,7 +7,7 @@ import json
 import pytest
 
 from lllm.cli import main
-from lllm.reasoning.bench import Row, Summary, benchmark, format_table, make_framework, summarize
+from lllm.reasoning.bench import Row, Summary, benchmark, format_chart, format_table, make_framework, summarize
 
 
 def test_docstring_example():
@@ -33,6 +33,17 @@ def test_summary_and_table():
         "framework   success  ± spread  calls/puzzle  hits/puzzle  bar",
         "io            20.0%     10.0%           1.0          0.0  ########",
         "foa           90.0%      0.0%          30.0         10.0  ####################################"]
+
+
+def test_chart_puts_success_up_and_calls_right():
+    chart = format_chart([Summary("io", 0.1, 0.0, 1.0, 0.0, 1), Summary("foa", 1.0, 0.0, 100.0, 0.0, 1)], height=2, width=10)
+    assert chart.splitlines() == [
+        " 100% |          2",
+        "  50% |           ",
+        "   0% |1          ",
+        "      +-----------",
+        "       1 call  100 calls per puzzle",
+        "       1 io  2 foa  (* = overlap)"]
 
 
 def test_unknown_framework_name():

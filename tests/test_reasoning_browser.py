@@ -31,4 +31,4 @@ def test_cells_print_in_the_page_what_they_print_in_cpython(page, site_server):
     for code, want in zip(codes, expected):
         result = page.page.evaluate("([code, ns]) => lllm.run(code, {namespace: ns})", [code, "reasoning"])
         assert result["stdout"] == want
-    assert len(codes) == 3
+    assert len(codes) == 4

@@ -21,12 +21,13 @@ def test_runnable_cells_run_and_print():
         with contextlib.redirect_stdout(out):
             exec(compile(code, "reasoning/index.md cell", "exec"), namespace)
         outputs.append(out.getvalue())
-    assert len(outputs) == 3
+    assert len(outputs) == 4
     assert outputs[0].startswith("2 2 9 12  [root]\n") and "-> " in outputs[0]
     assert outputs[1].splitlines()[-4:] == [
         "step 1: 2 + 2 is 4, not 5", "step 1: 7 is not among the numbers left (2 2 9 12)",
         "step 1: 'two plus two' is not of the form 'a op b = c (left: ...)'", "step 2: 9 / 0 divides by zero"]
-    assert outputs[2].splitlines()[0].startswith("framework   success")
+    assert "-> " in outputs[2]
+    assert outputs[3].splitlines()[0].startswith("framework   success") and "calls per puzzle" in outputs[3]
 
 
 def test_snippets_name_real_sections():

@@ -31,6 +31,7 @@ Usage:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ..predictor import Predictor
@@ -101,10 +102,14 @@ class Agent:
         if known is not None:
             return known
         replies = self._ask(environment.prompter.evaluate(state), state, n, shared=True)
-        return sum(environment.parser.evaluate(r, state).value or 0.0 for r in replies)
+        # fsum: correctly rounded on every Python (3.12's sum() rounds differently, and a tie
+        # broken differently would change which states a search keeps in the page).
+        return math.fsum(environment.parser.evaluate(r, state).value or 0.0 for r in replies)
 
     def answer(self, state: State, environment, n: int = 1, style: str = "io") -> list[tuple[str | None, State]]:
         """n whole answers at once: style "io" (just the answer) or "cot" (steps, then answer)."""
+        if style not in ("io", "cot"):
+            raise ValueError(f"style must be 'io' or 'cot', got {style!r}")
         prompt = environment.prompter.cot(state) if style == "cot" else environment.prompter.io(state)
         parse = environment.parser.cot if style == "cot" else environment.parser.io
         inferences = [parse(r, state) for r in self._ask(prompt, state, n)]

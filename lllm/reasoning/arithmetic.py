@@ -149,18 +149,12 @@ def good_moves(numbers) -> list[str]:
 
 @lru_cache(maxsize=None)
 def _good_moves(numbers: tuple[Fraction, ...]) -> tuple[str, ...]:
-    return tuple(m for m, (_, left) in zip(_legal_moves(numbers), _children(numbers)) if _solve(left) is not None)
+    return tuple(m for m, child in zip(_legal_moves(numbers), _children(numbers)) if _solve(child[-1]) is not None)
 
 
 @lru_cache(maxsize=None)
 def _legal_moves(numbers: tuple[Fraction, ...]) -> tuple[str, ...]:
-    return tuple(f"{step} = {fmt(combine_step(step))} (left: {fmt_numbers(left)})" for step, left in _children(numbers))
-
-
-def combine_step(step: str) -> Fraction:
-    """The value of a bare step 'a op b' written by _children."""
-    a, op, b = step.split(" ")
-    return combine(Fraction(a), op, Fraction(b))
+    return tuple(write_step(*child) for child in _children(numbers))
 
 
 # ---- a whole answer: "(4 + 8) * (6 - 4) = 24" ------------------------------------------------
@@ -235,8 +229,8 @@ def check_answer(puzzle, answer: str) -> tuple[bool, str]:
 
 # ---- the solver --------------------------------------------------------------------------------
 
-def _children(numbers: tuple[Fraction, ...]) -> list[tuple[str, tuple[Fraction, ...]]]:
-    """(step, numbers left) for every distinct valid step; the fast, numbers-only legal_moves."""
+def _children(numbers: tuple[Fraction, ...]) -> list[tuple]:
+    """(a, op, b, value, numbers left) for every distinct valid step: legal_moves without the text."""
     seen, out = set(), []
     for i in range(len(numbers)):
         for j in range(len(numbers)):
@@ -250,8 +244,12 @@ def _children(numbers: tuple[Fraction, ...]) -> list[tuple[str, tuple[Fraction, 
                     continue
                 value = combine(a, op, b)
                 if value is not None:
-                    out.append((f"{fmt(a)} {op} {fmt(b)}", tuple(sorted(rest + (value,)))))
+                    out.append((a, op, b, value, tuple(sorted(rest + (value,)))))
     return out
+
+
+def write_step(a: Fraction, op: str, b: Fraction, value: Fraction, left) -> str:
+    return f"{fmt(a)} {op} {fmt(b)} = {fmt(value)} (left: {fmt_numbers(left)})"
 
 
 # --8<-- [start:solver]
@@ -260,10 +258,10 @@ def _solve(numbers: tuple[Fraction, ...]) -> tuple[str, ...] | None:
     """Steps reaching 24 from sorted `numbers`, or None. Tries every pair and operation."""
     if len(numbers) == 1:
         return () if numbers[0] == TARGET else None
-    for step, left in _children(numbers):
+    for a, op, b, value, left in _children(numbers):
         rest = _solve(left)
         if rest is not None:
-            return (f"{step} = {fmt(combine_step(step))} (left: {fmt_numbers(left)})",) + rest
+            return (write_step(a, op, b, value, left),) + rest
     return None
 # --8<-- [end:solver]
 
@@ -283,7 +281,7 @@ def _success(numbers: tuple[Fraction, ...]) -> Fraction:
     if len(numbers) == 1:
         return Fraction(int(numbers[0] == TARGET))
     children = _children(numbers)
-    return sum((_success(left) for _, left in children), Fraction(0)) / len(children)
+    return sum((_success(child[-1]) for child in children), Fraction(0)) / len(children)
 
 
 def success_probability(numbers) -> Fraction:

@@ -7,6 +7,7 @@ simulated stand-in unless you pass another `make_model(seed) -> Predictor`.
 
     python -m lllm reason                                   # all frameworks, test split, 3 seeds
     python -m lllm reason --framework tot-bfs --split test --error-rate 0.3 --seeds 5
+    python -m lllm reason --chart                           # also draw success against calls
     python -m lllm reason --framework foa --puzzle 900      # one run, its search tree
     python -m lllm reason --model tinyllm --limit 5         # the real (hopeless) TinyLLM
 
@@ -31,7 +32,8 @@ from .game24 import Game24
 from .search import FleetOfAgents, ToTBFS, ToTDFS
 from .simulated import SimulatedModel
 
-__all__ = ["FRAMEWORKS", "make_framework", "benchmark", "summarize", "format_table", "Row", "Summary"]
+__all__ = ["FRAMEWORKS", "make_framework", "benchmark", "summarize", "format_table", "format_chart", "format_tree",
+           "Row", "Summary"]
 
 # name -> class; in the order of the published Game-of-24 comparison (weakest first).
 FRAMEWORKS = {"io": IO, "cot": CoT, "cot-sc": CoTSC, "react": ReAct, "reflexion": Reflexion,
@@ -97,8 +99,8 @@ def summarize(rows: list[Row]) -> list[Summary]:
     for name in dict.fromkeys(r.framework for r in rows):
         mine = [r for r in rows if r.framework == name]
         rates = [r.solved / r.puzzles for r in mine]
-        mean = sum(rates) / len(rates)
-        spread = math.sqrt(sum((x - mean) ** 2 for x in rates) / len(rates))
+        mean = math.fsum(rates) / len(rates)
+        spread = math.sqrt(math.fsum((x - mean) ** 2 for x in rates) / len(rates))
         n = sum(r.puzzles for r in mine)
         out.append(Summary(name, mean, spread, sum(r.calls for r in mine) / n, sum(r.hits for r in mine) / n, len(mine)))
     return out
@@ -109,6 +111,22 @@ def format_table(summaries: list[Summary]) -> str:
     for s in summaries:
         bar = "#" * round(s.success * 40)
         lines.append(f"{s.framework:10} {s.success:8.1%} {s.spread:9.1%} {s.calls:13.1f} {s.hits:12.1f}  {bar}")
+    return "\n".join(lines)
+
+
+def format_chart(summaries: list[Summary], height: int = 10, width: int = 48) -> str:
+    """Success (up) against model calls per puzzle (right, log scale): what search buys, and its price."""
+    top = max(max(s.calls for s in summaries), 10.0)
+    grid = [[" "] * (width + 1) for _ in range(height + 1)]
+    for mark, s in enumerate(summaries, 1):
+        x = round(math.log10(max(s.calls, 1.0)) / math.log10(top) * width)
+        y = height - round(s.success * height)
+        grid[y][x] = str(mark % 10) if grid[y][x] == " " else "*"
+    lines = [f"{100 - 100 * i // height:4d}% |" + "".join(row) for i, row in enumerate(grid)]
+    lines.append("      +" + "-" * (width + 1))
+    right = f"{top:.0f} calls per puzzle"
+    lines.append("       1 call" + right.rjust(max(width - 5, len(right) + 2)))
+    lines.append("       " + "  ".join(f"{i % 10} {s.framework}" for i, s in enumerate(summaries, 1)) + "  (* = overlap)")
     return "\n".join(lines)
 
 
@@ -149,6 +167,7 @@ def add_cli(subparsers) -> None:
     p.add_argument("--seeds", type=non_negative_int, default=3, help="how many seeds (0, 1, ...) to average over (default 3)")
     p.add_argument("--limit", type=non_negative_int, default=None, help="only the first N puzzles of the split")
     p.add_argument("--puzzle", type=non_negative_int, default=None, help="run once on this row and print its search tree")
+    p.add_argument("--chart", action="store_true", help="also draw success against model calls")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(run=run_reason)
 
@@ -201,6 +220,9 @@ def run_reason(args) -> int:
     model = f"simulated model, error rate {args.error_rate}" if args.model == "simulated" else "TinyLLM"
     print(f"Game of 24, {args.split} split ({rows[0].puzzles} puzzles), {model}, {args.seeds} seed(s)")
     print(format_table(summaries))
+    if args.chart:
+        print()
+        print(format_chart(summaries))
     if args.model == "simulated":
         print("note: the simulated model is a solver-backed stand-in, not an LLM (see lllm/reasoning/simulated.py)",
               file=sys.stderr)

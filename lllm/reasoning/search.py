@@ -25,6 +25,8 @@ Usage:
 
 from __future__ import annotations
 
+import math
+
 from ..sampling import Mulberry32
 from .frameworks import Framework, Result
 from .records import State
@@ -130,7 +132,8 @@ class FleetOfAgents(Framework):
                 return self._finish(puzzle_idx, solved[0])
             if (step + 1) % self.resample_every == 0:
                 fleet = self._resample(fleet, past, rng)               # value, then resample
-        return self._finish(puzzle_idx, max(fleet, key=lambda sn: past.get(sn[0], (0,))[0])[0])
+        best, _ = max(fleet, key=lambda sn: past[sn[0]][0] if sn[0] in past else 0.0)
+        return self._finish(puzzle_idx, best)                          # unsolved: the best-valued agent
 # --8<-- [end:foa]
 
     def _step(self, state: State, node: int) -> tuple[State, int]:
@@ -146,7 +149,7 @@ class FleetOfAgents(Framework):
             self.tree[node].value = value
             past[state] = (value, state, node)
         pool = list(past.values())
-        total = sum(v for v, _, _ in pool)
+        total = math.fsum(v for v, _, _ in pool)                      # the same on every Python
         chosen = []
         for _ in range(self.n_agents):
             if total <= 0:                                            # nothing looks good: start over

@@ -86,12 +86,13 @@ const isError = (text) => /^(error|no Action|predictor error)/.test(text ?? "");
 
 // ---- the controls each demo needs -----------------------------------------------------------------
 
-function brainControls(root, controls, { brains = ["rule", "tinyllm", "scripted"] } = {}) {
+function brainControls(root, controls, { brains = ["rule", "tinyllm", "scripted"], oneSeed = true } = {}) {
   const brain = select("brain", brains.map((b) => [b, BRAIN_LABELS[b]]), root.dataset.brain ?? "rule");
   const temperature = input("temperature", root.dataset.temperature ?? 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
   const seed = input("seed", root.dataset.seed ?? 0, { type: "number", min: 0, step: 1 });
   const sampling = el("span", "lllm-demo__sampling");
-  sampling.append(field("temperature", temperature), field("seed", seed));
+  sampling.append(field("temperature", temperature));
+  if (oneSeed) sampling.append(field("seed", seed));   // the evaluator asks for a list of seeds instead
   const script = Object.assign(el("textarea", "lllm-demo__script"), { name: "script", rows: 7, value: DEFAULT_SCRIPT });
   const scriptField = field("replies, one per block between --- lines", script);
   scriptField.classList.add("lllm-demo__field--wide");
@@ -133,7 +134,7 @@ const CONTROLS = {
   },
   evaluate(root, controls) {
     const seeds = input("seeds", root.dataset.seeds ?? "0,1,2", { type: "text", size: 8 });
-    const parts = [brainControls(root, controls), categoryControl(root, controls)];
+    const parts = [brainControls(root, controls, { oneSeed: false }), categoryControl(root, controls)];
     controls.append(field("seeds", seeds));
     return () => Object.assign({ seeds: parseSeeds(seeds.value) }, ...parts.map((f) => f()));
   },

@@ -20,7 +20,7 @@ export const KEY = "lllm.quiz.v1";
 export const FORMAT = "lllm-quiz-progress/1";
 export const DAY = 24 * 60 * 60 * 1000;
 
-let cache = null;        // the parsed store, read once per page load
+let memory = null;       // the store when localStorage is blocked (progress lasts until the page closes)
 let notice = null;       // set when saved progress was unreadable and had to be reset
 
 // ---- the schedule -------------------------------------------------------------------------------
@@ -56,34 +56,34 @@ function validStore(data) {
     Object.values(data.questions).every(validRecord);
 }
 
+/** The store, read afresh each time so that two open tabs never overwrite each other's answers. */
 function read() {
-  if (cache) return cache;
-  let raw = null;
+  if (memory) return memory;
+  let raw;
   try {
     raw = localStorage.getItem(KEY);
   } catch (e) {
     notice = "This browser does not let the page keep quiz progress (storage is blocked); answers last until you leave the page.";
+    memory = { version: 1, questions: {} };
+    return memory;
   }
-  cache = { version: 1, questions: {} };
-  if (raw !== null) {
-    let data = null;
-    try { data = JSON.parse(raw); } catch (e) { /* handled below */ }
-    if (validStore(data)) {
-      cache = data;
-    } else {
-      notice = "Your saved quiz progress could not be read, so it was reset. (The unreadable copy is kept in localStorage as " + KEY + ".corrupt.)";
-      try {
-        localStorage.setItem(KEY + ".corrupt", raw);
-        localStorage.setItem(KEY, JSON.stringify(cache));
-      } catch (e) { /* storage blocked: nothing more to do */ }
-    }
-  }
-  return cache;
+  if (raw === null) return { version: 1, questions: {} };
+  let data = null;
+  try { data = JSON.parse(raw); } catch (e) { /* handled below */ }
+  if (validStore(data)) return data;
+  notice = "Your saved quiz progress could not be read, so it was reset. (The unreadable copy is kept in localStorage as " + KEY + ".corrupt.)";
+  const fresh = { version: 1, questions: {} };
+  try {
+    localStorage.setItem(KEY + ".corrupt", raw);
+    localStorage.setItem(KEY, JSON.stringify(fresh));
+  } catch (e) { /* storage full or blocked: nothing more to do */ }
+  return fresh;
 }
 
-function write() {
+function write(data) {
+  if (memory) return;
   try {
-    localStorage.setItem(KEY, JSON.stringify(read()));
+    localStorage.setItem(KEY, JSON.stringify(data));
   } catch (e) {
     notice = "Quiz progress could not be saved (storage is full or blocked).";
   }
@@ -103,27 +103,24 @@ export function get(id) {
 
 /** Keep an answer in progress (a code attempt's tries) without scheduling a review. */
 export function keep(id, answer) {
-  const questions = read().questions;
-  questions[id] = { ...(questions[id] || {}), answer };
-  write();
+  const data = read();
+  data.questions[id] = { ...(data.questions[id] || {}), answer };
+  write(data);
 }
 
 /** Grade one answer: store it and move the question's SM-2 schedule on. Returns the record. */
 export function grade(id, quality, answer, correct, now = Date.now()) {
-  const questions = read().questions;
-  questions[id] = { ...(questions[id] || {}), ...schedule(questions[id], quality, now), answer, correct };
-  write();
-  return questions[id];
+  const data = read();
+  const record = { ...(data.questions[id] || {}), ...schedule(data.questions[id], quality, now), answer, correct };
+  data.questions[id] = record;
+  write(data);
+  return record;
 }
 
 export function forget(ids) {
-  const questions = read().questions;
-  for (const id of ids) delete questions[id];
-  write();
-}
-
-export function all() {
-  return read().questions;
+  const data = read();
+  for (const id of ids) delete data.questions[id];
+  write(data);
 }
 
 // ---- export and import --------------------------------------------------------------------------
@@ -146,15 +143,15 @@ export function importText(text) {
   if (!data || data.format !== FORMAT || !validStore({ version: 1, questions: data.questions })) {
     throw new Error(`This file is not LLLM quiz progress (expected "format": "${FORMAT}" and a questions object).`);
   }
-  const questions = read().questions;
+  const store = read();
   let count = 0;
   for (const [id, record] of Object.entries(data.questions)) {
-    const mine = questions[id];
+    const mine = store.questions[id];
     if (!mine || (record.last || 0) >= (mine.last || 0)) {
-      questions[id] = record;
+      store.questions[id] = record;
       count += 1;
     }
   }
-  write();
+  write(store);
   return count;
 }

@@ -37,11 +37,13 @@ function setStatus(change) {
 
 // ---- the worker's life: start, message loop, stop -------------------------------------------------
 
+let order = "parallel";      // what the worker loads first: "model" (the playground) or both at once
+
 function startWorker() {
   gates = { model: deferred(), python: deferred() };
   setStatus({ state: "loading", stage: "Starting", percent: 0, error: null, modelError: null });
   const url = new URL("./worker.mjs", import.meta.url);
-  if (!JSPI) url.hash = "nojspi";
+  url.hash = new URLSearchParams({ order, jspi: JSPI ? "1" : "0" }).toString();
   worker = new Worker(url, { type: "module", name: "lllm-runtime" });
   worker.onmessage = ({ data }) => onMessage(data);
   worker.onerror = (event) => {
@@ -98,7 +100,10 @@ function failAll(error) {
 }
 
 function request(type, fields, callbacks = {}) {
-  if (!worker) startWorker();
+  if (!worker) {
+    order = type === "run" ? "parallel" : "model";
+    startWorker();
+  }
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, ...callbacks });
@@ -121,7 +126,10 @@ export const lllm = {
 
   /** Resolves when the model alone is loaded (enough for generate()). */
   async modelReady() {
-    if (!worker) startWorker();
+    if (!worker) {
+      order = "model";
+      startWorker();
+    }
     await gates.model.promise;
   },
 

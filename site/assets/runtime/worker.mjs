@@ -2,9 +2,11 @@
 // lllm wheel unpacked) and an onnxruntime-web session on TinyLLM. Read lllm.mjs (the page side)
 // first; DESIGN.md §3–4 explains why a worker, why JSPI, and why only the plain wasm build of ORT.
 //
-// Messages in:  {id, type: "generate", params, stream} | {id, type: "run", code, namespace} | {id, type: "ping"}
-// Messages out: {type: "progress", stage, percent} | {type: "ready", ...} | {type: "fatal", error}
-//               {id, type: "step", ...} | {id, type: "stdout"|"stderr", text}
+// Messages in:  {id, type: "generate", params, stream} | {id, type: "window", params}
+//               {id, type: "run", code, namespace}
+// Messages out: {type: "progress", stage, percent} | {type: "model-ready" | "ready", ...}
+//               {type: "model-error" | "python-error", error}
+//               {id, type: "step", char, top} | {id, type: "stdout" | "stderr", text}
 //               {id, type: "result", value} | {id, type: "error", error}
 //
 // The token loop lives here, in JavaScript, carrying the LSTM state (h, c) from one character to
@@ -183,7 +185,7 @@ async function generateWindow({ ids, maxNewTokens, window = 64 }) {
 
 async function loadPython() {
   // Without JSPI, run_sync cannot work: skip Python (20 MB) and let the page say which browsers work.
-  if (location.hash === "#nojspi" || typeof WebAssembly.Suspending !== "function") throw new Error("no JSPI");
+  if (options.get("jspi") === "0" || typeof WebAssembly.Suspending !== "function") throw new Error("no JSPI");
   report("Downloading Python");
   const pyBase = new URL(manifest.pyodide, HERE).href;
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyBase).href);
@@ -229,12 +231,15 @@ async function start() {
   manifest = await response.json();
 }
 
-// The model (≈1 s) loads first, then Python (≈6 s): both compete for this one thread, and
-// generation needs only the model, so the playground writes long before Python is up. Cells need
-// only Python: they still run if the model is broken.
+// The page says what it needs first (lllm.mjs puts it in this worker's URL). "model": the model
+// (≈1 s) loads before Python (≈6 s), since both compete for this one thread and generation needs
+// only the model, so the playground writes long before Python is up. "parallel": both at once,
+// which gets Python (what cells need) ready sooner. Cells still run if the model is broken.
+const options = new URLSearchParams(location.hash.slice(1));
 const started = start();
 modelReady = started.then(loadModel);
-pythonReady = modelReady.catch(() => {}).then(loadPython).then(() => pyodide.registerJsModule("_lllm_page", pageModule()));
+const pythonAfter = options.get("order") === "model" ? modelReady.catch(() => {}) : started;
+pythonReady = pythonAfter.then(loadPython).then(() => pyodide.registerJsModule("_lllm_page", pageModule()));
 modelReady.then(
   () => postMessage({ type: "model-ready", vocab: card.vocab }),
   (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }));

@@ -1,0 +1,204 @@
+"""Layer 4 · the typed workflow: `run_typed(goal, predictor) -> TypedTrajectory`, a state machine around ReAct.
+
+Read `react.py` first. The ReAct loop keeps its trajectory as loose text; here every step has a
+kind, every step record is frozen, and a transition table says which kind may follow which. The
+table is enforced *while the agent runs*: each new step goes through `TypedTrajectory.append`,
+which returns a new trajectory or raises IllegalTransition — so a bug in the loop (say, two
+observations in a row) stops the run at once instead of producing a plausible-looking trace.
+
+    GOAL -> THOUGHT | ACTION | FINAL | ERROR        ACTION -> OBSERVATION (only)
+    THOUGHT -> ACTION | FINAL | ERROR               OBSERVATION, ERROR -> THOUGHT | ACTION | FINAL | ERROR
+    FINAL -> nothing (the run is complete)
+
+Malformed model output (neither an action nor a final answer) becomes an explicit ERROR step,
+and the next prompt carries the same repair observation the ReAct loop uses.
+
+Usage:
+
+    >>> from lllm.brains import RuleBrain
+    >>> run = run_typed("What is 6 times 7?", RuleBrain())
+    >>> [step.kind.name for step in run.steps], run.completed, run.answer
+    (['GOAL', 'THOUGHT', 'ACTION', 'OBSERVATION', 'THOUGHT', 'FINAL'], True, '42')
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Sequence
+
+from lllm.react import (DEFAULT_TOOLS, MAX_NEW_TOKENS, REPAIR_OBSERVATION, Step, Tool, _act,
+                        build_prompt, parse_step)
+
+__all__ = ["StepKind", "TypedStep", "TRANSITIONS", "IllegalTransition", "TypedTrajectory",
+           "run_typed", "add_cli"]
+
+
+# ---- kinds, records and the transition table ---------------------------------------------------
+
+# --8<-- [start:types]
+class StepKind(enum.Enum):
+    GOAL = "goal"
+    THOUGHT = "thought"
+    ACTION = "action"
+    OBSERVATION = "observation"
+    FINAL = "final"
+    ERROR = "error"
+
+
+K = StepKind
+TRANSITIONS: dict[StepKind | None, frozenset[StepKind]] = {
+    None: frozenset({K.GOAL}),                                   # a run starts with its goal
+    K.GOAL: frozenset({K.THOUGHT, K.ACTION, K.FINAL, K.ERROR}),
+    K.THOUGHT: frozenset({K.ACTION, K.FINAL, K.ERROR}),
+    K.ACTION: frozenset({K.OBSERVATION}),                        # a tool call always gets its answer
+    K.OBSERVATION: frozenset({K.THOUGHT, K.ACTION, K.FINAL, K.ERROR}),
+    K.ERROR: frozenset({K.THOUGHT, K.ACTION, K.FINAL, K.ERROR}),
+    K.FINAL: frozenset(),                                        # nothing follows the answer
+}
+
+
+@dataclass(frozen=True)
+class TypedStep:
+    kind: StepKind
+    text: str                        # the thought, the answer, the observation, the bad output
+    tool: str | None = None          # ACTION only
+    args: str | None = None          # ACTION only
+
+    def __post_init__(self):
+        if (self.kind is K.ACTION) != (self.tool is not None):
+            raise ValueError(f"a {self.kind.name} step {'needs a' if self.kind is K.ACTION else 'takes no'} tool")
+
+    def show(self) -> str:
+        return f"{self.tool}[{self.args}]" if self.kind is K.ACTION else self.text
+
+
+class IllegalTransition(ValueError):
+    """A step whose kind may not follow the previous step's kind."""
+
+
+@dataclass(frozen=True)
+class TypedTrajectory:
+    steps: tuple[TypedStep, ...] = ()
+
+    def append(self, step: TypedStep) -> "TypedTrajectory":
+        """A new trajectory with `step` added; IllegalTransition if the table forbids it."""
+        last = self.steps[-1].kind if self.steps else None
+        if step.kind not in TRANSITIONS[last]:
+            allowed = ", ".join(sorted(k.name for k in TRANSITIONS[last])) or "nothing"
+            raise IllegalTransition(f"step {len(self.steps) + 1}: {step.kind.name} cannot follow "
+                                    f"{last.name if last else 'the start'} (allowed: {allowed})")
+        return TypedTrajectory(self.steps + (step,))
+
+    @classmethod
+    def validate(cls, steps: Sequence[TypedStep]) -> "TypedTrajectory":
+        trajectory = cls()
+        for step in steps:
+            trajectory = trajectory.append(step)
+        return trajectory
+
+    @property
+    def completed(self) -> bool:
+        return bool(self.steps) and self.steps[-1].kind is K.FINAL
+
+    @property
+    def answer(self) -> str | None:
+        return self.steps[-1].text if self.completed else None
+
+    def render(self) -> str:
+        return "\n".join(f"{n:2d}. {s.kind.name:<11s} {s.show()}" for n, s in enumerate(self.steps, 1))
+# --8<-- [end:types]
+
+
+# ---- the run: the ReAct loop, one typed step at a time -----------------------------------------
+
+def _react_steps(typed: TypedTrajectory) -> list[Step]:
+    """The ReAct steps that `build_prompt` renders, rebuilt from the typed ones."""
+    steps: list[Step] = []
+    for s in typed.steps[1:]:
+        if s.kind is K.THOUGHT:
+            steps.append(Step(thought=s.text))
+        elif s.kind is K.ACTION:
+            if not steps or steps[-1].action or steps[-1].observation is not None:
+                steps.append(Step())
+            steps[-1].action = (s.tool, s.args)
+        elif s.kind is K.OBSERVATION:
+            steps[-1].observation = s.text
+        elif s.kind is K.ERROR:
+            steps.append(Step(observation=REPAIR_OBSERVATION))
+    return steps
+
+
+def _model_steps(raw: str) -> list[TypedStep]:
+    """The typed steps one model reply makes: a thought if any, then an action or a final
+    answer; neither is an ERROR step holding the raw text."""
+    step = parse_step(raw)
+    out = [TypedStep(K.THOUGHT, step.thought)] if step.thought else []
+    if step.final is not None:
+        return out + [TypedStep(K.FINAL, step.final)]
+    if step.action is not None:
+        return out + [TypedStep(K.ACTION, "", tool=step.action[0], args=step.action[1])]
+    return out + [TypedStep(K.ERROR, f"malformed output: {raw[:80]!r}")]
+
+
+# --8<-- [start:run-typed]
+def run_typed(goal: str, predictor, tools: Sequence[Tool] = DEFAULT_TOOLS,
+              max_turns: int = 5) -> TypedTrajectory:
+    """Ask the model at most `max_turns` times; every step is checked against TRANSITIONS."""
+    if not goal.strip():
+        raise ValueError("goal is empty: ask the agent a question")
+    by_name = {t.name: t for t in tools}
+    run = TypedTrajectory().append(TypedStep(K.GOAL, goal))
+    for _ in range(max_turns):
+        prompt = build_prompt(goal, tools, _react_steps(run))
+        try:
+            raw = predictor(prompt, MAX_NEW_TOKENS)
+        except Exception as error:                       # the model failed: an error step, stop
+            return run.append(TypedStep(K.ERROR, f"predictor error: {type(error).__name__}: {error}"))
+        for step in _model_steps(raw if isinstance(raw, str) else ""):
+            run = run.append(step)
+            if step.kind is K.ACTION:
+                run = run.append(TypedStep(K.OBSERVATION, _act((step.tool, step.args), by_name, _quiet)))
+        if run.completed:
+            break
+    return run
+# --8<-- [end:run-typed]
+
+
+def _quiet(who: str, text: str) -> None:
+    pass
+
+
+# ---- command line ------------------------------------------------------------------------------
+
+def add_cli(subparsers) -> None:
+    from lllm.brains import add_predictor_args
+    p = subparsers.add_parser("workflow", help="run the typed workflow: numbered typed steps, checked transitions",
+                              description="Run the ReAct agent as a typed state machine and print its numbered "
+                                          "steps. Exit status 1 when the run does not complete.")
+    p.add_argument("goal", metavar="GOAL", help='a question, e.g. "What is 17 * 23?"')
+    add_predictor_args(p, default="rule")
+    p.add_argument("--max-turns", type=int, default=5, help="model replies before giving up (default 5)")
+    p.set_defaults(run=run_cli)
+
+
+def run_cli(args) -> int:
+    from lllm.brains import fail, predictor_from_args
+    if not args.goal.strip():
+        return fail("workflow", "GOAL is empty: ask the agent a question")
+    if args.max_turns < 1:
+        return fail("workflow", f"--max-turns must be >= 1, got {args.max_turns}")
+    try:
+        predictor = predictor_from_args(args)
+    except ValueError as error:
+        return fail("workflow", str(error))
+    run = run_typed(args.goal, predictor, max_turns=args.max_turns)
+    print(run.render())
+    print(f"completed: {'yes, answer ' + repr(run.answer) if run.completed else 'no'}")
+    return 0 if run.completed else 1
+
+
+if __name__ == "__main__":
+    from lllm.brains import RuleBrain
+
+    print(run_typed("What is 17 * 23?", RuleBrain()).render())
