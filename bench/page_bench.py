@@ -9,9 +9,9 @@ What it measures (times from the page's navigation start, each cold run in a fre
 context, so nothing is cached):
   - bare:        a module worker that only imports pyodide.mjs and awaits loadPyodide() — the floor.
   - first text:  /playground/ until TinyLLM's first generated character. Goal: <= 1.3x bare.
-  - ready:       until lllm.ready() (Python + lllm + model all loaded), for honesty: on the
-                 playground the model loads before Python (so the first text comes early); on a
-                 page with only code cells (/tinyllm/data/) both load at once.
+  - ready:       until lllm.ready() (Python + lllm + model all loaded), on the playground and on
+                 a page with only code cells (/tinyllm/data/). For honesty: the first text comes
+                 early because the model loads before Python.
   - speed:       characters/s generating with carried LSTM state (one Promise, loop in JS),
                  against re-running a 64-character window per character. Goal: >= 3,000/s.
   - python:      the same through a Python predictor (from_browser) in a cell: one run_sync per call.
@@ -32,7 +32,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from runtime_support import build_site, free_port, launch, serve  # noqa: E402
 
-CELLS_PAGE = "/tinyllm/data/"   # a page with runnable cells and no playground: Python and model load side by side
+CELLS_PAGE = "/tinyllm/data/"   # a page with runnable cells and no playground
 READY = "async () => { await lllm.ready(); return performance.now(); }"
 
 FIRST_TEXT = """async () => {
@@ -117,9 +117,9 @@ def main(argv=None) -> int:
     b, f, r = min(bare), min(first), min(ready)
     print(f"cold bare loadPyodide()           {b:8.0f} ms   (runs: {', '.join(f'{x:.0f}' for x in bare)})")
     print(f"cold first generated text         {f:8.0f} ms   ratio {f / b:.2f}x bare (goal <= 1.3x)")
-    print(f"cold lllm.ready(), playground     {r:8.0f} ms   ratio {r / b:.2f}x bare (model first, then Python)")
+    print(f"cold lllm.ready(), playground     {r:8.0f} ms   ratio {r / b:.2f}x bare")
     c = min(cells_ready)
-    print(f"cold lllm.ready(), cells page     {c:8.0f} ms   ratio {c / b:.2f}x bare (both at once)")
+    print(f"cold lllm.ready(), cells page     {c:8.0f} ms   ratio {c / b:.2f}x bare")
     print(f"generation, carried state         {speed['carry']:8.0f} chars/s (goal >= 3000)")
     print(f"generation, re-run 64-char window {speed['window']:8.0f} chars/s   carry is {speed['carry'] / speed['window']:.1f}x faster")
     print(f"generation via Python predictor   {python_speed:8.0f} chars/s   (one run_sync per call)")

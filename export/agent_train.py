@@ -64,7 +64,7 @@ class AgentSettings:
     embed: int = 32            # as the story model
     hidden: int = 168          # as the story model: bigger was slower and no better (notes)
     batch: int = 8             # small batches, more updates: 8 beat 32 by far (notes)
-    steps: int = 6000          # updates; each sees `batch` fresh episodes
+    steps: int = 11000         # updates; each sees `batch` fresh episodes
     lr: float = 8e-3           # 6e-3..1e-2 helped, 2e-2 diverged (notes)
     warmup: int = 100          # steps of linear warm-up, then cosine decay to lr / 10
     clip: float = 1.0
@@ -72,7 +72,7 @@ class AgentSettings:
     chrono: int = 80           # chrono init over log(1..chrono); 0 = the story model's bias 1
     mask: bool = True          # loss only on the agent's own characters
     seed: int = 0
-    checkpoints: int = 4       # validation checks during training; the best one is kept
+    checkpoints: int = 6       # validation checks during training; the best one is kept
     header: bool = True        # train after the tool header (False: from zero state, for quick tests)
     header_every: int = 10     # re-run the header every this many steps (it changes slowly)
 # --8<-- [end:settings]
@@ -190,9 +190,10 @@ def validation_accuracy(params, config, tok, header, tasks) -> float:
 # ---- the training loop -------------------------------------------------------------------------
 
 # --8<-- [start:train-agent]
-def train_agent(settings: AgentSettings, progress: bool = True, validation=None):
+def train_agent(settings: AgentSettings, progress: bool = True, validation=None, on_best=None):
     """Train from scratch on fresh factory episodes; with `validation` tasks, keep the best
-    of `settings.checkpoints` checkpoints. Returns (params, history)."""
+    of `settings.checkpoints` checkpoints (and call `on_best(params, history)` with each new
+    best). Returns (params, history)."""
     tok = vocabulary()
     config = settings.config(len(tok))
     params = init_params(config)
@@ -219,6 +220,9 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None)
             history["validation"].append((step, score))
             if score > best[0]:
                 best = (score, {k: v.copy() for k, v in params.items()})
+                if on_best:
+                    history["seconds"] = time.perf_counter() - start
+                    on_best(best[1], history)
         if progress and (step % 100 == 0 or step == settings.steps):
             seen = history["validation"][-1] if history["validation"] else None
             elapsed = time.perf_counter() - start
@@ -281,22 +285,32 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
         pass
     out.mkdir(parents=True, exist_ok=True)
     validation = make_suite("validation", per_group=6, seed=settings.seed) if settings.checkpoints else None
-    params, history = train_agent(settings, progress=progress, validation=validation)
-    config = settings.config(len(vocabulary()))
-    onnx_bytes = to_onnx(params, config).SerializeToString()
-    card = {
-        "format": CARD_FORMAT, "vocab": vocabulary().vocab, "config": config.to_dict(),
-        "metrics": {"final_loss": round(float(np.mean(history["loss"][-100:])), 6),
-                    "steps": settings.steps, "train_seconds": round(history["seconds"], 2),
-                    "loss_per_epoch": [round(float(np.mean(history["loss"][i:i + 100])), 6)
-                                       for i in range(0, len(history["loss"]), 100)],
-                    "validation": history["validation"]},
-        "parameters": int(sum(p.size for p in params.values())),
-        "onnx_file": onnx_path.name, "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
-        "build_key": key, "preset": "agent", "agent": asdict(settings),
-    }
-    write_atomic(onnx_path, onnx_bytes)
-    write_atomic(card_path, card_json(card).encode())
+
+    def write(params, history, final: bool):
+        """The model and its card; a checkpoint's card never matches a build key, so a run
+        stopped early leaves a usable model that the next build replaces."""
+        config = settings.config(len(vocabulary()))
+        onnx_bytes = to_onnx(params, config).SerializeToString()
+        steps_done = len(history["loss"])
+        card = {
+            "format": CARD_FORMAT, "vocab": vocabulary().vocab, "config": config.to_dict(),
+            "metrics": {"final_loss": round(float(np.mean(history["loss"][-100:])), 6),
+                        "steps": steps_done, "train_seconds": round(history["seconds"], 2),
+                        "loss_per_epoch": [round(float(np.mean(history["loss"][i:i + 100])), 6)
+                                           for i in range(0, len(history["loss"]), 100)],
+                        "validation": history["validation"]},
+            "parameters": int(sum(p.size for p in params.values())),
+            "onnx_file": onnx_path.name, "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
+            "build_key": key if final else f"checkpoint at step {steps_done}", "preset": "agent",
+            "agent": asdict(settings),
+        }
+        write_atomic(onnx_path, onnx_bytes)
+        write_atomic(card_path, card_json(card).encode())
+        return card
+
+    params, history = train_agent(settings, progress=progress, validation=validation,
+                                  on_best=lambda p, h: write(p, h, final=False))
+    card = write(params, history, final=True)
     best = max([s for _, s in history["validation"]] or [0.0])
     print(f"wrote {onnx_path} ({card['parameters']:,d} parameters, {settings.steps} steps, "
           f"{history['seconds']:.0f} s, best validation {best:.1%})")

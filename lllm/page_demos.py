@@ -143,7 +143,9 @@ def memory_demo(p: dict, make: Callable[..., object], progress) -> dict:
 
 def playground_demo(p: dict, make: Callable[..., object], progress) -> dict:
     """Brains side by side on the same lab cases (as `playground --json`); one brain per name in `brains`."""
-    names = p.get("brains") or ["rule", "tinyllm"]
+    names = p.get("brains", ["rule", "tinyllm"])
+    if not names:
+        raise ValueError("pick at least one brain to compare")
     predictors = {name: make(_int(p, "seed", 0), name) for name in names}
     progress(f"{len(_cases(p))} cases x {len(names)} brain(s)")
     rows = compare(predictors, _cases(p), max_steps=_steps(p, 4))
@@ -172,18 +174,18 @@ def run_demo(params: dict, tinyllm: Callable | None = None, progress: Callable[[
     """Run one demo; bad input (ValueError) becomes {"ok": False, "error": ...}, never a traceback."""
     if not isinstance(params, dict) or params.get("demo") not in DEMOS:
         return {"ok": False, "error": f"demo must be one of: {', '.join(DEMOS)}"}
-    p = params
 
     def make(seed: int, spec: str | None = None):
         """A fresh predictor: the page's chosen brain, or `spec` (the playground compares several)."""
-        return make_brain(spec or p.get("brain", "rule"), seed, p.get("temperature", 0.8), p.get("script", ""), tinyllm)
+        return make_brain(spec or params.get("brain", "rule"), seed, params.get("temperature", 0.8),
+                          params.get("script", ""), tinyllm)
     try:
-        if p.get("brain", "rule") not in BRAINS:
-            raise ValueError(f"brain {p.get('brain')!r} is not one of: {', '.join(BRAINS)}")
-        result = DEMOS[p["demo"]](p, make, progress or (lambda text: None))
+        if params.get("brain", "rule") not in BRAINS:
+            raise ValueError(f"brain {params.get('brain')!r} is not one of: {', '.join(BRAINS)}")
+        result = DEMOS[params["demo"]](params, make, progress or (lambda text: None))
     except ValueError as error:
         return {"ok": False, "error": str(error)}
-    return {"ok": True, "demo": p["demo"], **result}
+    return {"ok": True, "demo": params["demo"], **result}
 
 
 def run_json(params_json: str, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None) -> str:

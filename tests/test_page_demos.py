@@ -149,6 +149,8 @@ def test_a_predictor_that_raises_is_a_step_not_a_crash():
     ({"demo": "evaluate", "seeds": [0, "x"]}, "seeds must be a non-empty list"),
     ({"demo": "memory", "goals": ["What is 1 + 1?", ""]}, "a goal is empty"),
     ({"demo": "memory", "goals": []}, "a goal is empty"),
+    ({"demo": "playground", "brains": []}, "pick at least one brain to compare"),
+    ({"demo": "playground", "brains": ["rule", "gpt"]}, "brain 'gpt' is not one of"),
     ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve"),
 ])
 def test_bad_input_is_a_clear_message(params, message):
@@ -187,3 +189,11 @@ def test_runnable_cells_run_in_cpython(page):
         assert out.getvalue().strip(), f"a cell in {page.name} printed nothing"
         ran += 1
     assert ran > 0
+
+
+def test_the_widget_offers_the_labs_categories_and_the_brains():
+    widget = (ROOT / "site" / "assets" / "agents" / "demos.mjs").read_text(encoding="utf-8")
+    categories = re.search(r"^const CATEGORIES = (\[.*\]);$", widget, re.M).group(1)
+    assert json.loads(categories) == list(page_demos.CATEGORIES)
+    labels = re.search(r"^const BRAIN_LABELS = \{(.*)\};$", widget, re.M).group(1)
+    assert re.findall(r"(\w+): \"", labels) == list(page_demos.BRAINS)

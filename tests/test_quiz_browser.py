@@ -219,6 +219,12 @@ def secrets():
     # (Code solutions are left out: they are often the real source, which the pages rightly show.)
 
 
+def url_of(page: Path) -> str:
+    """site/agents/react.md -> agents/react/, site/reasoning/index.md -> reasoning/ (directory URLs)."""
+    path = page.relative_to(ROOT / "site").with_suffix("")
+    return "" if path.as_posix() == "index" else (path.parent if path.name == "index" else path).as_posix() + "/"
+
+
 def visible_text(raw: str) -> str:
     return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
 
@@ -228,8 +234,7 @@ def test_no_answer_in_page_source_or_search_index(site_server):
         with urllib.request.urlopen(site_server.url + path) as response:
             return response.read().decode("utf-8")
 
-    with_quiz = {p.relative_to(ROOT / "site").with_suffix("").as_posix() + "/"
-                 for p in (ROOT / "site").rglob("*.md") if MARKER_RE.search(p.read_text(encoding="utf-8"))}
+    with_quiz = {url_of(p) for p in (ROOT / "site").rglob("*.md") if MARKER_RE.search(p.read_text(encoding="utf-8"))}
     pages = {path: get(path) for path in sorted(with_quiz) + ["review/", "progress/"]}
     assert len(pages) >= 10
     index = get("search/search_index.json")

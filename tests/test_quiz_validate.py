@@ -79,7 +79,7 @@ CONCEPT_PAGES = ["architecture.md", "tinyllm/data.md", "tinyllm/training.md", "t
                  "tinyllm/onnx.md", "agents/react.md", "agents/memory.md", "agents/lab.md",
                  "agents/evaluator.md", "agents/brains.md", "native/prompt.md", "native/dialog.md",
                  "native/agent.md", "native/tactic.md", "native/tools.md", "agents/debate.md",
-                 "reasoning/index.md"]
+                 "reasoning/index.md", "native/proxies.md"]
 
 
 def placed_quizzes() -> dict[str, str]:

@@ -13,59 +13,37 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from runtime_support import MODEL, build_site, cli_generate, free_port, launch, serve
+from conftest import origin, watch
+from runtime_support import MODEL, cli_generate
 
 pytestmark = pytest.mark.browser
 LOAD_TIMEOUT = 180_000   # ms: a cold Pyodide boot is 6–9 s here, far more on a busy 2-core CI machine
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(site_server):
+    """(base URL without the trailing slash, built folder): conftest's session-wide site."""
     assert MODEL.is_file(), "run `make model` first"
-    port = free_port()
-    out = build_site(tmp_path_factory.mktemp("site") / "public", port)
-    server = serve(out, port)
-    yield f"http://127.0.0.1:{port}", out
-    server.shutdown()
+    return site_server.url.rstrip("/"), site_server.dir
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        chromium = launch(p)
-        yield chromium
-        chromium.close()
-
-
-def guarded_context(browser, base, **options):
-    """A context that aborts and records every request leaving `base`'s origin (workers included)."""
-    context = browser.new_context(**options)
-    context.off_origin = []
-
-    def guard(route):
-        if urlsplit(route.request.url)[:2] == urlsplit(base)[:2]:
-            route.continue_()
-        else:
-            context.off_origin.append(route.request.url)
-            route.abort()
-    context.route("**/*", guard)
-    return context
+def guarded_page(browser, base, **options):
+    """A fresh context whose requests leaving `base`'s origin (workers included) are blocked and recorded."""
+    return watch(browser.new_context(service_workers="block", **options), {origin(base)})
 
 
 @pytest.fixture(scope="module")
 def page(browser, site):
+    """One playground page with the runtime loaded, shared by the tests below (cold load once)."""
     base, _ = site
-    context = guarded_context(browser, base)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
-    page.goto(base + "/playground/")
-    page.evaluate("lllm.ready()")
-    yield page
-    context.close()
+    watched = guarded_page(browser, base)
+    watched.page.goto(base + "/playground/")
+    watched.page.evaluate("lllm.ready()")
+    watched.page.watched = watched
+    yield watched.page
+    watched.page.context.close()
 
 
 def ready(page):
@@ -139,6 +117,47 @@ def test_cells_run_the_browser_predictor_like_cpython(page):
         assert outputs.nth(i).text_content() == expected   # the second cell reused `brain` (shared namespace)
 
 
+PARITY_CELL = """
+from lllm.browser import BrowserBackend, from_browser
+from lllm.generate import next_char_view
+brain = from_browser(temperature=1.0, top_k=20, seed=3, stop=["."])
+backend = BrowserBackend()
+views = [(c, round(p, 4)) for c, p in next_char_view(backend, backend.tokenizer, "Once upon a ti", k=5)]
+[brain("Once", 120), brain("Lina", 120), brain.last.stopped_by, views]
+"""
+
+
+def test_python_in_the_page_matches_python_in_the_terminal(page):
+    """Stop strings, the random stream carried across calls, and the teaching backend, all as in CPython."""
+    from lllm.generate import next_char_view
+    from lllm.onnx_backend import OnnxBackend, from_onnx
+    brain = from_onnx(str(MODEL), temperature=1.0, top_k=20, seed=3, stop=["."])
+    backend = OnnxBackend(str(MODEL))
+    views = [(c, round(p, 4)) for c, p in next_char_view(backend, backend.tokenizer, "Once upon a ti", k=5)]
+    expected = [brain("Once", 120), brain("Lina", 120), brain.last.stopped_by, views]
+    ready(page)
+    got = page.evaluate("code => lllm.run(code, {namespace: 'parity'})", PARITY_CELL)
+    assert got["value"] == repr(expected)
+
+
+def test_the_playground_shows_text_while_it_is_generated(page):
+    ready(page)
+    root = page.locator(".lllm-playground")
+    root.locator("input[name=maxNewTokens]").fill("4000")
+    root.locator("input[name=temperature]").fill("0.8")
+    page.evaluate("""() => {
+        const target = document.querySelector('.lllm-pg__completion');
+        window.partialTexts = new Set();
+        new MutationObserver(() => {
+            if (!document.querySelector('.lllm-playground').dataset.done) window.partialTexts.add(target.textContent.length);
+        }).observe(target, {childList: true, characterData: true, subtree: true});
+    }""")
+    root.get_by_role("button", name="Generate").click()
+    page.locator('.lllm-playground[data-done="ok"]').wait_for(timeout=LOAD_TIMEOUT)
+    partial = page.evaluate("[...window.partialTexts].filter(n => n > 0 && n < 4000).length")
+    assert partial >= 2, "the text appeared all at once instead of as it was generated"
+
+
 def test_stop_ends_an_endless_cell_and_the_next_run_works(page):
     ready(page)
     cell = page.locator("div.runnable.highlight").first
@@ -187,8 +206,7 @@ def test_runtime_survives_instant_navigation_and_nothing_leaves_the_origin(page,
         navigate(page, base + path)
         # The same interpreter answers on every page: the worker was not restarted.
         assert page.evaluate("lllm.run('import builtins; builtins.lllm_marker').then(r => r.value)") == "42", path
-    assert page.context.off_origin == []
-    assert page.errors == []
+    page.watched.assert_clean("the playground and every page it navigated to")
 
 
 def navigate(page, url):
@@ -223,7 +241,8 @@ def test_every_runnable_cell_on_the_site_runs(page, site):
 @pytest.mark.parametrize("damage", ["missing", "garbage"])
 def test_a_broken_model_shows_a_clear_error(browser, site, damage):
     base, _ = site
-    context = guarded_context(browser, base)
+    watched = guarded_page(browser, base)
+    context, page = watched.page.context, watched.page
 
     def broken(route):
         if damage == "missing":
@@ -231,7 +250,6 @@ def test_a_broken_model_shows_a_clear_error(browser, site, damage):
         else:
             route.fulfill(status=200, body=b"\x08\x01 this is not an ONNX model")
     context.route(re.compile(r"tinyllm\.onnx"), broken)
-    page = context.new_page()
     page.goto(base + "/playground/")
     page.locator(".lllm-playground[data-state=error]").wait_for(timeout=60_000)
     status = page.locator(".lllm-pg__status").text_content()
@@ -245,11 +263,9 @@ def test_a_broken_model_shows_a_clear_error(browser, site, damage):
 
 def test_without_jspi_the_page_names_the_browsers_that_work(browser, site):
     base, _ = site
-    context = guarded_context(browser, base)
+    watched = guarded_page(browser, base)
+    context, page = watched.page.context, watched.page
     context.add_init_script("delete WebAssembly.Suspending")
-    requests = []
-    context.on("request", lambda r: requests.append(r.url))
-    page = context.new_page()
     page.goto(base + "/playground/")
     message = page.evaluate("lllm.run('print(1)').then(() => 'ran', e => e.message)")
     assert "JavaScript Promise Integration" in message and "Chrome" in message
@@ -258,19 +274,18 @@ def test_without_jspi_the_page_names_the_browsers_that_work(browser, site):
     # TinyLLM itself needs no JSPI: generation still works and still matches the terminal.
     got = page.evaluate("lllm.generate({prompt: 'Once', maxNewTokens: 40, temperature: 0})")
     assert got == cli_generate("Once", 40, 0.0)["completion"]
-    assert not [u for u in requests if "pyodide" in u], "Python was downloaded although it cannot run"
+    assert not [u for u in watched.requests if "pyodide" in u], "Python was downloaded although it cannot run"
+    watched.assert_clean()
     context.close()
 
 
 def test_pages_without_live_code_load_no_runtime(browser, site):
     base, _ = site
-    context = guarded_context(browser, base)
-    requests = []
-    context.on("request", lambda r: requests.append(r.url))
-    page = context.new_page()
+    watched = guarded_page(browser, base)
+    context, page = watched.page.context, watched.page
     page.goto(base + "/")
     page.wait_for_load_state("networkidle")
     assert page.evaluate("typeof window.lllm.run") == "function"
-    heavy = [u for u in requests if "/assets/runtime/vendor/" in u or "/assets/runtime/model/" in u or u.endswith(".whl")]
+    heavy = [u for u in watched.requests if "/assets/runtime/vendor/" in u or "/assets/runtime/model/" in u or u.endswith(".whl")]
     assert heavy == []
     context.close()

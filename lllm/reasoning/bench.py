@@ -33,7 +33,7 @@ from .search import FleetOfAgents, ToTBFS, ToTDFS
 from .simulated import SimulatedModel
 
 __all__ = ["FRAMEWORKS", "make_framework", "benchmark", "summarize", "format_table", "format_chart", "format_tree",
-           "Row", "Summary"]
+           "lab_json", "result_record", "Row", "Summary"]
 
 # name -> class; in the order of the published Game-of-24 comparison (weakest first).
 FRAMEWORKS = {"io": IO, "cot": CoT, "cot-sc": CoTSC, "react": ReAct, "reflexion": Reflexion,
@@ -140,7 +140,10 @@ def format_tree(result: Result) -> str:
     def show(node, depth):
         last = node.state.steps[-1] if node.state.steps else node.state.puzzle
         value = "" if node.value is None else f"  value {node.value:g}"
-        lines.append(f"{'  ' * depth}{last}{value}  [{node.note}]" if node.note else f"{'  ' * depth}{last}{value}")
+        notes = [node.note] if node.note else []
+        if node.state.current_state.startswith("invalid") and node.state.current_state not in notes:
+            notes.append(node.state.current_state)                  # a step the environment rejected
+        lines.append(f"{'  ' * depth}{last}{value}" + (f"  [{'; '.join(notes)}]" if notes else ""))
         for child in children.get(node.id, []):
             show(child, depth + 1)
 
@@ -166,7 +169,7 @@ def add_cli(subparsers) -> None:
     p.add_argument("--error-rate", type=finite_float, default=0.5, help="simulated model's mistake rate per step, in [0, 1] (default 0.5)")
     p.add_argument("--seeds", type=non_negative_int, default=3, help="how many seeds (0, 1, ...) to average over (default 3)")
     p.add_argument("--limit", type=non_negative_int, default=None, help="only the first N puzzles of the split")
-    p.add_argument("--puzzle", type=non_negative_int, default=None, help="run once on this row and print its search tree")
+    p.add_argument("--puzzle", type=non_negative_int, default=None, help="run the (first) --framework once on this row and print its search tree")
     p.add_argument("--chart", action="store_true", help="also draw success against model calls")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(run=run_reason)
@@ -204,7 +207,7 @@ def run_reason(args) -> int:
         framework = make_framework(names[0])
         framework.initialize(Agent(make_model(0), max_new_tokens=max_new_tokens), environment)
         result = framework.run(args.puzzle)
-        print(json.dumps(_result_json(result)) if args.json else format_tree(result))
+        print(json.dumps(result_record(result)) if args.json else format_tree(result))
         return 0
     try:
         environment.data.get_set_idxs(args.split)
@@ -229,7 +232,32 @@ def run_reason(args) -> int:
     return 0
 
 
-def _result_json(result: Result) -> dict:
+# ---- the page's lab (site/assets/reasoning/lab.mjs sends JSON, gets JSON) --------------------------
+
+def lab_json(params: str) -> str:
+    """One lab request: {"kind": "run", "puzzle", "framework", "error_rate", "seed"} or
+    {"kind": "benchmark", "frameworks", "limit", "seeds", "error_rate"} -> JSON ({"ok": false,
+    "error": ...} for bad input, named by field)."""
+    try:
+        p = json.loads(params)
+        rate = float(p.get("error_rate", 0.5))
+        if not 0 <= rate <= 1:
+            raise ValueError(f"error rate must be in [0, 1], got {rate}")
+        environment = Game24()
+        if p.get("kind") == "run":
+            puzzle, seed = int(p["puzzle"]), int(p.get("seed", 0))
+            if not 0 <= puzzle < len(environment.data):
+                raise ValueError(f"puzzle must be a row 0..{len(environment.data) - 1}, got {puzzle}")
+            framework = make_framework(p["framework"], seed)
+            framework.initialize(Agent(SimulatedModel(rate, Mulberry32(seed))), environment)
+            return json.dumps({"ok": True, **result_record(framework.run(puzzle))})
+        rows = benchmark(p["frameworks"], "test", range(int(p.get("seeds", 1))), rate, int(p.get("limit", 10)), environment)
+        return json.dumps({"ok": True, "summary": [asdict(s) for s in summarize(rows)]})
+    except (ValueError, KeyError, TypeError) as e:
+        return json.dumps({"ok": False, "error": str(e) if not isinstance(e, KeyError) else f"missing field {e}"})
+
+
+def result_record(result: Result) -> dict:
     return {"framework": result.framework, "puzzle_idx": result.puzzle_idx, "puzzle": result.state.puzzle,
             "steps": list(result.state.steps), "verification": result.verification._asdict(),
             "usage": asdict(result.usage),

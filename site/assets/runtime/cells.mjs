@@ -99,9 +99,7 @@ function setUpCell(block) {
 function setUpPage() {
   const blocks = document.querySelectorAll("div.runnable.highlight");
   blocks.forEach(setUpCell);
-  // Start loading now (errors show on Run). A beat later, so that a playground on the same page
-  // asks first and gets the model loaded before Python.
-  if (blocks.length) setTimeout(() => lllm.ready().catch(() => {}), 0);
+  if (blocks.length) lllm.ready().catch(() => {}); // start loading now; errors show on Run
 }
 
 if (window.document$) window.document$.subscribe(setUpPage);

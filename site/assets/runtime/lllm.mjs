@@ -37,13 +37,11 @@ function setStatus(change) {
 
 // ---- the worker's life: start, message loop, stop -------------------------------------------------
 
-let order = "parallel";      // what the worker loads first: "model" (the playground) or both at once
-
 function startWorker() {
   gates = { model: deferred(), python: deferred() };
   setStatus({ state: "loading", stage: "Starting", percent: 0, error: null, modelError: null });
   const url = new URL("./worker.mjs", import.meta.url);
-  url.hash = new URLSearchParams({ order, jspi: JSPI ? "1" : "0" }).toString();
+  url.hash = new URLSearchParams({ jspi: JSPI ? "1" : "0" }).toString();
   worker = new Worker(url, { type: "module", name: "lllm-runtime" });
   worker.onmessage = ({ data }) => onMessage(data);
   worker.onerror = (event) => {
@@ -100,10 +98,7 @@ function failAll(error) {
 }
 
 function request(type, fields, callbacks = {}) {
-  if (!worker) {
-    order = type === "run" ? "parallel" : "model";
-    startWorker();
-  }
+  if (!worker) startWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, ...callbacks });
@@ -126,10 +121,7 @@ export const lllm = {
 
   /** Resolves when the model alone is loaded (enough for generate()). */
   async modelReady() {
-    if (!worker) {
-      order = "model";
-      startWorker();
-    }
+    if (!worker) startWorker();
     await gates.model.promise;
   },
 

@@ -66,7 +66,8 @@ function setUp(root) {
   const speed = el("div", "lllm-pg__speed");
   root.replaceChildren(prompt, controls, status, text, speed, bars);
 
-  lllm.onStatus((s) => {
+  const unsubscribe = lllm.onStatus((s) => {
+    if (!root.isConnected) { unsubscribe(); return; }  // the reader navigated away (instant navigation)
     if (s.modelError) status.textContent = `The model could not be loaded: ${s.modelError}`;
     else if (s.state === "loading") status.textContent = `${s.stage}… ${s.percent}%`;
     else status.textContent = "";

@@ -231,15 +231,14 @@ async function start() {
   manifest = await response.json();
 }
 
-// The page says what it needs first (lllm.mjs puts it in this worker's URL). "model": the model
-// (≈1 s) loads before Python (≈6 s), since both compete for this one thread and generation needs
-// only the model, so the playground writes long before Python is up. "parallel": both at once,
-// which gets Python (what cells need) ready sooner. Cells still run if the model is broken.
-const options = new URLSearchParams(location.hash.slice(1));
+// The model (≈1 s) loads first, then Python (≈6 s): both compete for this one thread, and
+// generation needs only the model, so the playground writes long before Python is up. (Loading
+// both at once did not get Python ready measurably sooner here: bench/page_bench.py.) Cells need
+// only Python: they still run if the model is broken.
+const options = new URLSearchParams(location.hash.slice(1));   // set by lllm.mjs
 const started = start();
 modelReady = started.then(loadModel);
-const pythonAfter = options.get("order") === "model" ? modelReady.catch(() => {}) : started;
-pythonReady = pythonAfter.then(loadPython).then(() => pyodide.registerJsModule("_lllm_page", pageModule()));
+pythonReady = modelReady.catch(() => {}).then(loadPython).then(() => pyodide.registerJsModule("_lllm_page", pageModule()));
 modelReady.then(
   () => postMessage({ type: "model-ready", vocab: card.vocab }),
   (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }));
