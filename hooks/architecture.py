@@ -1,14 +1,20 @@
-"""MkDocs hook: the architecture page's overview diagram and interconnections table, from the code.
+"""MkDocs hook: the architecture page's diagrams and interconnections table, from the code.
 
 An AST walk over lllm/**/*.py finds which lllm module imports which (lazy imports inside functions
-included). roadmap.yml says which piece owns which modules. In a page:
+included). roadmap.yml says which piece owns which modules, and each piece's seed family and layer.
+In a page:
 
-- `<!-- lllm:overview -->` becomes the layered Mermaid overview: every piece of the three seeds,
-  grouped by layer and coloured by status; a solid arrow is a real import found in the code
-  (provider --> user), a dotted arrow is a designed dependency of a piece whose code is not there yet.
+- `<!-- lllm:overview -->` becomes the four-layer overview: one node per seed family and layer
+  (a "group"), arrows between groups.
+- `<!-- lllm:family 000 -->` (or 004, 003) becomes one seed family's diagram: each of its pieces, by
+  layer, coloured by status; pieces of other families that it touches appear as their group.
 - `<!-- lllm:interconnections -->` becomes the table: module, piece, imports from, imported by,
-  optional third-party imports.
+  optional third-party imports. The table keeps every import; the diagrams draw structure.
 
+In every diagram a solid arrow stands for real imports found in the code (provider --> user) and a
+dotted arrow for a designed dependency of a piece whose code is not there yet. Arrows are drawn at
+piece (or group) level, once per pair, and transitively reduced: A --> C is left out when a chain of
+drawn arrows A --> B --> ... --> C already leads there (a solid arrow only by a chain of solid ones).
 Package `__init__` modules only re-export: they are listed in the table but draw no arrows.
 """
 
@@ -124,29 +130,144 @@ def item_edges(roadmap, modules: dict[str, Module]) -> tuple[set[tuple[str, str]
     return imports, designed
 
 
-def overview_mermaid(roadmap=None, modules=None) -> str:
-    roadmap = roadmap or roadmap_mod.load()
-    modules = modules if modules is not None else import_graph()
+# ---- what the diagrams draw: deduplicated, transitively reduced arrows --------------------------------
+
+FAMILIES = {"000": "Prototype collection", "004": "Native runtime", "003": "Reasoning frameworks"}
+STATUS_CLASSES = {"done": "done", "in progress": "progress", "planned": "planned"}
+CLASS_DEFS = ["    classDef done fill:#c8e6c9,stroke:#2e7d32",
+              "    classDef progress fill:#fff3c4,stroke:#b28704",
+              "    classDef planned fill:#eeeeee,stroke:#9e9e9e,stroke-dasharray:4 3"]
+
+
+def reaches(edges: set[tuple[str, str]], start: str, goal: str) -> bool:
+    """Whether a chain of `edges` leads from start to goal."""
+    seen, todo = {start}, [start]
+    while todo:
+        node = todo.pop()
+        for a, b in edges:
+            if a == node and b not in seen:
+                if b == goal:
+                    return True
+                seen.add(b)
+                todo.append(b)
+    return False
+
+
+def reduce_edges(edges: set[tuple[str, str]], via: set[tuple[str, str]] = frozenset()) -> set[tuple[str, str]]:
+    """Transitive reduction: drop each A -> C that the other kept edges (plus `via`) still connect.
+
+    Edges are tried one at a time in sorted order, so what can be reached never changes, even
+    around a cycle; on an acyclic graph the result is the unique transitive reduction."""
+    kept = set(edges)
+    for edge in sorted(edges):
+        if reaches((kept | set(via)) - {edge}, *edge):
+            kept.discard(edge)
+    return kept
+
+
+@dataclass
+class Drawing:
+    """One diagram's content: nodes (id -> label, status, layer) and reduced arrows."""
+    nodes: dict[str, tuple[str, str, int]]
+    solid: set[tuple[str, str]]
+    dotted: set[tuple[str, str]]
+    all_solid: set[tuple[str, str]]      # every import between the nodes, before the reduction
+    all_dotted: set[tuple[str, str]]
+
+
+def group_id(item) -> str:
+    return f"S{item.seed}L{item.layer}"
+
+
+def group_status(items) -> str:
+    statuses = {item.status for item in items}
+    return statuses.pop() if len(statuses) == 1 else "in progress"
+
+
+def group_label(roadmap, seed: str, layer: int, names: list[str]) -> str:
+    """'Native runtime · Composition<br/>Prompt, Dialog, Tools<br/>...' (three names a line)."""
+    layer_name = roadmap.layers[layer].split("·")[-1].strip()
+    lines = [f"{FAMILIES.get(seed, 'seed ' + seed)} · {layer_name}"]
+    lines += [", ".join(names[i:i + 3]) for i in range(0, len(names), 3)]
+    return "<br/>".join(lines)
+
+
+def drawing(roadmap, modules: dict[str, Module], family: str | None = None) -> Drawing:
+    """family None: the overview, one node per (seed, layer) group. family "004": that family's
+    pieces, plus the groups of other families its pieces import from or are imported by."""
     imports, designed = item_edges(roadmap, modules)
-    lines = ["flowchart TD"]
-    for layer in sorted(roadmap.layers, reverse=True):
-        lines.append(f'    subgraph L{layer}["{roadmap.layers[layer]}"]')
-        for item in roadmap.items:
-            if item.layer == layer:
-                lines.append(f'        {item.id}["{item.name}"]')  # paths are in the table below
-        lines.append("    end")
-    for a, b in sorted(imports):
-        lines.append(f"    {a} --> {b}")
-    for a, b in sorted(designed):
-        lines.append(f"    {a} -.-> {b}")
-    lines.append("    classDef done fill:#c8e6c9,stroke:#2e7d32")
-    lines.append("    classDef progress fill:#fff3c4,stroke:#b28704")
-    lines.append("    classDef planned fill:#eeeeee,stroke:#9e9e9e,stroke-dasharray:4 3")
-    for status, cls in (("done", "done"), ("in progress", "progress"), ("planned", "planned")):
-        ids = [item.id for item in roadmap.items if item.status == status]
+    items = roadmap.by_id()
+    groups: dict[str, list] = {}
+    for item in roadmap.items:
+        groups.setdefault(group_id(item), []).append(item)
+
+    def node(item_id: str) -> str:
+        item = items[item_id]
+        return item.id if family is not None and item.seed == family else group_id(item)
+
+    def mapped(edges):
+        return {(node(a), node(b)) for a, b in edges if node(a) != node(b)}
+
+    all_solid = mapped(imports)
+    all_dotted = mapped(designed) - all_solid
+    own = {item.id for item in roadmap.items if item.seed == family}
+    touched = {n for edge in all_solid | all_dotted if own & set(edge) for n in edge}
+    nodes = {}
+    for item in roadmap.items:
+        if family is not None and item.seed == family:
+            nodes[item.id] = (item.name, item.status, item.layer)
+        elif family is None or group_id(item) in touched:
+            members = groups[group_id(item)]
+            nodes[group_id(item)] = (group_label(roadmap, item.seed, item.layer, [m.name for m in members]),
+                                     group_status(members), item.layer)
+    all_solid = {e for e in all_solid if e[0] in nodes and e[1] in nodes}
+    all_dotted = {e for e in all_dotted if e[0] in nodes and e[1] in nodes}
+    solid = reduce_edges(all_solid)
+    return Drawing(nodes, solid, reduce_edges(all_dotted, via=solid), all_solid, all_dotted)
+
+
+def mermaid(roadmap, d: Drawing, direction: str = "TD") -> str:
+    lines = [f"flowchart {direction}"]
+    for layer in sorted(roadmap.layers):
+        members = [(nid, label) for nid, (label, _, lay) in d.nodes.items() if lay == layer]
+        if members:
+            lines.append(f'    subgraph L{layer}["{roadmap.layers[layer]}"]')
+            lines += [f'        {nid}["{label}"]' for nid, label in members]  # module paths are in the table
+            lines.append("    end")
+    lines += [f"    {a} --> {b}" for a, b in sorted(d.solid)]
+    lines += [f"    {a} -.-> {b}" for a, b in sorted(d.dotted)]
+    lines += CLASS_DEFS
+    for status, cls in STATUS_CLASSES.items():
+        ids = [nid for nid, (_, s, _) in d.nodes.items() if s == status]
         if ids:
             lines.append(f"    class {','.join(ids)} {cls}")
     return "\n".join(lines) + "\n"
+
+
+def overview_mermaid(roadmap=None, modules=None) -> str:
+    """The four layers: one node per seed family and layer, the reduced arrows between them."""
+    roadmap = roadmap or roadmap_mod.load()
+    modules = modules if modules is not None else import_graph()
+    return mermaid(roadmap, drawing(roadmap, modules))
+
+
+def family_mermaid(family: str, roadmap=None, modules=None) -> str:
+    """One seed family's pieces by layer (left to right), with the groups of other families it touches."""
+    roadmap = roadmap or roadmap_mod.load()
+    modules = modules if modules is not None else import_graph()
+    if not any(item.seed == family for item in roadmap.items):
+        raise ValueError(f"<!-- lllm:family {family} -->: no piece in roadmap.yml has seed {family!r}")
+    return mermaid(roadmap, drawing(roadmap, modules, family), direction="LR")
+
+
+def generated_diagrams(roadmap=None, modules=None) -> dict[str, str]:
+    """Every diagram the hook can put on a page: {marker: Mermaid text} (the tests check them all)."""
+    roadmap = roadmap or roadmap_mod.load()
+    modules = modules if modules is not None else import_graph()
+    found = {"<!-- lllm:overview -->": overview_mermaid(roadmap, modules)}
+    for family in FAMILIES:
+        found[f"<!-- lllm:family {family} -->"] = family_mermaid(family, roadmap, modules)
+    return found
 
 
 def interconnections_table(roadmap=None, modules=None) -> str:
@@ -169,9 +290,16 @@ def interconnections_table(roadmap=None, modules=None) -> str:
     return "\n".join(rows) + "\n"
 
 
+def wide_diagram(text: str) -> str:
+    """A generated diagram in a scrollable frame; site/assets/javascripts/diagrams.js adds Enlarge."""
+    return f'<div class="lllm-diagram" markdown>\n\n```mermaid\n{text}```\n\n</div>'
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    if "<!-- lllm:overview -->" in markdown:
-        markdown = markdown.replace("<!-- lllm:overview -->", f"```mermaid\n{overview_mermaid()}```")
+    if "<!-- lllm:" not in markdown:
+        return markdown
+    for marker, text in generated_diagrams().items():
+        markdown = markdown.replace(marker, wide_diagram(text))
     if "<!-- lllm:interconnections -->" in markdown:
         markdown = markdown.replace("<!-- lllm:interconnections -->", interconnections_table())
     return markdown

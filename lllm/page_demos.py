@@ -59,8 +59,13 @@ CATEGORIES = tuple(dict.fromkeys(c.category for c in SUITE))
 
 def browser_tinyllm(temperature: float, seed: int):
     """The page's TinyLLM (onnxruntime-web in the runtime worker), stopping as the CPython one does."""
-    from lllm.browser import from_browser      # exists only inside the page's Pyodide
-    return from_browser(temperature=temperature, seed=seed, stop=TINYLLM_STOP)
+    from lllm.browser import from_browser      # works only inside the page's Pyodide
+    try:
+        return from_browser(temperature=temperature, seed=seed, stop=TINYLLM_STOP)
+    except ValueError:
+        raise
+    except Exception as error:                 # the page's model did not load: a sentence, not a traceback
+        raise ValueError(f"TinyLLM could not be loaded in this page: {error}") from None
 
 
 def parse_script(text: str) -> list[str]:

@@ -234,3 +234,32 @@ def test_stop_ends_a_long_run_with_a_message(tab, site_server):
 
 def test_the_pages_stayed_clean(tab):
     tab.assert_clean()
+
+
+# ---- browsers and models that cannot run the demo: a sentence, not a hang ---------------------------
+
+def test_without_jspi_the_demo_names_the_browsers_that_work(browser, site_server):
+    context = browser.new_context(service_workers="block")
+    watched = watch(context, {origin(site_server.url)})
+    context.add_init_script("delete WebAssembly.Suspending")
+    watched.page.goto(site_server.url + "agents/lab/")
+    demo = watched.page.locator(".lllm-demo").first
+    assert run_demo(demo)["state"] == "error"
+    message = demo.locator(".lllm-demo__error").text_content()
+    assert "JavaScript Promise Integration" in message and "Chrome" in message
+    watched.assert_clean()
+    context.close()
+
+
+def test_a_model_that_does_not_load_is_a_clear_message(browser, site_server):
+    context = browser.new_context(service_workers="block")
+    context.route(re.compile(r"tinyllm\.onnx"), lambda route: route.fulfill(status=200, body=b"not a model"))
+    page = context.new_page()
+    page.goto(site_server.url + "agents/react/")
+    demo = page.locator(".lllm-demo").first
+    run = run_demo(demo, brain="tinyllm")
+    assert run["state"] == "error"
+    message = demo.locator(".lllm-demo__error").text_content()
+    assert message.startswith("TinyLLM could not be loaded in this page:") and "does not match its card" in message
+    assert run_demo(demo, brain="rule")["result"]["trajectory"]["answer"] == "391"   # the rule brain needs no model
+    context.close()

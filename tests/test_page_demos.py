@@ -197,3 +197,14 @@ def test_the_widget_offers_the_labs_categories_and_the_brains():
     assert json.loads(categories) == list(page_demos.CATEGORIES)
     labels = re.search(r"^const BRAIN_LABELS = \{(.*)\};$", widget, re.M).group(1)
     assert re.findall(r"(\w+): \"", labels) == list(page_demos.BRAINS)
+
+
+def test_a_page_model_that_did_not_load_is_a_clear_message(monkeypatch):
+    import sys
+    import types
+
+    def from_browser(**options):
+        raise RuntimeError("Could not download the TinyLLM model: HTTP 404")
+    monkeypatch.setitem(sys.modules, "lllm.browser", types.SimpleNamespace(from_browser=from_browser))
+    out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, tinyllm=page_demos.browser_tinyllm)
+    assert out == {"ok": False, "error": "TinyLLM could not be loaded in this page: Could not download the TinyLLM model: HTTP 404"}

@@ -79,7 +79,9 @@ CONCEPT_PAGES = ["architecture.md", "tinyllm/data.md", "tinyllm/training.md", "t
                  "tinyllm/onnx.md", "agents/react.md", "agents/memory.md", "agents/lab.md",
                  "agents/evaluator.md", "agents/brains.md", "native/prompt.md", "native/dialog.md",
                  "native/agent.md", "native/tactic.md", "native/tools.md", "agents/debate.md",
-                 "reasoning/index.md", "native/proxies.md"]
+                 "reasoning/index.md", "native/proxies.md",
+                 "native/configuration.md", "agents/factory.md",
+                 "agents/agent-model.md", "agents/human-in-loop.md", "agents/typed-workflow.md"]
 
 
 def placed_quizzes() -> dict[str, str]:
