@@ -118,7 +118,6 @@ def _text(q: Lined, key: str, err, required=True) -> str | None:
 
 def check_question(q, err) -> None:
     """Record every problem of one question through err(line, message)."""
-    qid = q.get("id")
     kind = q.get("kind")
     if kind not in KINDS:
         err(q.key_lines.get("kind", q.line), f"unknown kind {kind!r} (use one of: {', '.join(sorted(KINDS))})"
@@ -161,6 +160,8 @@ def check_question(q, err) -> None:
         if not isinstance(answers, list) or not answers or not all(isinstance(a, (str, int, float)) and str(a).strip() for a in answers):
             err(q.key_lines.get("answers", q.line), "needs 'answers': a list of accepted answers")
             answers = []
+        elif any(isinstance(a, bool) for a in answers):
+            err(q.key_lines["answers"], "an answer was read as true/false (YAML reads yes, no, on, off so): quote it")
         _text(q, "explanation", err)
         for m in q.get("misconceptions") or []:
             if not isinstance(m, dict) or not str(m.get("answer", "")).strip() or not isinstance(m.get("why"), str):

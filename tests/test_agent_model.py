@@ -116,3 +116,14 @@ def test_a_missing_agent_model_is_a_clear_error(tmp_path):
     from lllm.brains import make_predictor
     with pytest.raises(ValueError, match="--predictor tinyllm-agent: .*make agent-model"):
         make_predictor(f"tinyllm-agent:{tmp_path / 'none.onnx'}")
+
+
+def test_checkpoints_are_validated_and_the_best_is_handed_on():
+    from lllm.factory_tasks import make_suite
+    seen = []
+    settings = AgentSettings(hidden=8, embed=4, steps=4, batch=2, checkpoints=2)
+    params, history = train_agent(settings, progress=False, validation=make_suite("validation", 1)[:2],
+                                  on_best=lambda p, h: seen.append(len(h["loss"])))
+    assert [step for step, _ in history["validation"]] == [2, 4]
+    assert seen[0] == 2 and all(0.0 <= score <= 1.0 for _, score in history["validation"])
+    assert set(params) == {"embed", "W_x0", "W_h0", "b0", "W_out", "b_out"}

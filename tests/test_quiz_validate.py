@@ -165,6 +165,20 @@ def test_missing_explanation_of_a_short_answer(tmp_path):
     assert only_error(tmp_path, text).endswith("topic.yml:3 [q-short] missing 'explanation'")
 
 
+def test_an_unquoted_yes_is_caught(tmp_path):
+    text = """\
+    title: T
+    questions:
+      - id: q-yes
+        kind: short
+        prompt: Does it?
+        source: lllm/predictor.py
+        answers: [yes]
+        explanation: It does.
+    """
+    assert "topic.yml:7 [q-yes] an answer was read as true/false" in only_error(tmp_path, text)
+
+
 def test_code_source_section_not_found(tmp_path):
     text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-src").replace(
         "lllm/predictor.py:contract", "lllm/predictor.py:no-such-section")
