@@ -4,10 +4,10 @@ An AST walk over lllm/**/*.py finds which lllm module imports which (lazy import
 included). roadmap.yml says which piece owns which modules, and each piece's seed family and layer.
 In a page:
 
-- `<!-- lllm:overview -->` becomes the four-layer overview: one node per seed family and layer
-  (a "group"), arrows between groups.
-- `<!-- lllm:family 000 -->` (or 004, 003) becomes one seed family's diagram: each of its pieces, by
-  layer, coloured by status; pieces of other families that it touches appear as their group.
+- `<!-- lllm:pieces overview -->` becomes the four-layer overview: one node per seed family and
+  layer (a "group"), arrows between groups.
+- `<!-- lllm:pieces 004 -->` (or another name in VIEWS) becomes one seed family's diagram: each of
+  its pieces by layer, coloured by status; other pieces linked to them appear as their group.
 - `<!-- lllm:interconnections -->` becomes the table: module, piece, imports from, imported by,
   optional third-party imports. The table keeps every import; the diagrams draw structure.
 
@@ -139,8 +139,8 @@ CLASS_DEFS = ["    classDef done fill:#c8e6c9,stroke:#2e7d32",
               "    classDef planned fill:#eeeeee,stroke:#9e9e9e,stroke-dasharray:4 3"]
 
 
-def reaches(edges: set[tuple[str, str]], start: str, goal: str) -> bool:
-    """Whether a chain of `edges` leads from start to goal."""
+def reaches(edges: set[tuple[str, str]], start: str, goal: str, through=None) -> bool:
+    """Whether a chain of `edges` leads from start to goal (passing only `through` nodes, if given)."""
     seen, todo = {start}, [start]
     while todo:
         node = todo.pop()
@@ -148,19 +148,23 @@ def reaches(edges: set[tuple[str, str]], start: str, goal: str) -> bool:
             if a == node and b not in seen:
                 if b == goal:
                     return True
-                seen.add(b)
-                todo.append(b)
+                if through is None or b in through:
+                    seen.add(b)
+                    todo.append(b)
     return False
 
 
-def reduce_edges(edges: set[tuple[str, str]], via: set[tuple[str, str]] = frozenset()) -> set[tuple[str, str]]:
-    """Transitive reduction: drop each A -> C that the other kept edges (plus `via`) still connect.
+def reduce_edges(edges: set[tuple[str, str]], via: set[tuple[str, str]] = frozenset(),
+                 through=None) -> set[tuple[str, str]]:
+    """Transitive reduction: drop each A -> C that the other kept edges (plus `via`) still connect,
+    by a chain whose inner nodes are all in `through` (default: any node).
 
     Edges are tried one at a time in sorted order, so what can be reached never changes, even
-    around a cycle; on an acyclic graph the result is the unique transitive reduction."""
+    around a cycle (two pieces that import each other); on an acyclic graph the result is the
+    unique transitive reduction."""
     kept = set(edges)
     for edge in sorted(edges):
-        if reaches((kept | set(via)) - {edge}, *edge):
+        if reaches((kept | set(via)) - {edge}, *edge, through=through):
             kept.discard(edge)
     return kept
 
@@ -184,17 +188,20 @@ def group_status(items) -> str:
     return statuses.pop() if len(statuses) == 1 else "in progress"
 
 
-def group_label(roadmap, seed: str, layer: int, names: list[str]) -> str:
-    """'Native runtime · Composition<br/>Prompt, Dialog, Tools<br/>...' (three names a line)."""
-    layer_name = roadmap.layers[layer].split("·")[-1].strip()
-    lines = [f"{FAMILIES.get(seed, 'seed ' + seed)} · {layer_name}"]
-    lines += [", ".join(names[i:i + 3]) for i in range(0, len(names), 3)]
-    return "<br/>".join(lines)
+def group_label(roadmap, members: list, detailed: bool) -> str:
+    """'Native runtime<br/>Prompt, Dialog and 8 more' (overview) or 'Native runtime · Composition'."""
+    family = FAMILIES.get(members[0].seed, f"seed {members[0].seed}")
+    if not detailed:
+        return f"{family} · {roadmap.layers[members[0].layer].split('·')[-1].strip()}"
+    names = [m.name for m in members]
+    listed = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
+    return f"{family}<br/>{listed}"
 
 
-def drawing(roadmap, modules: dict[str, Module], family: str | None = None) -> Drawing:
-    """family None: the overview, one node per (seed, layer) group. family "004": that family's
-    pieces, plus the groups of other families its pieces import from or are imported by."""
+def drawing(roadmap, modules: dict[str, Module], shown: set[str] = frozenset()) -> Drawing:
+    """The pieces in `shown` as nodes of their own, every other piece folded into its group (one
+    node per seed family and layer). No `shown`: the overview, every group. Otherwise only the
+    groups that an arrow links to a shown piece are drawn."""
     imports, designed = item_edges(roadmap, modules)
     items = roadmap.by_id()
     groups: dict[str, list] = {}
@@ -202,28 +209,29 @@ def drawing(roadmap, modules: dict[str, Module], family: str | None = None) -> D
         groups.setdefault(group_id(item), []).append(item)
 
     def node(item_id: str) -> str:
-        item = items[item_id]
-        return item.id if family is not None and item.seed == family else group_id(item)
+        return item_id if item_id in shown else group_id(items[item_id])
 
     def mapped(edges):
         return {(node(a), node(b)) for a, b in edges if node(a) != node(b)}
 
     all_solid = mapped(imports)
     all_dotted = mapped(designed) - all_solid
-    own = {item.id for item in roadmap.items if item.seed == family}
-    touched = {n for edge in all_solid | all_dotted if own & set(edge) for n in edge}
+    touched = {n for edge in all_solid | all_dotted if set(shown) & set(edge) for n in edge}
     nodes = {}
     for item in roadmap.items:
-        if family is not None and item.seed == family:
+        if item.id in shown:
             nodes[item.id] = (item.name, item.status, item.layer)
-        elif family is None or group_id(item) in touched:
+        elif not shown or group_id(item) in touched:
             members = groups[group_id(item)]
-            nodes[group_id(item)] = (group_label(roadmap, item.seed, item.layer, [m.name for m in members]),
-                                     group_status(members), item.layer)
-    all_solid = {e for e in all_solid if e[0] in nodes and e[1] in nodes}
-    all_dotted = {e for e in all_dotted if e[0] in nodes and e[1] in nodes}
-    solid = reduce_edges(all_solid)
-    return Drawing(nodes, solid, reduce_edges(all_dotted, via=solid), all_solid, all_dotted)
+            nodes[group_id(item)] = (group_label(roadmap, members, detailed=not shown), group_status(members), item.layer)
+    # a piece view draws only arrows that touch its pieces, and never shortens one through a folded
+    # group: "A --> group --> C" does not mean that A reaches C
+    drawn = (lambda e: e[0] in nodes and e[1] in nodes) if not shown else (lambda e: set(shown) & set(e))
+    all_solid = {e for e in all_solid if drawn(e)}
+    all_dotted = {e for e in all_dotted if drawn(e)}
+    through = set(shown) or None
+    solid = reduce_edges(all_solid, through=through)
+    return Drawing(nodes, solid, reduce_edges(all_dotted, via=solid, through=through), all_solid, all_dotted)
 
 
 def mermaid(roadmap, d: Drawing, direction: str = "TD") -> str:
@@ -244,30 +252,38 @@ def mermaid(roadmap, d: Drawing, direction: str = "TD") -> str:
     return "\n".join(lines) + "\n"
 
 
+# Each view is one generated diagram, `<!-- lllm:pieces NAME -->` in a page: which pieces get a box of
+# their own (the rest fold into their groups), the direction, and whether the page should keep it
+# wider than the text column (scrolling sideways) because shrinking it to fit makes its text too small.
+VIEWS = {
+    "overview": (lambda item: False, "TD", False),
+    "000-base": (lambda item: item.seed == "000" and item.layer <= 2, "TD", False),
+    "000-agents": (lambda item: item.seed == "000" and item.layer >= 3, "TD", True),
+    "004": (lambda item: item.seed == "004", "TD", False),
+    "003": (lambda item: item.seed == "003", "TD", False),
+}
+
+
+def view_mermaid(name: str, roadmap=None, modules=None, direction: str | None = None) -> str:
+    if name not in VIEWS:
+        raise ValueError(f"<!-- lllm:pieces {name} -->: no such view; known: {', '.join(VIEWS)}")
+    roadmap = roadmap or roadmap_mod.load()
+    modules = modules if modules is not None else import_graph()
+    pick, default_direction, _ = VIEWS[name]
+    shown = {item.id for item in roadmap.items if pick(item)}
+    return mermaid(roadmap, drawing(roadmap, modules, shown), direction or default_direction)
+
+
 def overview_mermaid(roadmap=None, modules=None) -> str:
     """The four layers: one node per seed family and layer, the reduced arrows between them."""
-    roadmap = roadmap or roadmap_mod.load()
-    modules = modules if modules is not None else import_graph()
-    return mermaid(roadmap, drawing(roadmap, modules))
-
-
-def family_mermaid(family: str, roadmap=None, modules=None) -> str:
-    """One seed family's pieces by layer (left to right), with the groups of other families it touches."""
-    roadmap = roadmap or roadmap_mod.load()
-    modules = modules if modules is not None else import_graph()
-    if not any(item.seed == family for item in roadmap.items):
-        raise ValueError(f"<!-- lllm:family {family} -->: no piece in roadmap.yml has seed {family!r}")
-    return mermaid(roadmap, drawing(roadmap, modules, family), direction="LR")
+    return view_mermaid("overview", roadmap, modules)
 
 
 def generated_diagrams(roadmap=None, modules=None) -> dict[str, str]:
     """Every diagram the hook can put on a page: {marker: Mermaid text} (the tests check them all)."""
     roadmap = roadmap or roadmap_mod.load()
     modules = modules if modules is not None else import_graph()
-    found = {"<!-- lllm:overview -->": overview_mermaid(roadmap, modules)}
-    for family in FAMILIES:
-        found[f"<!-- lllm:family {family} -->"] = family_mermaid(family, roadmap, modules)
-    return found
+    return {f"<!-- lllm:pieces {name} -->": view_mermaid(name, roadmap, modules) for name in VIEWS}
 
 
 def interconnections_table(roadmap=None, modules=None) -> str:
@@ -290,16 +306,20 @@ def interconnections_table(roadmap=None, modules=None) -> str:
     return "\n".join(rows) + "\n"
 
 
-def wide_diagram(text: str) -> str:
-    """A generated diagram in a scrollable frame; site/assets/javascripts/diagrams.js adds Enlarge."""
-    return f'<div class="lllm-diagram" markdown>\n\n```mermaid\n{text}```\n\n</div>'
+def framed(name: str, text: str) -> str:
+    """A generated diagram in a frame that scrolls sideways (site/assets/stylesheets/diagrams.css);
+    site/assets/javascripts/diagrams.js adds an Enlarge button that shows it at natural size."""
+    wide = " lllm-diagram--wide" if VIEWS[name][2] else ""
+    return f'<div class="lllm-diagram{wide}" markdown>\n\n```mermaid\n{text}```\n\n</div>'
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if "<!-- lllm:" not in markdown:
         return markdown
-    for marker, text in generated_diagrams().items():
-        markdown = markdown.replace(marker, wide_diagram(text))
+    for name in VIEWS:
+        marker = f"<!-- lllm:pieces {name} -->"
+        if marker in markdown:
+            markdown = markdown.replace(marker, framed(name, view_mermaid(name)))
     if "<!-- lllm:interconnections -->" in markdown:
         markdown = markdown.replace("<!-- lllm:interconnections -->", interconnections_table())
     return markdown

@@ -93,7 +93,7 @@ def placed_quizzes() -> dict[str, str]:
     return placed
 
 
-def test_every_concept_page_ends_with_a_quiz():
+def test_every_concept_page_has_a_quiz():
     pages = set(placed_quizzes().values())
     assert [p for p in CONCEPT_PAGES if p not in pages] == []
     assert {"architecture.md"} <= pages and len(pages) >= len(CONCEPT_PAGES)

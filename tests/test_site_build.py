@@ -267,17 +267,111 @@ def test_architecture_page_table_matches_the_code(site_build):
         assert rows[name] == module.imports, f"{name}: table says {rows[name]}, code imports {module.imports}"
 
 
-def test_architecture_overview_has_every_piece_and_the_real_arrows(site_build):
+def test_architecture_page_shows_every_piece_in_generated_diagrams(site_build):
     page = html.unescape((site_build.dir / "architecture" / "index.html").read_text(encoding="utf-8"))
-    diagram = architecture.overview_mermaid()
-    assert diagram.strip() in page
-    items = roadmap.load().items
-    for item in items:
-        assert f'{item.id}["' in diagram, f"{item.id} missing from the overview"
-    assert "Sampling --> Generation" in diagram
-    assert "Tokenizer --> Generation" in diagram
+    diagrams = architecture.generated_diagrams()
+    for marker, text in diagrams.items():
+        assert text.strip() in page, f"{marker} is not on the architecture page"
+    pieces = "".join(text for marker, text in diagrams.items() if "overview" not in marker)
+    for item in roadmap.load().items:
+        assert f'        {item.id}["' in pieces, f"{item.id} has no box of its own in any family diagram"
+    assert "Sampling --> Generation" in diagrams["<!-- lllm:pieces 000-base -->"]
+    assert "Tokenizer --> Generation" in diagrams["<!-- lllm:pieces 000-base -->"]
     imports, designed = architecture.item_edges(roadmap.load(), architecture.import_graph())
     assert not imports & designed
+
+
+# ---- the diagrams' arrows: real, complete up to chains, and reduced ------------------------------------
+
+ARROW = re.compile(r"^\s+(\w+) (-->|-\.->) (\w+)$", re.M)
+BOX = re.compile(r'^\s+(\w+)\["', re.M)
+
+
+def chain(edges, a, c, through):
+    """Independent of the hook: is there a path a -> ... -> c over edges, inner nodes in `through`?"""
+    todo, seen = [a], {a}
+    while todo:
+        node = todo.pop()
+        for x, y in edges:
+            if x == node and y == c:
+                return True
+            if x == node and y not in seen and y in through:
+                seen.add(y)
+                todo.append(y)
+    return False
+
+
+def check_view(text: str, items, imports, designed):
+    """The drawn arrows of one generated diagram against the item-level graph from the code."""
+    boxes = set(BOX.findall(text)) - {"L1", "L2", "L3", "L4"}
+    pieces = boxes & {item.id for item in items}
+    group = {item.id: f"S{item.seed}L{item.layer}" for item in items}
+    node = lambda i: i if i in pieces else group[i]
+    drawn = {kind: {(a, b) for a, k, b in ARROW.findall(text) if k == kind} for kind in ("-->", "-.->")}
+    real = {(node(a), node(b)) for a, b in imports if node(a) != node(b)}
+    planned = {(node(a), node(b)) for a, b in designed if node(a) != node(b)} - real
+    touches = (lambda e: True) if not pieces else (lambda e: bool(pieces & set(e)))
+    through = pieces or boxes
+    problems = []
+    for a, b in drawn["-->"] - real:
+        problems.append(f"{a} --> {b} is drawn but no module of {a} is imported by {b}")
+    for a, b in drawn["-.->"] - planned:
+        problems.append(f"{a} -.-> {b} is drawn but is no designed dependency")
+    for a, b in {e for e in real if touches(e) and set(e) <= boxes}:
+        if not chain(drawn["-->"], a, b, through):
+            problems.append(f"{b} imports {a}, but no chain of solid arrows leads there")
+    for kind, edges in drawn.items():
+        for a, b in edges:
+            others = (drawn["-->"] | (drawn["-.->"] if kind == "-.->" else set())) - {(a, b)}
+            if chain(others, a, b, through):
+                problems.append(f"{a} {kind} {b} is implied by a chain of other arrows (not reduced)")
+    return problems
+
+
+def test_every_generated_diagram_draws_real_reduced_arrows():
+    rm, graph = roadmap.load(), architecture.import_graph()
+    imports, designed = architecture.item_edges(rm, graph)
+    for marker, text in architecture.generated_diagrams(rm, graph).items():
+        problems = check_view(text, rm.items, imports, designed)
+        assert not problems, f"{marker}:\n  " + "\n  ".join(problems)
+        for item in rm.items:   # planned pieces look planned
+            if item.status == "planned" and f'        {item.id}["' in text:
+                assert re.search(rf"^    class .*\b{item.id}\b.* planned$", text, re.M), f"{marker}: {item.id}"
+
+
+def test_reduction_drops_only_arrows_a_chain_already_shows():
+    assert architecture.reduce_edges({("A", "B"), ("B", "C"), ("A", "C")}) == {("A", "B"), ("B", "C")}
+    assert architecture.reduce_edges({("A", "B"), ("A", "C")}) == {("A", "B"), ("A", "C")}
+    # two pieces that import each other: every node stays reachable
+    kept = architecture.reduce_edges({("A", "B"), ("B", "A"), ("A", "C"), ("B", "C")})
+    assert chain(kept, "A", "C", {"A", "B", "C"}) and chain(kept, "B", "C", {"A", "B", "C"})
+    # a chain through a folded group does not count in a piece view
+    assert ("A", "C") in architecture.reduce_edges({("A", "G"), ("G", "C"), ("A", "C")}, through={"A", "C"})
+
+
+def test_diagram_and_table_on_a_small_package(tmp_path):
+    """a imports b and c, b imports c: the table lists all three imports, the diagram draws two arrows."""
+    (tmp_path / "lllm").mkdir()
+    (tmp_path / "lllm" / "__init__.py").write_text("")
+    (tmp_path / "lllm" / "c.py").write_text("X = 1\n")
+    (tmp_path / "lllm" / "b.py").write_text("from lllm.c import X\n")
+    (tmp_path / "lllm" / "a.py").write_text("from lllm.b import X\nfrom lllm import c\n")
+    (tmp_path / "roadmap.yml").write_text(
+        "layers: {1: Base, 2: Waist, 3: Composition, 4: Usage}\nitems:\n"
+        "  - {id: C, name: C, layer: 1, seed: '000', status: done, where: x, summary: s, modules: [lllm.c]}\n"
+        "  - {id: B, name: B, layer: 2, seed: '000', status: done, where: x, summary: s, modules: [lllm.b]}\n"
+        "  - {id: A, name: A, layer: 4, seed: '000', status: done, where: x, summary: s, modules: [lllm.a]}\n"
+        "  - {id: P, name: P, layer: 4, seed: '000', status: planned, where: x, summary: s, uses: [A, C]}\n")
+    rm, graph = roadmap.load(tmp_path / "roadmap.yml"), architecture.import_graph(tmp_path)
+    arrows = lambda view: re.findall(r"^    (\w+ -\.?-> \w+)$", architecture.view_mermaid(view, rm, graph), re.M)
+    assert arrows("000-base") == ["B --> S000L4", "C --> B"]          # C --> S000L4 is implied by C --> B --> ...
+    # A's own view folds B and C into groups; a chain through a group proves nothing, so both stay
+    assert arrows("000-agents") == ["S000L1 --> A", "S000L2 --> A", "A -.-> P"]
+    everything = architecture.view_mermaid("overview", rm, graph)
+    assert "S000L1 --> S000L2" in everything and "S000L2 --> S000L4" in everything
+    assert "S000L1 --> S000L4" not in everything
+    table = architecture.interconnections_table(rm, graph)
+    assert "| `lllm.a` | A | `lllm.b`, `lllm.c` |" in table
 
 
 def test_every_lllm_module_belongs_to_a_roadmap_piece():
