@@ -253,14 +253,16 @@ def mermaid(roadmap, d: Drawing, direction: str = "TD") -> str:
 
 
 # Each view is one generated diagram, `<!-- lllm:pieces NAME -->` in a page: which pieces get a box of
-# their own (the rest fold into their groups), the direction, and whether the page should keep it
-# wider than the text column (scrolling sideways) because shrinking it to fit makes its text too small.
+# their own (the rest fold into their groups), the direction, and the least width in rem the page
+# gives it (0: the text column). A diagram shrunk far below its natural size has unreadable text,
+# so a wide one keeps a minimum width and its frame scrolls sideways; a browser test checks that
+# every diagram is drawn at 70% of its natural size or more.
 VIEWS = {
-    "overview": (lambda item: False, "TD", False),
-    "000-base": (lambda item: item.seed == "000" and item.layer <= 2, "TD", False),
-    "000-agents": (lambda item: item.seed == "000" and item.layer >= 3, "TD", True),
-    "004": (lambda item: item.seed == "004", "TD", False),
-    "003": (lambda item: item.seed == "003", "TD", False),
+    "overview": (lambda item: False, "TD", 0),
+    "000-base": (lambda item: item.seed == "000" and item.layer <= 2, "TD", 44),
+    "000-agents": (lambda item: item.seed == "000" and item.layer >= 3, "LR", 56),
+    "004": (lambda item: item.seed == "004", "TD", 0),
+    "003": (lambda item: item.seed == "003", "TD", 0),
 }
 
 
@@ -309,8 +311,8 @@ def interconnections_table(roadmap=None, modules=None) -> str:
 def framed(name: str, text: str) -> str:
     """A generated diagram in a frame that scrolls sideways (site/assets/stylesheets/diagrams.css);
     site/assets/javascripts/diagrams.js adds an Enlarge button that shows it at natural size."""
-    wide = " lllm-diagram--wide" if VIEWS[name][2] else ""
-    return f'<div class="lllm-diagram{wide}" markdown>\n\n```mermaid\n{text}```\n\n</div>'
+    least = f' style="--lllm-diagram-min: {VIEWS[name][2]}rem"' if VIEWS[name][2] else ""
+    return f'<div class="lllm-diagram"{least} markdown>\n\n```mermaid\n{text}```\n\n</div>'
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

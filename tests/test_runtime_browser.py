@@ -224,8 +224,9 @@ def test_every_runnable_cell_on_the_site_runs(page, site):
     pages = sorted(f for f in out.rglob("index.html") if 'class="language-python runnable highlight"' in f.read_text(encoding="utf-8"))
     assert len(pages) >= 3, "the playground and the TinyLLM pages have runnable cells"
     for html in pages:
-        url = base + "/" + html.parent.relative_to(out).as_posix().strip(".") + ("/" if html.parent != out else "")
-        navigate(page, url.replace("//", "/").replace("http:/", "http://"))
+        folder = html.parent.relative_to(out).as_posix()
+        url = base + ("/" if folder == "." else f"/{folder}/")
+        navigate(page, url)
         ready(page)
         cells = page.locator("div.runnable.highlight")
         for i in range(cells.count()):

@@ -155,3 +155,43 @@ def test_wrangler_applies_redirects(wrangler_server):
 def test_every_page_works_under_wrangler_and_its_csp(page, wrangler_server):
     fetched = sweep(page, wrangler_server)
     assert len(fetched) >= 8
+
+
+# ---- the architecture page's generated diagrams: legible, and Enlarge shows them at natural size ---------
+
+NATURAL_WIDTH = """async (i) => {
+  document.querySelectorAll('.lllm-diagram__enlarge')[i].click();
+  const deadline = Date.now() + 60000;
+  let svg = null;
+  while (!svg && Date.now() < deadline) {
+    await new Promise(r => setTimeout(r, 100));
+    const canvas = document.querySelector('dialog.lllm-zoom[open] .lllm-zoom__canvas');
+    svg = canvas && canvas.shadowRoot && canvas.shadowRoot.querySelector('svg');
+  }
+  if (!svg) return null;
+  const result = {natural: svg.viewBox.baseVal.width, shown: svg.getBoundingClientRect().width};
+  document.querySelector('dialog.lllm-zoom').close();
+  return result;
+}"""
+
+
+def test_architecture_diagrams_are_legible_and_enlarge(page, site_server):
+    """At a 1300 px wide window every generated diagram is drawn at >= 70% of its natural size (the
+    widest one scrolls sideways instead of shrinking), and Enlarge opens it at 100%."""
+    page.page.set_viewport_size({"width": 1300, "height": 900})
+    page.page.goto(site_server.url + "architecture/")
+    blocks = mermaid_blocks((site_server.dir / "architecture" / "index.html").read_text(encoding="utf-8"))
+    wait_for_diagrams(page.page, blocks)
+    frames = page.page.locator(".lllm-diagram")
+    assert frames.count() >= 5
+    assert page.page.locator(".lllm-diagram__enlarge").count() == frames.count()
+    for i in range(frames.count()):
+        size = page.page.evaluate(NATURAL_WIDTH, i)
+        assert size, f"diagram {i}: Enlarge drew nothing"
+        assert abs(size["shown"] - size["natural"]) < 2, f"diagram {i}: Enlarge shows {size}"
+        host = frames.nth(i).locator("div.mermaid").bounding_box()["width"]
+        scale = min(1.0, host / size["natural"])
+        assert scale >= 0.7, f"diagram {i} is drawn at {scale:.0%} of its natural size: text too small"
+    assert not page.page.evaluate("() => document.querySelector('dialog.lllm-zoom') !== null"), "dialog not closed"
+    page.page.keyboard.press("Escape")
+    page.assert_clean()
