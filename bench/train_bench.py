@@ -3,7 +3,8 @@
 Run by `make bench` (not a test). Both trainers get the `seed` preset (Embedding 64 -> 2-layer
 LSTM 128 -> Linear, batch 48, AdamW lr 0.0035 and weight decay 0.01, global-norm clipping at 1,
 loss on the last position only, 25 epochs), the same story, the same windows and the same batch
-order, on one thread each (OPENBLAS_NUM_THREADS=1, torch.set_num_threads(1)).
+order, on one thread each (OPENBLAS_NUM_THREADS=1, torch.set_num_threads(1)). numpy's OpenBLAS
+gets its AVX-512 kernels where the CPU has them (export/blas.py says why); torch picks its own.
 
 How memory is measured: each trainer runs in its own fresh subprocess. After its imports and
 the dataset are loaded it records its resident set size (VmRSS) and resets the kernel's peak
@@ -114,7 +115,10 @@ def worker(name: str, epochs: int) -> None:
 # ---- the comparison ----------------------------------------------------------------------------
 
 def measure(name: str, epochs: int) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from export.blas import blas_env                   # stdlib only: numpy is not loaded here
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env.update(blas_env(env))                          # OpenBLAS's AVX-512 kernels where present
     result = subprocess.run([sys.executable, __file__, "--worker", name, "--epochs", str(epochs)],
                             env=env, capture_output=True, text=True, cwd=ROOT)
     if result.returncode != 0:
