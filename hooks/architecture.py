@@ -175,8 +175,6 @@ class Drawing:
     nodes: dict[str, tuple[str, str, int]]
     solid: set[tuple[str, str]]
     dotted: set[tuple[str, str]]
-    all_solid: set[tuple[str, str]]      # every import between the nodes, before the reduction
-    all_dotted: set[tuple[str, str]]
 
 
 def group_id(item) -> str:
@@ -231,7 +229,7 @@ def drawing(roadmap, modules: dict[str, Module], shown: set[str] = frozenset()) 
     all_dotted = {e for e in all_dotted if drawn(e)}
     through = set(shown) or None
     solid = reduce_edges(all_solid, through=through)
-    return Drawing(nodes, solid, reduce_edges(all_dotted, via=solid, through=through), all_solid, all_dotted)
+    return Drawing(nodes, solid, reduce_edges(all_dotted, via=solid, through=through))
 
 
 def mermaid(roadmap, d: Drawing, direction: str = "TD") -> str:

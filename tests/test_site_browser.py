@@ -124,6 +124,8 @@ def test_instant_navigation_keeps_the_page_and_renders_diagrams(page, site_serve
     assert page.page.evaluate("window.__lllm_no_reload") == 42, "the click reloaded the page"
     blocks = mermaid_blocks((site_server.dir / "architecture" / "index.html").read_text(encoding="utf-8"))
     wait_for_diagrams(page.page, blocks)
+    # diagrams.js set up its Enlarge buttons on the swapped-in page too (document$, not a reload)
+    assert page.page.locator(".lllm-diagram__enlarge").count() == page.page.locator(".lllm-diagram").count() >= 5
     page.assert_clean()
 
 
