@@ -35,9 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from export.blas import configure  # noqa: E402
-
-configure()                 # one BLAS thread (same bits every run) and the CPU's best kernels
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # before numpy loads: same bits every run
 import numpy as np  # noqa: E402
 
 from export.data import STORY_PATH, build_vocab, load_story, windows  # noqa: E402
@@ -52,7 +50,7 @@ __all__ = ["CARD_FORMAT", "build_key", "main"]
 CARD_FORMAT = "lllm.tinyllm/1"
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [ROOT / "export" / name for name in       # the files that shape what is built here
-           ("data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py", "blas.py")]
+           ("data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py")]
 SOURCES.append(ROOT / "lllm" / "tokenizer.py")
 SAMPLE_PROMPT = "Once"
 

@@ -87,7 +87,7 @@ def keep_freed_memory() -> bool:
 
     A training step allocates temporaries of up to a few MB. By default glibc serves blocks that
     large straight from the kernel (mmap) and hands them back when freed, so every step pays a
-    page fault for each fresh 4 KB page - about a third of the step time measured here. Returns
+    page fault for each fresh 4 KB page - about 30% of the step time measured here. Returns
     False where there is no glibc (macOS, Windows, musl); training is then just slower.
     """
     try:

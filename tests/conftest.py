@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -50,17 +49,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# One definition of the browser and the ports, shared with bench/page_bench.py.
+from runtime_support import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
 
 
 def wait_for_http(url: str, timeout: float, proc: subprocess.Popen | None = None) -> None:

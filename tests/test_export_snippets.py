@@ -12,7 +12,7 @@ SECTIONS = {
     "train.py": ["adamw", "clip", "train-loop"],
     "onnx_export.py": ["onnx-lstm"],
 }
-OURS = ["__init__.py", "data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py", "blas.py"]
+OURS = ["__init__.py", "data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py"]
 
 
 @pytest.mark.parametrize("name", sorted(SECTIONS))

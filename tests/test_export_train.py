@@ -88,10 +88,3 @@ def test_glibc_is_asked_to_keep_freed_memory_on_linux():
     import sys
     assert keep_freed_memory() is sys.platform.startswith("linux")
 
-
-def test_blas_settings_respect_the_callers_environment():
-    from export.blas import blas_env
-    avx512 = {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl", "avx2"}
-    assert blas_env({}, flags={"avx2", "fma"}) == {"OPENBLAS_NUM_THREADS": "1"}
-    assert blas_env({}, flags=avx512) == {"OPENBLAS_NUM_THREADS": "1", "OPENBLAS_CORETYPE": "SkylakeX"}
-    assert blas_env({"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "1"}, flags=avx512) == {}

@@ -11,9 +11,9 @@ import io
 import re
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from runtime_support import MODEL, ROOT, build_site, free_port, launch, serve
+from runtime_support import MODEL, ROOT
 
 pytestmark = pytest.mark.browser
 LOAD_TIMEOUT = 180_000
@@ -22,22 +22,15 @@ PAGES = ["index", "prompt", "dialog", "agent", "tactic", "tools", "proxies"]
 
 
 @pytest.fixture(scope="module")
-def page():
+def page(browser, site_server):
+    """One tab on the shared site (tests/conftest.py), with the runtime loaded once for the module."""
     assert MODEL.is_file(), "run `make model` first"
-    port = free_port()
-    import tempfile
-    from pathlib import Path
-    with tempfile.TemporaryDirectory() as tmp:
-        out = build_site(Path(tmp) / "public", port)
-        server = serve(out, port)
-        with sync_playwright() as p:
-            chromium = launch(p)
-            page = chromium.new_page()
-            page.goto(f"http://127.0.0.1:{port}/native/dialog/")
-            page.evaluate("lllm.ready()")
-            yield page
-            chromium.close()
-        server.shutdown()
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(site_server.url + "native/dialog/")
+    page.evaluate("() => lllm.ready()")
+    yield page
+    context.close()
 
 
 def cpython_output(codes):
