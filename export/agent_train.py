@@ -64,7 +64,7 @@ class AgentSettings:
     embed: int = 32            # as the story model
     hidden: int = 168          # as the story model: bigger was slower and no better (notes)
     batch: int = 8             # small batches, more updates: 8 beat 32 by far (notes)
-    steps: int = 14000         # updates; each sees `batch` fresh episodes
+    steps: int = 18000         # updates; each sees `batch` fresh episodes
     lr: float = 8e-3           # 6e-3..1e-2 helped, 2e-2 diverged (notes)
     warmup: int = 100          # steps of linear warm-up, then cosine decay to lr / 10
     clip: float = 1.0
@@ -72,7 +72,7 @@ class AgentSettings:
     chrono: int = 80           # chrono init over log(1..chrono); 0 = the story model's bias 1
     mask: bool = True          # loss only on the agent's own characters
     seed: int = 0
-    checkpoints: int = 7       # validation checks during training; the best one is kept
+    checkpoints: int = 9       # validation checks during training; the best one is kept
     header: bool = True        # train after the tool header (False: from zero state, for quick tests)
     header_every: int = 10     # re-run the header every this many steps (it changes slowly)
 # --8<-- [end:settings]
@@ -218,7 +218,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
         if validation and (step % every == 0 or step == settings.steps):
             score = validation_accuracy(params, config, tok, header, validation)
             history["validation"].append((step, score))
-            if score > best[0]:
+            if score >= best[0]:                     # ties go to the later, longer-trained weights
                 best = (score, {k: v.copy() for k, v in params.items()})
                 if on_best:
                     history["seconds"] = time.perf_counter() - start
