@@ -7,8 +7,11 @@ and launches Debian's Chromium through Playwright with the flags DESIGN.md §4 l
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -65,3 +68,19 @@ def cli_generate(prompt: str, max_new_tokens: int, temperature: float, top_k: in
          "--top-p", str(top_p), "--seed", str(seed), "--json"],
         cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
+
+
+# ---- runnable cells: what a page's ```python {.runnable} blocks print in CPython (the oracle) ----
+
+CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+
+
+def cpython_outputs(codes: list[str]) -> list[str]:
+    """Run cells in order in one namespace (as a page does) and return what each printed."""
+    namespace, outputs = {}, []
+    for code in codes:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "<cell>", "exec"), namespace)
+        outputs.append(out.getvalue())
+    return outputs

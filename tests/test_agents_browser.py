@@ -25,7 +25,7 @@ from lllm.page_demos import run_json
 pytestmark = pytest.mark.browser
 MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
 TIMEOUT = 240_000   # ms: a cold boot plus a TinyLLM batch on a busy 2-core machine
-CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+from runtime_support import CELL  # noqa: E402
 AGENT_PAGES = ["index", "react", "brains", "memory", "memory-explainer", "lab", "evaluator", "inference-playground"]
 
 

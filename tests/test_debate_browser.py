@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from runtime_support import MODEL, ROOT
 
 pytestmark = pytest.mark.browser
-CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+from runtime_support import CELL  # noqa: E402
 CODES = CELL.findall((ROOT / "site" / "agents" / "debate.md").read_text(encoding="utf-8"))
 BROWSER_IMPORT = "from lllm.browser import from_browser\n"
 

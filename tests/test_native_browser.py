@@ -6,18 +6,15 @@ an error and print something.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from runtime_support import MODEL, ROOT
+from runtime_support import CELL, MODEL, ROOT, cpython_outputs as cpython_output
 
 pytestmark = pytest.mark.browser
 LOAD_TIMEOUT = 180_000
-CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
 PAGES = ["index", "prompt", "dialog", "agent", "tactic", "tools", "proxies"]
 
 
@@ -31,16 +28,6 @@ def page(browser, site_server):
     page.evaluate("() => lllm.ready()")
     yield page
     context.close()
-
-
-def cpython_output(codes):
-    namespace, outputs = {}, []
-    for code in codes:
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(code, "<cell>", "exec"), namespace)
-        outputs.append(out.getvalue())
-    return outputs
 
 
 @pytest.mark.parametrize("name", PAGES)

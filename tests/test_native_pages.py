@@ -9,7 +9,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = sorted((ROOT / "site" / "native").glob("*.md"))
-CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+from runtime_support import CELL  # noqa: E402
 SNIPPET = re.compile(r'--8<-- "([^":]+):([^"]+)"')
 
 

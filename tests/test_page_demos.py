@@ -14,13 +14,13 @@ import pytest
 from lllm import page_demos
 from lllm.brains import make_predictor
 from lllm.cli import main
-from lllm.page_demos import parse_script, run_demo, run_json
+from lllm.page_demos import parse_script, run_json
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
 AGENT_PAGES = [ROOT / "site" / "agents" / f"{name}.md" for name in           # the pages with live demos
                ["index", "react", "brains", "memory", "memory-explainer", "lab", "evaluator", "inference-playground"]]
-CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+from runtime_support import CELL  # noqa: E402
 DEMO = re.compile(r'<div class="lllm-demo" data-demo="(\w+)"')
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import re
 
-from .dialog import Message, Role
+from .dialog import Role
 from .parsers import ParseError
 from .tools import FunctionCall
 
