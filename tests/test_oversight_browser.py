@@ -31,8 +31,9 @@ def widget(browser, site_server):
 
 def click(widget, name: str, text: str = "", reason: str = "") -> dict:
     """Fill the text and reason fields, click a button, wait for the session's answer."""
-    widget.locator("[name='text']").fill(text)
-    widget.locator("[name='reason']").fill(reason)
+    if name != "Start":                          # the decision fields show once a session exists
+        widget.locator("[name='text']").fill(text)
+        widget.locator("[name='reason']").fill(reason)
     widget.evaluate("el => { el.lllmResult = null; }")
     widget.get_by_role("button", name=name, exact=True).click()
     widget.page.wait_for_function("el => el.lllmResult !== null && el.dataset.state !== 'running'",
