@@ -45,16 +45,17 @@ def without_times(state: dict) -> dict:
     return {**state, "interventions": [{k: v for k, v in i.items() if k != "time"} for i in state["interventions"]]}
 
 
-def cpython(goal: str, decisions: list[tuple[str, str, str]]) -> dict:
-    session = start(goal)
+def cpython(goal: str, decisions: list[tuple[str, str, str]], mode: str = "approve") -> dict:
+    session = start(goal, mode=mode)
     out = json.loads(state_json(session))
     for action, text, reason in decisions:
         out = json.loads(decide_json(session, action, text, reason))
     return without_times(out)
 
 
-def start_session(widget, goal: str) -> dict:
+def start_session(widget, goal: str, mode: str = "approve") -> dict:
     widget.locator("[name='goal']").fill(goal)
+    widget.locator("[name='mode']").select_option(mode)
     return click(widget, "Start")
 
 
@@ -111,3 +112,15 @@ def test_help_and_a_decision_that_does_not_fit_change_nothing(widget):
     assert run["state"] == "waiting" and run["result"]["ok"] is False
     assert widget.locator(".lllm-oversight__status").text_content().startswith("an edited tool call must be")
     assert without_times({**run["result"], "ok": True, "error": None}) == without_times({**before, "error": None})
+
+
+def test_low_confidence_mode_asks_only_about_doubtful_steps(widget):
+    run = start_session(widget, "What is 6 times 7?", mode="low-confidence")   # the rule brain is sure
+    assert run["state"] == "done" and run["result"]["answer"] == "42" and run["result"]["interventions"] == []
+    assert without_times(run["result"]) == cpython("What is 6 times 7?", [], mode="low-confidence")
+
+
+def test_an_empty_goal_is_a_clear_message(widget):
+    run = start_session(widget, "   ")
+    assert run["state"] == "error" and run["result"]["error"] == "goal is empty: ask the agent a question"
+    assert widget.locator(".lllm-oversight__status").text_content() == "goal is empty: ask the agent a question"

@@ -133,7 +133,7 @@ function setUp(root) {
   const parts = { start, buttons: [start, ...actionButtons], status, panel, proposal, steps, log, summary, help };
   start.addEventListener("click", () => send(root, parts, startCode(goal.value, mode.value)));
   actionButtons.forEach((b, i) => b.addEventListener("click", () => {
-    send(root, parts, decideCode("approve", text.value, reason.value));
+    send(root, parts, decideCode(ACTIONS[i], text.value, reason.value));
   }));
 }
 
