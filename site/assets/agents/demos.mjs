@@ -13,6 +13,9 @@
 // `element.dataset.state` is idle | running | done | error.
 
 import { lllm } from "../runtime/lllm.mjs";
+import { el, field as domField } from "../runtime/dom.mjs";
+
+const field = (label, control) => domField(label, control, "lllm-demo__field");
 
 const NAMESPACE = "lllm-agent-demos";  // the widgets' own Python namespace, apart from the page's cells
 const DEFAULT_SCRIPT = [                // shows the failures a model can cause, each a visible step
@@ -27,18 +30,7 @@ const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
 
 // ---- small DOM helpers -------------------------------------------------------------------------
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
 
-function field(label, input) {
-  const wrap = el("label", "lllm-demo__field", label + " ");
-  wrap.append(input);
-  return wrap;
-}
 
 function input(name, value, attributes = {}) {
   return Object.assign(el("input"), { name, value: String(value) }, attributes);

@@ -11,22 +11,14 @@
 // is idle | running | waiting (a proposal needs a decision) | done | error.
 
 import { lllm } from "../runtime/lllm.mjs";
+import { el, field as labelled } from "../runtime/dom.mjs";
+
+const field = (label, control) => labelled(label, control, "lllm-oversight__field");
 
 const NAMESPACE = "lllm-oversight";   // the widget's own Python namespace: the session lives here
 const ACTIONS = ["approve", "edit", "inject", "skip", "quit", "help"];
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
 
-function field(label, input) {
-  const wrap = el("label", "lllm-oversight__field", label + " ");
-  wrap.append(input);
-  return wrap;
-}
 
 // Strings travel as JSON string literals, which are valid Python string literals too.
 const py = (value) => JSON.stringify(String(value));

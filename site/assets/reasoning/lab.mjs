@@ -10,6 +10,7 @@
 // and `element.dataset.state` is idle | running | done | error.
 
 import { lllm } from "../runtime/lllm.mjs";
+import { el, field } from "../runtime/dom.mjs";
 
 const NAMESPACE = "lllm-reasoning-lab";
 const FRAMEWORKS = ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "foa"];
@@ -30,18 +31,7 @@ const STYLE = `
 .lllm-reasoning-lab__error { color: #c62828; font-weight: 600; }
 .lllm-reasoning-lab svg text { font-size: 10px; fill: currentColor; }`;
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
 
-function field(label, control) {
-  const wrap = el("label", "", label + " ");
-  wrap.append(control);
-  return wrap;
-}
 
 function numberInput(name, value, min, max, step) {
   return Object.assign(el("input"), { name, type: "number", value: String(value), min, max, step });

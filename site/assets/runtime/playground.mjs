@@ -4,6 +4,7 @@
 // Generation needs only the model, so it can start before Python has finished loading.
 
 import { lllm } from "./lllm.mjs";
+import { el } from "./dom.mjs";
 
 const CONTROLS = [
   // [name, label, default, attributes] — defaults match `python -m lllm generate`
@@ -14,12 +15,6 @@ const CONTROLS = [
   ["seed", "seed", 0, { type: "number", min: 0, step: 1 }],
 ];
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 function showBars(bars, top, after) {
   bars.replaceChildren(el("div", "lllm-pg__bars-title", `next character after ${JSON.stringify(after)}`));
