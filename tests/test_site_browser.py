@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 MERMAID_FILES = "/assets/vendor/mermaid/"
 RUNTIME_FILES = re.compile(r"/vendor/pyodide/|/vendor/ort/|\.whl$|\.onnx$|pyodide|ort-wasm")
-LIVE_CODE = re.compile(r'class="[^"]*\b(lllm-playground|lllm-demo|runnable)\b')
+LIVE_CODE = re.compile(r'class="[^"]*\b(lllm-playground|lllm-demo|lllm-oversight|runnable)\b')
 
 
 def site_pages(site_dir: Path) -> list[tuple[str, Path, int]]:
