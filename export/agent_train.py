@@ -30,7 +30,6 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -46,6 +45,7 @@ from export.data import build_vocab, load_story
 from export.model import Config, forward, init_params, lstm_backward
 from export.train import AdamW, clip_global_norm
 from lllm.brains import RuleBrain
+from lllm.cli import ArgParser, non_negative_int, positive_int
 from lllm.factory import agent_mask, prompt_header, run_episode
 from lllm.factory_tasks import MIX, make_task
 from lllm.tokenizer import CharTokenizer
@@ -256,15 +256,13 @@ def build_key(settings: AgentSettings) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m export.agent_train", description=__doc__.splitlines()[0])
+    parser = ArgParser(prog="export.agent_train", description=__doc__.splitlines()[0])   # one-line errors
     parser.add_argument("--out", default="build/model")
-    parser.add_argument("--steps", type=int, default=AgentSettings.steps)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=positive_int, default=AgentSettings.steps)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--no-mask", action="store_true", help="loss on every character (for comparison)")
     parser.add_argument("--force", action="store_true", help="retrain even if up to date")
     args = parser.parse_args(argv)
-    if args.steps < 1:
-        parser.exit(2, f"export.agent_train: error: --steps must be at least 1, got {args.steps}\n")
     build(AgentSettings(steps=args.steps, seed=args.seed, mask=not args.no_mask), Path(args.out), args.force)
     return 0
 

@@ -27,7 +27,6 @@ Usage (a shell, from the repository root):
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -43,6 +42,7 @@ from export.model import PRESETS, NumpyBackend, forward, preset
 from export.onnx_export import run, session_for, to_onnx
 from export.plot import loss_svg
 from export.train import train
+from lllm.cli import ArgParser, positive_int
 from lllm.tokenizer import CharTokenizer
 
 __all__ = ["CARD_FORMAT", "build_key", "main"]
@@ -57,23 +57,8 @@ SAMPLE_PROMPT = "Once"
 
 # ---- arguments ---------------------------------------------------------------------------------
 
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):            # argparse prints the whole usage; we print one line
-        self.exit(2, f"export.build: error: {message}\n")
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def parse_args(argv):
-    parser = OneLineParser(prog="python -m export.build", description=__doc__.splitlines()[0])
+    parser = ArgParser(prog="export.build", description=__doc__.splitlines()[0])   # one-line errors
     parser.add_argument("--out", default="build/model", help="output folder (default build/model)")
     parser.add_argument("--preset", default="default", choices=sorted(PRESETS))
     parser.add_argument("--epochs", type=positive_int, help="override the preset's epoch count")

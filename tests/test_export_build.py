@@ -58,8 +58,8 @@ def test_second_build_reuses_and_a_changed_onnx_is_rebuilt(one_epoch):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--epochs", "-1"], "argument --epochs: must be at least 1, got -1"),
-    (["--epochs", "many"], "argument --epochs: must be a whole number, got 'many'"),
+    (["--epochs", "-1"], "argument --epochs: must be >= 1, got -1"),
+    (["--epochs", "many"], "argument --epochs: expected an integer, got 'many'"),
     (["--preset", "huge"], "argument --preset: invalid choice: 'huge'"),
 ])
 def test_bad_arguments_are_one_line_errors_with_status_2(tmp_path, args, message):
