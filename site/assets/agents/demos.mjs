@@ -13,7 +13,7 @@
 // `element.dataset.state` is idle | running | done | error.
 
 import { lllm } from "../runtime/lllm.mjs";
-import { el, field as domField } from "../runtime/dom.mjs";
+import { el, field as domField, svgCanvas } from "../runtime/dom.mjs";
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
 
@@ -265,20 +265,11 @@ const RENDER = {
 
 /** The evaluator's chart: one bar per criterion (the mean) with a whisker of ± one spread. */
 function chart(report) {
-  const NS = "http://www.w3.org/2000/svg";
   const W = 460, row = 26, left = 90, width = 300;
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${row * CRITERIA.length + 24}`);
-  svg.setAttribute("class", "lllm-demo__chart");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", "mean score per criterion, with the spread across seeds");
-  const add = (tag, attrs, text) => {
-    const node = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
-    svg.append(node);
-    return node;
-  };
+  const { svg, add } = svgCanvas({
+    viewBox: `0 0 ${W} ${row * CRITERIA.length + 24}`, class: "lllm-demo__chart", role: "img",
+    "aria-label": "mean score per criterion, with the spread across seeds",
+  });
   CRITERIA.forEach((c, i) => {
     const y = 8 + i * row, mean = report.mean[c], spread = report.spread[c];
     const weight = c in report.rubric ? ` ×${report.rubric[c]}` : "";

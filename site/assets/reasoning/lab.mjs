@@ -10,7 +10,7 @@
 // and `element.dataset.state` is idle | running | done | error.
 
 import { lllm } from "../runtime/lllm.mjs";
-import { el, field } from "../runtime/dom.mjs";
+import { el, field, svgCanvas } from "../runtime/dom.mjs";
 
 const NAMESPACE = "lllm-reasoning-lab";
 const FRAMEWORKS = ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "foa"];
@@ -76,18 +76,8 @@ async function growTree(record, output, isCurrent) {
 // ---- the benchmark, drawn as success against calls ----------------------------------------------
 
 function chart(summary) {
-  const NS = "http://www.w3.org/2000/svg";
   const W = 420, H = 220, L = 40, B = 30, T = 10, R = 90;
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  svg.setAttribute("width", "100%");
-  const add = (tag, attrs, text) => {
-    const node = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
-    svg.append(node);
-    return node;
-  };
+  const { svg, add } = svgCanvas({ viewBox: `0 0 ${W} ${H}`, width: "100%" });
   const top = Math.max(10, ...summary.map((s) => s.calls));
   const x = (calls) => L + (Math.log10(Math.max(1, calls)) / Math.log10(top)) * (W - L - R);
   const y = (success) => T + (1 - success) * (H - T - B);
