@@ -31,9 +31,12 @@ venv: $(VENV)/.installed
 model: venv
 	$(PY) -m export.build --out build/model
 
-# The agent-tuned TinyLLM: trained on the synthetic data factory's trajectories (reused when up to date)
+# The agent-tuned TinyLLM: trained on the synthetic data factory's trajectories (reused when up to
+# date), two seeds at once, one per core. numpy's OpenBLAS takes its kernel from OPENBLAS_CORETYPE;
+# where the CPU has AVX-512 the SkylakeX kernel trains ~1.4x faster than a pinned Haswell one.
+AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
 agent-model: venv
-	$(PY) -m export.agent_train --out build/model
+	$(if $(AVX512),OPENBLAS_CORETYPE=SkylakeX )$(PY) -m export.agent_train --out build/model
 
 # ---- JavaScript dependencies (committed lockfile) --------------------------------------------
 node_modules/.installed: package.json package-lock.json
@@ -49,7 +52,7 @@ chromium:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
 
 # ---- Site --------------------------------------------------------------------------------------
-site: venv node model
+site: venv node model agent-model
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 serve: site
@@ -59,7 +62,7 @@ deploy: site
 	npx wrangler pages deploy public
 
 # ---- Tests and benchmarks ----------------------------------------------------------------------
-test: venv model node chromium
+test: venv model agent-model node chromium
 	$(PY) -m pytest
 
 bench: venv model

@@ -55,7 +55,7 @@ WORD_OPERATORS = [  # rewrite number words into symbols before looking for arith
     (r" to the power of ", " ** "),
 ]
 ARITHMETIC_RE = re.compile(r"[\d(][\d\s.+\-*/%^()]*")
-SAY_RE = re.compile(r"(?:please |just )?(?:say|repeat)(?: the word)?:? ([A-Za-z]+)[.!]?", re.I)
+SAY_RE = re.compile(r"(?:please |just )?(?:say|repeat|echo|write|type)(?: back)?(?: the word)?:? ([A-Za-z]+)[.!]?", re.I)
 
 
 def find_arithmetic(goal: str) -> str | None:
@@ -95,10 +95,10 @@ class RuleBrain:
         if observations:                                   # a tool has answered: report it
             if observations[-1].startswith(("error", "no Action")):
                 return "Thought: the tool could not help\nFinal Answer: I don't know"
-            return f"Thought: the tool answered\nFinal Answer: {observations[-1]}"
+            return f"Final Answer: {observations[-1]}"     # the answer right under its source
         said = SAY_RE.fullmatch(goal)
         if said:                                           # "Repeat the word X": no tool needed
-            return f"Thought: no tool is needed\nFinal Answer: {said.group(1)}"
+            return f"Thought: repeat {said.group(1)}\nFinal Answer: {said.group(1)}"
         expression = find_arithmetic(self._recall(goal, prompt))
         if expression and "\ncalc:" in prompt:
             return f"Thought: compute {expression}\nAction: calc[{expression}]"

@@ -291,7 +291,7 @@ def corrupt(episode: Episode, rng: random.Random) -> str | None:
     bad = task.args[:i] + str((int(task.args[i]) + rng.randrange(1, 10)) % 10) + task.args[i + 1:]
     result = calc(bad)
     return (f"Question: {task.goal}\nThought: compute {bad}\nAction: calc[{bad}]\n"
-            f"Observation: {result}\nThought: the tool answered\nFinal Answer: {result}\n\n")
+            f"Observation: {result}\nFinal Answer: {result}\n\n")
 
 
 # ---- files -------------------------------------------------------------------------------------
@@ -367,7 +367,7 @@ def run_cli(args) -> int:
     return 0
 
 
-def before_after(per_group: int, seed: int) -> int:
+def before_after(per_group: int, seed: int, command: str = "factory") -> int:
     """The story model and the agent-tuned model, greedy, on the held-out test goals."""
     from lllm.brains import fail, make_predictor
     from lllm.factory_eval import compare, evaluate
@@ -375,7 +375,7 @@ def before_after(per_group: int, seed: int) -> int:
         models = {name: make_predictor(spec, temperature=0) for name, spec in
                   (("story model", "tinyllm"), ("agent model", "tinyllm-agent"))}
     except ValueError as error:
-        return fail("factory", f"--evaluate: {error}")
+        return fail(command, f"{'--evaluate' if command == 'factory' else '--before-after'}: {error}")
     suite = make_suite("test", per_group, seed)
     print(f"held-out test goals: {len(suite)}, greedy, no forcing (format / tool / args / answer, %)")
     print(compare([evaluate(p, suite, name) for name, p in models.items()]))

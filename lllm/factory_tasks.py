@@ -76,6 +76,11 @@ def content_split(content: str, phrasing: str = "seen") -> str:
 ARITH_PREFIXES = ["What is {e}?", "Compute {e}.", "Calculate {e}", "How much is {e}?",
                   "Work out {e}.", "Please compute {e}.", "Find {e}.", "What do you get for {e}?",
                   "Tell me {e}.", "I need {e}.", "What's {e}?", "Solve {e}.",
+                  "Evaluate {e}.", "Quick question: what is {e}?", "Hi! What is {e}?",
+                  "Help me with {e}.", "What does {e} come to?", "Figure out {e}.",
+                  "Determine {e}.", "Show me {e}.", "Please find {e}.", "So, what is {e}?",
+                  "Now calculate {e}.", "I want to know {e}.", "Do the math: {e}.",
+                  "Work this out: {e}", "Hey, how much is {e}?", "Result of {e}?",
                   "Can you work out {e}?", "Give me {e}."]          # the last two: new templates
 ARITH_FORMS = {"+": ["{a} + {b}", "{a} plus {b}", "the sum of {a} and {b}"],
                "-": ["{a} - {b}", "{a} minus {b}", "the difference between {a} and {b}"],
@@ -91,7 +96,9 @@ LOOKUP_NAMES = {"brookfield": "Brookfield", "hale": "Mr. Hale", "bakery": "the b
                 "school": "the school", "bread": "the bread"}           # the rest: capitalised
 
 ECHO_TEMPLATES = ["Repeat the word {w}.", "Say the word {w}.", "Please repeat the word {w}.",
-                  "Say {w}.", "Just say {w}."]                            # the last one: new
+                  "Say {w}.", "Echo the word {w}.", "Say back {w}.", "Please say {w}.",
+                  "Write the word {w}.", "Type the word {w}.", "Repeat {w}.",
+                  "Just say {w}."]                                        # the last one: new
 ECHO_WORDS = ("apple river stone cloud green bread window summer garden silver candle forest "
               "pencil orange rabbit yellow winter button dragon pocket carrot basket ladder "
               "kettle violet meadow island copper marble feather lantern honey rocket tiger "
@@ -106,14 +113,16 @@ def _held_out(index: int, count: int, new: int) -> bool:
 
 # ---- one task per family -----------------------------------------------------------------------
 
-def _number(rng: random.Random) -> int:
-    digits = rng.choice((1, 2, 2, 3))
+def _number(rng: random.Random, split: str) -> int:
+    """Held-out goals draw 1-, 2-, 2- and 3-digit operands alike; training draws more 3-digit ones,
+    the hardest to copy."""
+    digits = rng.choice((1, 2, 3, 3) if split == "train" else (1, 2, 2, 3))
     return rng.randrange(10 ** (digits - 1) if digits > 1 else 0, 10 ** digits)
 
 
 def _arithmetic(rng: random.Random, split: str) -> Task | None:
     op = rng.choice("+-*")
-    a, b = _number(rng), _number(rng)
+    a, b = _number(rng, split), _number(rng, split)
     if content_split(f"{a}{op}{b}") != split:
         return None
     p = rng.randrange(len(ARITH_PREFIXES))

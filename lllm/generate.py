@@ -40,7 +40,8 @@ from typing import Any, Callable, Sequence
 from .sampling import Mulberry32, check_sampling, sample, top_predictions
 from .tokenizer import CharTokenizer
 
-__all__ = ["Backend", "Generation", "generate", "next_char_view", "BackendPredictor", "EMPTY_PROMPT"]
+__all__ = ["Backend", "Generation", "generate", "next_char_view", "BackendPredictor", "EMPTY_PROMPT",
+           "prompt_view"]
 
 Backend = Callable[[list[int], Any], tuple[list[float], Any]]
 EMPTY_PROMPT = "\n"   # what an empty prompt is read as: the model needs at least one character
@@ -117,26 +118,44 @@ def next_char_view(backend: Backend, tokenizer: CharTokenizer, prompt: str, k: i
 
 # ---- a Predictor over any backend --------------------------------------------------------------
 
+def prompt_view(prompt: str, reads_from: str | None) -> str:
+    """What a model trained on one kind of text reads of a prompt: from the last line that starts
+    with `reads_from` (None, or no such line: all of it).
+
+    The agent-tuned TinyLLM was trained on episodes that start at `Question: `; the tool header
+    above that line is the same in every prompt, so it carries nothing the model needs.
+
+    >>> prompt_view("Tools: calc\\nQuestion: 2+2?\\nThought: add\\n", "Question: ")
+    'Question: 2+2?\\nThought: add\\n'
+    """
+    if not reads_from or prompt.startswith(reads_from) and "\n" + reads_from not in prompt:
+        return prompt
+    at = prompt.rfind("\n" + reads_from)
+    return prompt[at + 1:] if at >= 0 else prompt
+
+
 class BackendPredictor:
     """The seam: wraps a backend + tokenizer as `predictor(prompt, max_new_tokens) -> completion`.
 
     One Mulberry32 stream, seeded once, runs across calls, so a whole agent run is reproducible
     from its seed. `last` keeps the most recent Generation (e.g. to see dropped characters).
+    `reads_from` (see `prompt_view`) is for a model trained on text that starts at a marker.
     """
 
     def __init__(self, backend: Backend, tokenizer: CharTokenizer, temperature: float = 0.8,
                  top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_new_tokens: int = 200,
-                 stop: Sequence[str] = ()):
+                 stop: Sequence[str] = (), reads_from: str | None = None):
         check_sampling(temperature, top_k, top_p)
         _check_count(max_new_tokens)
         self.backend, self.tokenizer = backend, tokenizer
         self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
         self.max_new_tokens, self.stop = max_new_tokens, tuple(stop)
+        self.reads_from = reads_from
         self.rng = Mulberry32(seed)
         self.last: Generation | None = None
 
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
         n = self.max_new_tokens if max_new_tokens is None else max_new_tokens
-        self.last = generate(self.backend, self.tokenizer, prompt, n, self.temperature, self.top_k,
-                             self.top_p, rng=self.rng, stop=self.stop)
+        self.last = generate(self.backend, self.tokenizer, prompt_view(prompt, self.reads_from), n,
+                             self.temperature, self.top_k, self.top_p, rng=self.rng, stop=self.stop)
         return self.last.completion

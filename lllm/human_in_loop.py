@@ -247,7 +247,7 @@ def terminal(session: OversightSession, ask: Callable[[str], str] | None = None,
     """Drive a session from a terminal: show each proposal, read `action [text]` lines."""
     ask = ask or input
     while (p := session.next()) is not None:
-        say(f"step {p.step}: the model proposes {p.describe()}  (thought: {p.thought}; "
+        say(f"step {p.step}: the model proposes {p.describe()}  (thought: {p.thought or 'none'}; "
             f"confidence {p.confidence:.2f})")
         try:
             line = ask("approve / edit TEXT / inject TEXT / skip / quit / help > ").strip()

@@ -215,6 +215,11 @@ def add_cli(subparsers) -> None:
                    help="run only this category (repeatable)")
     p.add_argument("--max-steps", type=int, default=4, help="steps per case (default 4)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--before-after", action="store_true",
+                   help="instead: the story model versus the agent-tuned TinyLLM on the factory's held-out "
+                        "goals, greedy, no forcing (needs `make model agent-model`)")
+    p.add_argument("--per-group", type=int, default=10,
+                   help="with --before-after: held-out goals per (family, phrasing) group (default 10)")
     p.set_defaults(run=run_cli)
 
 
@@ -222,6 +227,11 @@ def run_cli(args) -> int:
     from lllm.brains import fail, predictor_from_args
     if args.max_steps < 1:
         return fail("lab", f"--max-steps must be >= 1, got {args.max_steps}")
+    if args.before_after:
+        if args.per_group < 1:
+            return fail("lab", f"--per-group must be >= 1, got {args.per_group}")
+        from lllm.factory import before_after
+        return before_after(args.per_group, args.seed or 0, command="lab")
     try:
         predictor = predictor_from_args(args)
     except ValueError as error:

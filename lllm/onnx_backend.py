@@ -62,6 +62,9 @@ def load_card(path: str) -> dict:
     for key in ("layers", "hidden"):
         if not isinstance(card["config"].get(key), int):
             raise ModelError(f"{path}: config.{key} must be an integer")
+    reads_from = card.get("reads_from")
+    if reads_from is not None and not (isinstance(reads_from, str) and reads_from.strip()):
+        raise ModelError(f"{path}: reads_from must be a non-empty string (where the model's prompt starts)")
     return card
 
 
@@ -135,8 +138,12 @@ def _check_graph(session, path: str, layers: int, hidden: int, vocab: int) -> No
 # --8<-- [start:from-onnx]
 def from_onnx(path: str = DEFAULT_MODEL, temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0,
               seed: int = 0, max_new_tokens: int = 200, stop: Sequence[str] = ()) -> BackendPredictor:
-    """TinyLLM as a Predictor: `from_onnx(...)(prompt, max_new_tokens) -> completion only`."""
+    """TinyLLM as a Predictor: `from_onnx(...)(prompt, max_new_tokens) -> completion only`.
+
+    A card's `reads_from` (the agent model's "Question: ") says where in a prompt the model's
+    training text started; the predictor feeds it from there (`lllm.generate.prompt_view`)."""
     backend = OnnxBackend(path)
     return BackendPredictor(backend, backend.tokenizer, temperature=temperature, top_k=top_k,
-                            top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, stop=stop)
+                            top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, stop=stop,
+                            reads_from=backend.card.get("reads_from"))
 # --8<-- [end:from-onnx]

@@ -18,7 +18,7 @@ Usage:
     >>> from lllm.brains import RuleBrain
     >>> run = run_typed("What is 6 times 7?", RuleBrain())
     >>> [step.kind.name for step in run.steps], run.completed, run.answer
-    (['GOAL', 'THOUGHT', 'ACTION', 'OBSERVATION', 'THOUGHT', 'FINAL'], True, '42')
+    (['GOAL', 'THOUGHT', 'ACTION', 'OBSERVATION', 'FINAL'], True, '42')
 """
 
 from __future__ import annotations

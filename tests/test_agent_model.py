@@ -106,7 +106,10 @@ def test_build_writes_a_card_that_onnx_backend_opens_and_reuses_it(tmp_path, cap
     assert backend.vocab_size == 96 and backend.tokenizer.vocab == vocabulary().vocab
     predictor = make_predictor(f"tinyllm-agent:{path}")
     assert predictor.temperature == 0 and predictor.stop == ("Observation:", "\n\n")
+    assert card["reads_from"] == predictor.reads_from == "Question: "
     assert isinstance(predictor("Question: hi\n", 5), str)
+    full = build_prompt("What is 2+2?", DEFAULT_TOOLS, [])         # header + question: the model
+    assert predictor(full, 12) == predictor("Question: What is 2+2?\n", 12)   # reads the question on
     capsys.readouterr()
     build(settings, tmp_path, progress=False)
     assert capsys.readouterr().out.startswith("reusing")
@@ -127,3 +130,40 @@ def test_checkpoints_are_validated_and_the_best_is_handed_on():
     assert [step for step, _ in history["validation"]] == [2, 4]
     assert seen[0] == 2 and all(0.0 <= score <= 1.0 for _, score in history["validation"])
     assert set(params) == {"embed", "W_x0", "W_h0", "b0", "W_out", "b_out"}
+
+
+def test_two_seeds_train_side_by_side_and_the_better_one_is_kept(monkeypatch):
+    from export import agent_train
+    from export.agent_train import train_seeds
+    monkeypatch.setattr(agent_train, "validation_suite",
+                        lambda: __import__("lllm.factory_tasks").factory_tasks.make_suite("validation", 1)[:2])
+    settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=1, seed=5)
+    params, history = train_seeds(settings, 2, progress=False)
+    scores = history["seed_scores"]
+    assert sorted(scores) == [5, 6] and history["seed"] in (5, 6)
+    assert scores[history["seed"]] == max(scores.values())
+    assert set(params) == {"embed", "W_x0", "W_h0", "b0", "W_out", "b_out"}
+
+
+def test_a_card_with_a_bad_reads_from_is_refused(tmp_path):
+    from lllm.onnx_backend import ModelError, load_card
+    card = {"format": "lllm.tinyllm/1", "vocab": "ab", "config": {"layers": 1, "hidden": 4},
+            "onnx_sha256": "0", "reads_from": ""}
+    (tmp_path / "m.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="reads_from must be a non-empty string"):
+        load_card(str(tmp_path / "m.json"))
+
+
+def test_the_built_agent_model_calls_the_right_tool_on_its_own():
+    """A behaviour check of `make agent-model`'s model (not an accuracy target): greedy, no forcing,
+    on held-out goals it never saw, it calls calc for sums and lookup for facts."""
+    from lllm.brains import make_predictor
+    from lllm.factory_tasks import make_suite
+    from lllm.react import run_react
+    from tests.model_files import require_agent_model
+    predictor = make_predictor(f"tinyllm-agent:{require_agent_model()}")
+    tasks = [t for t in make_suite("test", per_group=3) if t.tool and t.phrasing == "seen"]
+    tools = [[name for name, _ in run_react(t.goal, predictor, return_trajectory=True).tool_calls()]
+             for t in tasks]
+    right = sum(t.tool in called for t, called in zip(tasks, tools))
+    assert right >= len(tasks) - 1, list(zip([t.goal for t in tasks], tools))

@@ -24,7 +24,7 @@ def test_react_with_the_rule_brain_ends_in_391():
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ("Question: What is 17 * 23?\nThought: compute 17 * 23\nAction: calc[17 * 23]\n"
-                           "Observation: 391\nThought: the tool answered\nFinal Answer: 391\n")
+                           "Observation: 391\nFinal Answer: 391\n")
 
 
 def test_react_verbose_labels_agent_and_model(capsys):

@@ -47,7 +47,7 @@ def test_rule_brain_looks_up_a_topic_the_goal_names():
 def test_rule_brain_answers_with_the_last_observation():
     steps = [Step(thought="compute", action=("calc", "17 * 23"), observation="391")]
     assert RuleBrain()(build_prompt("What is 17 * 23?", DEFAULT_TOOLS, steps)) == \
-        "Thought: the tool answered\nFinal Answer: 391"
+        "Final Answer: 391"
 
 
 def test_rule_brain_admits_what_it_cannot_do():

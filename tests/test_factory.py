@@ -154,7 +154,7 @@ def test_agent_mask_covers_exactly_what_the_agent_writes():
     question, rest = written[:text.index("\n") + 1], written[text.index("\n") + 1:]
     assert set(question) == {"_"}
     assert "Thought: compute" in rest and "Observation:" in rest and rest.endswith("\n\n")
-    observation = re.search(r"Observation:(_+)Thought", rest)
+    observation = re.search(r"Observation:(_+)Final Answer", rest)
     assert observation and len(observation.group(1)) > 1
 
 

@@ -110,3 +110,20 @@ def test_tinyllm_report_is_honest():
             assert r.right_tool and answer_matches(r.answer, r.case.expected_answer)
     direct = report.by_category()["direct"]
     assert direct["tool"] == 8          # forcing ran the goal's tool; the answer is the model's job
+
+
+def test_before_after_prints_both_models_on_the_held_out_goals(capsys):
+    from lllm.cli import main
+    from tests.model_files import ensure_model, require_agent_model
+    ensure_model()
+    require_agent_model()
+    assert main(["lab", "--before-after", "--per-group", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "held-out test goals: 7, greedy, no forcing" in out
+    assert "story model" in out and "agent model" in out
+
+
+def test_before_after_bad_input_is_one_line(capsys):
+    from lllm.cli import main
+    assert main(["lab", "--before-after", "--per-group", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "lllm lab: error: --per-group must be >= 1, got 0"
