@@ -7,8 +7,15 @@ After the build it fills `public/assets/runtime/` (next to the worker, bridge an
     vendor/ort/       ort.wasm.min.mjs, ort-wasm-simd-threaded.{mjs,wasm} (npm onnxruntime-web, plain wasm:
                       the default and WebGPU builds exceed Cloudflare's 25 MiB per-file limit)
     lllm_learn-<version>-py3-none-any.whl   lllm/ (modules and package data) zipped (pure Python, reproducible)
-    model/            tinyllm.onnx and its card tinyllm.json (from `make model`; LLLM_MODEL_DIR overrides)
+    model/            tinyllm.onnx and its card tinyllm.json (from `make model`; LLLM_MODEL_DIR overrides),
+                      and tinyllm-agent.onnx / .json when `make agent-model` has built them
     runtime.json      the manifest worker.mjs reads: where each piece is and how many bytes to expect
+
+The manifest lists every model under "models", by the name a predictor asks for. The story model
+loads with the page; the others load when a demo first asks for them. A model that was not built
+is listed as {"missing": "... run `make ...`"}, so the page says what to run instead of failing
+on a 404. A missing agent model is only logged (it takes minutes to train, and only its demos need
+it); a missing story model is a warning (every page with live code needs it).
 
 Nothing here is committed: node_modules/ comes from the lockfile, build/model/ from `make model`.
 """
@@ -32,6 +39,11 @@ PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"]
 FETCHED = {"pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "ort-wasm-simd-threaded.wasm"}
 WHEEL_DATE = (2020, 1, 1, 0, 0, 0)   # fixed timestamps: the same sources give the same wheel bytes
+STORY_MODEL = "tinyllm"              # loads with the page; every other model loads on demand
+MODELS = {  # name -> (what the page calls it, the command that builds it into build/model/)
+    "tinyllm": ("the TinyLLM model", "make model"),
+    "tinyllm-agent": ("the agent model", "make agent-model"),
+}
 
 
 # ---- the lllm wheel --------------------------------------------------------------------------------
@@ -73,6 +85,18 @@ def _version_tag(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
+def _model_entry(name: str, model_dir: Path, out: Path) -> tuple[dict, list[Path]]:
+    """The manifest entry for one model and the files copied for it (none if it was not built)."""
+    what, command = MODELS[name]
+    files = [f"{name}.onnx", f"{name}.json"]
+    if not all((model_dir / f).is_file() for f in files):
+        return {"missing": f"{what} is not built: run `{command}`", "build": command}, []
+    _copy(files, model_dir, out / "model")
+    copied = [out / "model" / f for f in files]
+    return {"model": f"model/{files[0]}?v={_version_tag(copied[0])}",
+            "card": f"model/{files[1]}?v={_version_tag(copied[1])}", "build": command}, copied
+
+
 def on_post_build(config, **kwargs) -> None:
     out = Path(config["site_dir"]) / "assets" / "runtime"
     out.mkdir(parents=True, exist_ok=True)
@@ -82,16 +106,15 @@ def on_post_build(config, **kwargs) -> None:
 
     model_dir = Path(os.environ.get("LLLM_MODEL_DIR", ROOT / "build" / "model"))
     manifest = {"pyodide": "vendor/pyodide/", "ort": "vendor/ort/",
-                "wheel": f"{wheel.name}?v={_version_tag(wheel)}",
-                "model": "model/tinyllm.onnx", "card": "model/tinyllm.json"}
+                "wheel": f"{wheel.name}?v={_version_tag(wheel)}", "story": STORY_MODEL, "models": {}}
     fetched = [out / "vendor" / d / f for d in ("pyodide", "ort") for f in FETCHED if (out / "vendor" / d / f).exists()]
     fetched.append(wheel)
-    if (model_dir / "tinyllm.onnx").is_file() and (model_dir / "tinyllm.json").is_file():
-        _copy(["tinyllm.onnx", "tinyllm.json"], model_dir, out / "model")
-        manifest["model"] += f"?v={_version_tag(out / 'model' / 'tinyllm.onnx')}"
-        manifest["card"] += f"?v={_version_tag(out / 'model' / 'tinyllm.json')}"
-        fetched += [out / "model" / "tinyllm.onnx", out / "model" / "tinyllm.json"]
-    else:
-        log.warning(f"no TinyLLM in {model_dir} (run `make model`): the page runtime will report the missing model")
+    for name in MODELS:
+        manifest["models"][name], copied = _model_entry(name, model_dir, out)
+        if name == STORY_MODEL:
+            fetched += copied          # the progress bar counts what loads with the page
+        if not copied:
+            say = log.warning if name == STORY_MODEL else log.info
+            say(f"no {name} in {model_dir} (run `{MODELS[name][1]}`): the page will say so when it asks for it")
     manifest["totalBytes"] = sum(p.stat().st_size for p in fetched)
     (out / "runtime.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -2,8 +2,10 @@
 
 Read `generate.py` and `onnx_backend.py` first. This module runs only in Pyodide, inside the
 site's runtime worker (`site/assets/runtime/worker.mjs`), which exposes a small JavaScript module
-`_lllm_page`: the model card and a `generate` function holding the token loop. The core never
+`_lllm_page`: each model's card and a `generate` function holding the token loop. The core never
 imports this file, and this file imports `js`/`pyodide` only inside the functions that need them.
+Models are named as in the site's runtime manifest: "tinyllm" (the story model, loaded with the
+page) and "tinyllm-agent" (the agent-tuned one from `make agent-model`, loaded when first named).
 
 Why the loop is in JavaScript: onnxruntime-web answers with a Promise. A synchronous agent
 (exactly the code that runs in a terminal) blocks on that Promise with `pyodide.ffi.run_sync`,
@@ -17,6 +19,7 @@ Usage (in a runnable cell on the site):
     from lllm.browser import from_browser
     brain = from_browser(temperature=0.8, seed=1)
     print(brain("Once", max_new_tokens=80))
+    agent = from_browser(model="tinyllm-agent", temperature=0, stop=("Observation:", "\\n\\n"))
 """
 
 from __future__ import annotations
@@ -28,30 +31,33 @@ import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
-from .generate import EMPTY_PROMPT, Generation, _check_count
+from .generate import EMPTY_PROMPT, Generation, _check_count, prompt_view
 from .sampling import Mulberry32, check_sampling
 from .tokenizer import CharTokenizer
 
-__all__ = ["BrowserPredictor", "BrowserBackend", "from_browser", "page_card", "page_tokenizer", "run_cell"]
+__all__ = ["BrowserPredictor", "BrowserBackend", "STORY_MODEL", "from_browser", "page_card", "page_tokenizer",
+           "run_cell"]
+
+STORY_MODEL = "tinyllm"    # the model the page loads first; "tinyllm-agent" loads when named
 
 
-# ---- the page's model ----------------------------------------------------------------------------
+# ---- the page's models ---------------------------------------------------------------------------
 
 def _page():
-    """The worker's JavaScript module, waiting until the model is loaded (raises its error if not)."""
+    """The worker's JavaScript module: every function takes a model name and returns a Promise."""
     import _lllm_page                      # registered by worker.mjs; exists only in the page
-    from pyodide.ffi import run_sync
-    run_sync(_lllm_page.model_ready())
     return _lllm_page
 
 
-def page_card() -> dict:
-    """The model card of the TinyLLM the page loaded (vocab, config, training metrics...)."""
-    return json.loads(_page().card_json())
+def page_card(model: str = STORY_MODEL) -> dict:
+    """The card of a model in the page (vocab, config, training metrics...), loading it if needed;
+    raises the worker's error (a missing or damaged model, named) if it cannot be loaded."""
+    from pyodide.ffi import run_sync
+    return json.loads(run_sync(_page().card_json(model)))
 
 
-def page_tokenizer() -> CharTokenizer:
-    return CharTokenizer(page_card()["vocab"])
+def page_tokenizer(model: str = STORY_MODEL) -> CharTokenizer:
+    return CharTokenizer(page_card(model)["vocab"])
 
 
 # ---- the Predictor: one JavaScript Promise per call ------------------------------------------------
@@ -61,27 +67,31 @@ class BrowserPredictor:
 
     Same arguments and behaviour as `generate.BackendPredictor` over the ONNX backend: one
     Mulberry32 stream seeded once and carried across calls (its 32-bit state goes to JavaScript
-    and comes back), unknown prompt characters dropped and kept in `last.dropped`.
+    and comes back), unknown prompt characters dropped and kept in `last.dropped`, and the prompt
+    read from the card's `reads_from` marker when it has one (`generate.prompt_view`). `model`
+    names the page's model ("tinyllm" or "tinyllm-agent").
     """
 
     def __init__(self, temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,
-                 max_new_tokens: int = 200, stop: Sequence[str] = ()):
+                 max_new_tokens: int = 200, stop: Sequence[str] = (), model: str = STORY_MODEL):
         check_sampling(temperature, top_k, top_p)
         _check_count(max_new_tokens)
         self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
-        self.max_new_tokens, self.stop = max_new_tokens, tuple(stop)
+        self.max_new_tokens, self.stop, self.model = max_new_tokens, tuple(stop), model
         self.rng = Mulberry32(seed)
-        self.tokenizer = page_tokenizer()
+        card = page_card(model)
+        self.tokenizer, self.reads_from = CharTokenizer(card["vocab"]), card.get("reads_from")
         self.last: Generation | None = None
 
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
         from pyodide.ffi import run_sync, to_js
         n = self.max_new_tokens if max_new_tokens is None else max_new_tokens
         _check_count(n)
+        prompt = prompt_view(prompt, self.reads_from)
         ids, dropped = self.tokenizer.encode_lossy(prompt)
         if not ids:
             ids = self.tokenizer.encode(EMPTY_PROMPT)
-        result = run_sync(_page().generate(to_js(ids), n, float(self.temperature), self.top_k,
+        result = run_sync(_page().generate(self.model, to_js(ids), n, float(self.temperature), self.top_k,
                                            float(self.top_p), self.rng.state, to_js(list(self.stop))))
         self.rng.state = int(result.rngState)
         self.last = Generation(prompt=prompt, completion=result.completion, dropped=dropped,
@@ -89,14 +99,14 @@ class BrowserPredictor:
         return self.last.completion
 
     def __repr__(self) -> str:
-        return (f"BrowserPredictor(temperature={self.temperature}, top_k={self.top_k}, "
+        return (f"BrowserPredictor(model={self.model!r}, temperature={self.temperature}, top_k={self.top_k}, "
                 f"top_p={self.top_p}, max_new_tokens={self.max_new_tokens})")
 
 
 def from_browser(temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,
-                 max_new_tokens: int = 200, stop: Sequence[str] = ()) -> BrowserPredictor:
-    """The page's TinyLLM as a Predictor — the browser twin of `onnx_backend.from_onnx`."""
-    return BrowserPredictor(temperature, top_k, top_p, seed, max_new_tokens, stop)
+                 max_new_tokens: int = 200, stop: Sequence[str] = (), model: str = STORY_MODEL) -> BrowserPredictor:
+    """A TinyLLM of the page as a Predictor — the browser twin of `onnx_backend.from_onnx`."""
+    return BrowserPredictor(temperature, top_k, top_p, seed, max_new_tokens, stop, model)
 
 
 # ---- a Backend, for the teaching loops in generate.py (one Promise per forward pass) -------------
@@ -108,13 +118,14 @@ class BrowserBackend:
     `generate.generate(..., mode="window")` or `next_char_view` on the page's model.
     """
 
-    def __init__(self):
-        self.tokenizer = page_tokenizer()
+    def __init__(self, model: str = STORY_MODEL):
+        self.model = model
+        self.tokenizer = page_tokenizer(model)
 
     def __call__(self, ids: Sequence[int], state: Any = None) -> tuple[list[float], Any]:
         from pyodide.ffi import run_sync, to_js
         h, c = state if state is not None else (None, None)
-        out = run_sync(_page().forward(to_js(list(ids)), h, c))
+        out = run_sync(_page().forward(self.model, to_js(list(ids)), h, c))
         return out.logits.to_py().tolist(), (out.h, out.c)
 
 

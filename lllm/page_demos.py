@@ -1,22 +1,29 @@
 """Layer 4 · the agent pages' live demos: `run_json(params_json) -> JSON text` — the same functions, as data.
 
-Read `react.py`, `lab.py`, `evaluator.py`, `memory_explainer.py` and `inference_playground.py`
-first. This module adds no agent logic: it calls those modules exactly as `python -m lllm ...`
-does and turns what they return (trajectories, reports, turns, rows) into JSON, so a page's
-widget (`site/assets/agents/demos.mjs`) can draw them. The widget sends one JSON object:
+Read `react.py`, `brains.py`, `lab.py`, `evaluator.py`, `memory_explainer.py` and
+`inference_playground.py` first. This module adds no agent logic: it calls those modules exactly
+as `python -m lllm ...` does and turns what they return (trajectories, reports, turns, rows) into
+JSON, so a page's widget (`site/assets/agents/demos.mjs`) can draw them. The widget sends one
+JSON object:
 
-    {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve",
-     "brain": "rule" | "tinyllm" | "scripted" | "echo", "temperature": 0.8, "seed": 0,
-     "script": "replies between --- lines", ...the demo's own fields (goal, goals, seeds...)}
+    {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve" | "versus",
+     "brain": "rule" | "tinyllm" | "tinyllm-agent" | "scripted" | "echo", "temperature": 0.8,
+     "seed": 0, "script": "replies between --- lines", ...the demo's own fields (goal, goals, seeds...)}
 
 and gets back `{"ok": true, ...}` or `{"ok": false, "error": "a clear sentence"}` for bad input
-(an empty goal, an unknown brain, a script with no replies). What the *model* causes is never an
-error here: it is a visible, capped step inside the trajectory (react.py).
+(an empty goal, an unknown brain, a script with no replies, a model that is not built). What the
+*model* causes is never an error here: it is a visible, capped step inside the trajectory (react.py).
+
+"tinyllm-agent" is the agent-tuned TinyLLM exactly as `--predictor tinyllm-agent` builds it:
+greedy (temperature and seed do not apply), stopping at `Observation:` and at a blank line.
+"versus" runs one goal through several brains, all greedy — the agent-model page's story model
+next to the agent-tuned one.
 
 The same params give the same JSON in CPython and in the page (tests compare them literally),
-except TinyLLM's source: CPython loads it with onnxruntime (`brains.make_predictor`), the page
-passes `tinyllm=browser_tinyllm` (`lllm.browser`, imported only when called, so this module
-stays importable anywhere). Timings in the playground demo are measured, so they differ.
+except where the models come from: CPython loads them with onnxruntime (`brains.make_predictor`),
+the page passes `tinyllm=browser_tinyllm, tinyllm_agent=browser_tinyllm_agent` (`lllm.browser`,
+imported only when called, so this module stays importable anywhere). Timings in the playground
+demo are measured, so they differ.
 
 Usage:
 
@@ -33,6 +40,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 from contextlib import redirect_stdout
 from dataclasses import asdict
 from typing import Callable
@@ -44,13 +52,15 @@ from lllm.lab import SUITE, LabReport, evaluate_case
 from lllm.memory import LongTermMemory, format_memories, words
 from lllm.memory_explainer import DEMO_GOALS, explain_memory
 from lllm.predictor import ScriptedPredictor
-from lllm.react import FACTS, run_react
+from lllm.react import DEFAULT_TOOLS, FACTS, FORCED_RE, run_react
 
-__all__ = ["BRAINS", "DEMOS", "TINYLLM_STOP", "browser_tinyllm", "make_brain", "parse_script", "run_demo",
-           "run_json"]
+__all__ = ["BRAINS", "DEMOS", "TINYLLM_STOP", "TINYLLM_AGENT_STOP", "browser_tinyllm", "browser_tinyllm_agent",
+           "make_brain", "parse_script", "run_demo", "run_json"]
 
-BRAINS = ("rule", "tinyllm", "scripted", "echo")
+BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
 TINYLLM_STOP = ("Observation:",)   # as brains.make_predictor("tinyllm"): the model may not observe for itself
+TINYLLM_AGENT_STOP = ("Observation:", "\n\n")   # as make_predictor("tinyllm-agent"): also a final answer's blank line
+VERSUS_BRAINS = ("tinyllm", "tinyllm-agent")     # the agent-model page: the story model, then the agent-tuned one
 MAX_STEPS_LIMIT = 10               # the page's ceiling: a reader's typo must not start a long run
 CATEGORIES = tuple(dict.fromkeys(c.category for c in SUITE))
 
@@ -65,7 +75,24 @@ def browser_tinyllm(temperature: float, seed: int):
     except ValueError:
         raise
     except Exception as error:                 # the page's model did not load: a sentence, not a traceback
-        raise ValueError(f"TinyLLM could not be loaded in this page: {error}") from None
+        raise ValueError(f"TinyLLM could not be loaded in this page: {_sentence(error)}") from None
+
+
+def browser_tinyllm_agent():
+    """The page's agent-tuned TinyLLM, built as `make_predictor("tinyllm-agent")`: greedy, the same
+    stops, the same default length (200; run_react asks for 128 per step)."""
+    from lllm.browser import from_browser
+    try:
+        return from_browser(temperature=0.0, stop=TINYLLM_AGENT_STOP, model="tinyllm-agent")
+    except ValueError:
+        raise
+    except Exception as error:                 # e.g. the agent model was not built: the worker says which command
+        raise ValueError(f"the agent-tuned TinyLLM could not be loaded in this page: {_sentence(error)}") from None
+
+
+def _sentence(error: Exception) -> str:
+    """The worker's message without the "Error: " that a JavaScript error's text starts with."""
+    return str(error).removeprefix("Error: ")
 
 
 def parse_script(text: str) -> list[str]:
@@ -78,7 +105,7 @@ def parse_script(text: str) -> list[str]:
 
 
 def make_brain(spec: str, seed: int = 0, temperature: float = 0.8, script: str = "",
-               tinyllm: Callable | None = None):
+               tinyllm: Callable | None = None, tinyllm_agent: Callable | None = None):
     """A fresh predictor for `spec` (one of BRAINS); ValueError naming the choice if it is unknown."""
     if spec == "rule":
         return RuleBrain()
@@ -90,6 +117,8 @@ def make_brain(spec: str, seed: int = 0, temperature: float = 0.8, script: str =
         if tinyllm is not None:
             return tinyllm(temperature=temperature, seed=seed)
         return make_predictor("tinyllm", temperature=temperature, seed=seed)
+    if spec == "tinyllm-agent":                # greedy: temperature and seed do not apply
+        return tinyllm_agent() if tinyllm_agent is not None else make_predictor("tinyllm-agent")
     raise ValueError(f"brain {spec!r} is not one of: {', '.join(BRAINS)}")
 
 
@@ -169,21 +198,59 @@ def retrieve_demo(p: dict, make: Callable[..., object], progress) -> dict:
             "block": format_memories(short, facts)}
 
 
+def versus_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """One goal, several brains side by side, all greedy and without forcing: each trajectory, and
+    what `python -m lllm react GOAL --predictor BRAIN` prints for it (`command`)."""
+    goal, names = p.get("goal", ""), p.get("brains", list(VERSUS_BRAINS))
+    if not isinstance(goal, str) or not goal.strip():
+        raise ValueError("goal is empty: ask the agent a question")
+    forced = FORCED_RE.fullmatch(goal)
+    if forced and forced.group(1) in {t.name for t in DEFAULT_TOOLS}:
+        raise ValueError(f"write the goal as a question, not as a tool call ({forced.group(1)}[...]): "
+                         "the agent would run that tool itself, and this demo shows the models on their own")
+    if not names or len(set(names)) != len(names):
+        raise ValueError("pick at least one brain, each once")
+    max_steps = _steps(p, 5)
+    predictors = {name: make(0, name, 0.0) for name in names}   # every model loads before any runs
+    runs = []
+    for name, predictor in predictors.items():
+        progress(f"{name}: {goal}")
+        trajectory = run_react(goal, predictor, max_steps=max_steps, return_trajectory=True)
+        runs.append({"brain": name, "trajectory": trajectory.to_dict(), "terminal": _terminal(trajectory),
+                     "command": _react_command(goal, name, max_steps)})
+    return {"runs": runs}
+
+
+def _terminal(trajectory) -> str:
+    """What `python -m lllm react GOAL` prints for this trajectory (react.run_cli without --verbose)."""
+    end = "" if trajectory.answer is not None else f"(no final answer: {trajectory.stop_reason})\n"
+    return trajectory.render() + "\n" + end
+
+
+def _react_command(goal: str, brain: str, max_steps: int) -> str:
+    """The terminal command for one greedy run (the story model samples unless told --temperature 0)."""
+    flags = ["--predictor", brain] + (["--temperature", "0"] if brain == "tinyllm" else [])
+    flags += ["--max-steps", str(max_steps)] if max_steps != 5 else []
+    return " ".join(["python -m lllm react", shlex.quote(goal), *flags])
+
+
 DEMOS = {"react": react_demo, "lab": lab_demo, "evaluate": evaluate_demo, "memory": memory_demo,
-         "playground": playground_demo, "retrieve": retrieve_demo}
+         "playground": playground_demo, "retrieve": retrieve_demo, "versus": versus_demo}
 
 
 # ---- the entry point the page calls ------------------------------------------------------------
 
-def run_demo(params: dict, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None) -> dict:
+def run_demo(params: dict, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None,
+             tinyllm_agent: Callable | None = None) -> dict:
     """Run one demo; bad input (ValueError) becomes {"ok": False, "error": ...}, never a traceback."""
     if not isinstance(params, dict) or params.get("demo") not in DEMOS:
         return {"ok": False, "error": f"demo must be one of: {', '.join(DEMOS)}"}
 
-    def make(seed: int, spec: str | None = None):
-        """A fresh predictor: the page's chosen brain, or `spec` (the playground compares several)."""
-        return make_brain(spec or params.get("brain", "rule"), seed, params.get("temperature", 0.8),
-                          params.get("script", ""), tinyllm)
+    def make(seed: int, spec: str | None = None, temperature: float | None = None):
+        """A fresh predictor: the page's chosen brain, or `spec` (the playground and versus compare several)."""
+        temperature = params.get("temperature", 0.8) if temperature is None else temperature
+        return make_brain(spec or params.get("brain", "rule"), seed, temperature, params.get("script", ""),
+                          tinyllm, tinyllm_agent)
     try:
         if params.get("brain", "rule") not in BRAINS:
             raise ValueError(f"brain {params.get('brain')!r} is not one of: {', '.join(BRAINS)}")
@@ -193,13 +260,14 @@ def run_demo(params: dict, tinyllm: Callable | None = None, progress: Callable[[
     return {"ok": True, "demo": params["demo"], **result}
 
 
-def run_json(params_json: str, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None) -> str:
+def run_json(params_json: str, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None,
+             tinyllm_agent: Callable | None = None) -> str:
     """`run_demo` from JSON text to JSON text (the page's widget sends and parses these)."""
     try:
         params = json.loads(params_json)
     except json.JSONDecodeError as error:
         return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})
-    return json.dumps(run_demo(params, tinyllm, progress))
+    return json.dumps(run_demo(params, tinyllm, progress, tinyllm_agent))
 
 
 # ---- checking the page's numbers ---------------------------------------------------------------

@@ -4,9 +4,13 @@ agent page has a demo that says what it shows, and its runnable cells run in CPy
 
 import contextlib
 import doctest
+import inspect
 import io
 import json
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,8 @@ from lllm import page_demos
 from lllm.brains import make_predictor
 from lllm.cli import main
 from lllm.page_demos import parse_script, run_json
+from lllm.sampling import Mulberry32
+from model_files import require_agent_model
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
@@ -89,7 +95,7 @@ def test_playground_counts_are_the_terminal_ones(capsys):
     out = demo({"demo": "playground", "brains": ["rule", "echo"], "categories": ["lookup"]})
     expected = json.loads(terminal(capsys, "playground", "--predictors", "rule,echo", "--category", "lookup", "--json"))
     keep = lambda rows: [(r["name"], r["cases"], r["passed"], r["calls"], r["chars"]) for r in rows]
-    assert keep(out["rows"]) == keep(expected) == [("rule", 8, 8, 16, 1060), ("echo", 8, 0, 32, 4096)]
+    assert keep(out["rows"]) == keep(expected) == [("rule", 8, 8, 16, 844), ("echo", 8, 0, 32, 4096)]
 
 
 def test_retrieve_shows_the_shared_words_and_the_block():
@@ -139,7 +145,7 @@ def test_a_predictor_that_raises_is_a_step_not_a_crash():
 
 @pytest.mark.parametrize("params, message", [
     ({"demo": "react", "goal": "   ", "brain": "rule"}, "goal is empty: ask the agent a question"),
-    ({"demo": "react", "goal": "hi", "brain": "gpt"}, "brain 'gpt' is not one of: rule, tinyllm, scripted, echo"),
+    ({"demo": "react", "goal": "hi", "brain": "gpt"}, "brain 'gpt' is not one of: rule, tinyllm, tinyllm-agent, scripted, echo"),
     ({"demo": "react", "goal": "hi", "brain": "scripted", "script": "\n---\n"}, "the script has no replies"),
     ({"demo": "react", "goal": "hi", "max_steps": 0}, "max_steps must be between 1 and 10, got 0"),
     ({"demo": "react", "goal": "hi", "max_steps": 11}, "max_steps must be between 1 and 10, got 11"),
@@ -151,7 +157,12 @@ def test_a_predictor_that_raises_is_a_step_not_a_crash():
     ({"demo": "memory", "goals": []}, "a goal is empty"),
     ({"demo": "playground", "brains": []}, "pick at least one brain to compare"),
     ({"demo": "playground", "brains": ["rule", "gpt"]}, "brain 'gpt' is not one of"),
-    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve"),
+    ({"demo": "versus", "goal": " "}, "goal is empty: ask the agent a question"),
+    ({"demo": "versus", "goal": "calc[48 + 17]"}, "write the goal as a question, not as a tool call (calc[...])"),
+    ({"demo": "versus", "goal": "hi", "brains": []}, "pick at least one brain, each once"),
+    ({"demo": "versus", "goal": "hi", "brains": ["rule", "rule"]}, "pick at least one brain, each once"),
+    ({"demo": "versus", "goal": "hi", "brains": ["rule", "gpt"]}, "brain 'gpt' is not one of"),
+    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve, versus"),
 ])
 def test_bad_input_is_a_clear_message(params, message):
     out = demo(params)
@@ -196,7 +207,7 @@ def test_the_widget_offers_the_labs_categories_and_the_brains():
     categories = re.search(r"^const CATEGORIES = (\[.*\]);$", widget, re.M).group(1)
     assert json.loads(categories) == list(page_demos.CATEGORIES)
     labels = re.search(r"^const BRAIN_LABELS = \{(.*)\};$", widget, re.M).group(1)
-    assert re.findall(r"(\w+): \"", labels) == list(page_demos.BRAINS)
+    assert re.findall(r"\"?([\w-]+)\"?: \"", labels) == list(page_demos.BRAINS)
 
 
 def test_a_page_model_that_did_not_load_is_a_clear_message(monkeypatch):
@@ -208,3 +219,69 @@ def test_a_page_model_that_did_not_load_is_a_clear_message(monkeypatch):
     monkeypatch.setitem(sys.modules, "lllm.browser", types.SimpleNamespace(from_browser=from_browser))
     out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, tinyllm=page_demos.browser_tinyllm)
     assert out == {"ok": False, "error": "TinyLLM could not be loaded in this page: Could not download the TinyLLM model: HTTP 404"}
+
+
+# ---- the agent-tuned TinyLLM: the page builds it as the terminal does ----------------------------
+
+@pytest.fixture(scope="module")
+def agent_model():
+    return require_agent_model()
+
+
+def cpython_models(agent_model):
+    """What the page passes as tinyllm= and tinyllm_agent=, built from the terminal's own brains."""
+    return {"tinyllm": lambda temperature, seed: make_predictor(f"tinyllm:{MODEL}", temperature=temperature, seed=seed),
+            "tinyllm_agent": lambda: make_predictor(f"tinyllm-agent:{agent_model}")}
+
+
+def test_the_page_builds_the_agent_brain_as_make_predictor_does(agent_model):
+    from lllm.browser import from_browser
+    terminal_brain = make_predictor(f"tinyllm-agent:{agent_model}")
+    page_defaults = {k: p.default for k, p in inspect.signature(from_browser).parameters.items()}
+    assert page_demos.TINYLLM_AGENT_STOP == terminal_brain.stop == ("Observation:", "\n\n")
+    assert terminal_brain.temperature == 0.0         # browser_tinyllm_agent passes temperature=0.0
+    assert page_defaults["max_new_tokens"] == terminal_brain.max_new_tokens == 200
+    assert (page_defaults["top_k"], page_defaults["top_p"]) == (terminal_brain.top_k, terminal_brain.top_p)
+    assert terminal_brain.rng.state == Mulberry32(page_defaults["seed"]).state
+
+
+def test_react_with_the_agent_model_is_the_terminal_one(capsys, agent_model):
+    out = demo({"demo": "react", "goal": "Who is Pip?", "brain": "tinyllm-agent", "temperature": 1.5},
+               **cpython_models(agent_model))   # greedy: the page's temperature does not apply
+    expected = terminal(capsys, "react", "Who is Pip?", "--predictor", f"tinyllm-agent:{agent_model}", "--json")
+    assert out["trajectory"] == json.loads(expected)
+
+
+@pytest.mark.parametrize("goal", ["What is 48 plus 17?", "Say the word tiger."])
+def test_versus_shows_what_each_terminal_command_prints(agent_model, goal):
+    out = demo({"demo": "versus", "goal": goal}, **cpython_models(agent_model))
+    assert [run["brain"] for run in out["runs"]] == ["tinyllm", "tinyllm-agent"]
+    assert out["runs"][0]["command"] == f"python -m lllm react {shlex.quote(goal)} --predictor tinyllm --temperature 0"
+    for run in out["runs"]:
+        assert not any(step["forced"] for step in run["trajectory"]["steps"])
+        argv = shlex.split(run["command"])
+        assert argv[:3] == ["python", "-m", "lllm"]
+        done = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.stdout == run["terminal"], run["brain"]
+    assert out["runs"][0]["trajectory"]["answer"] is None             # the story model never writes the format
+    assert out["runs"][1]["trajectory"]["steps"][0]["thought"]        # the agent model does
+
+
+def test_an_agent_model_that_did_not_load_is_a_clear_message(monkeypatch):
+    import types
+
+    def from_browser(model="tinyllm", **options):      # the story model loads; the agent model was not built
+        if model == "tinyllm-agent":
+            raise RuntimeError("Error: The agent model is not built: run `make agent-model`")
+        return lambda prompt, max_new_tokens=None: ""
+    monkeypatch.setitem(sys.modules, "lllm.browser", types.SimpleNamespace(from_browser=from_browser))
+    out = demo({"demo": "versus", "goal": "hi"}, tinyllm=page_demos.browser_tinyllm,
+               tinyllm_agent=page_demos.browser_tinyllm_agent)
+    assert out == {"ok": False, "error": "the agent-tuned TinyLLM could not be loaded in this page: "
+                                         "The agent model is not built: run `make agent-model`"}
+
+
+def test_the_agent_model_page_has_the_side_by_side_demo():
+    text = (ROOT / "site" / "agents" / "agent-model.md").read_text(encoding="utf-8")
+    assert DEMO.findall(text) == ["versus"] and 'data-goal="What is 48 plus 17?"' in text
+    assert "**What the demo shows.**" in text and "live demo" in text

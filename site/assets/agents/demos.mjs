@@ -2,11 +2,13 @@
 //
 //   <div class="lllm-demo" data-demo="react" data-goal="What is 17 * 23?"></div>
 //
-// data-demo is one of react | lab | evaluate | memory | playground | retrieve. The widget draws
-// the controls (a goal, a brain: the rule stand-in, TinyLLM in the page or a script), runs the
-// same Python as `python -m lllm ...` through window.lllm.run — lllm/page_demos.py returns JSON —
-// and renders it: the trajectory step by step, the lab's table, the evaluator's chart, the
-// memory explainer's turns, the playground's table. Nothing loads on pages without a demo.
+// data-demo is one of react | lab | evaluate | memory | playground | retrieve | versus. The widget
+// draws the controls (a goal, a brain: the rule stand-in, TinyLLM in the page, the agent-tuned
+// TinyLLM or a script), runs the same Python as `python -m lllm ...` through window.lllm.run —
+// lllm/page_demos.py returns JSON — and renders it: the trajectory step by step, the lab's table,
+// the evaluator's chart, the memory explainer's turns, the playground's table, one goal's
+// trajectories side by side (versus). Nothing loads on pages without a demo; the agent-tuned
+// model loads only when a run asks for it.
 //
 // For tests and curious readers, the last run is on the element (`element.lllmParams`, what was
 // sent; `element.lllmResult`, the JSON that came back), and
@@ -25,7 +27,8 @@ const DEFAULT_SCRIPT = [                // shows the failures a model can cause,
   "Thought: the tool answered\nFinal Answer: 391",
 ].join("\n---\n");
 const CATEGORIES = ["direct", "arithmetic", "arithmetic-words", "lookup", "word-problem"];
-const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", scripted: "scripted replies", echo: "echo (the old bug)" };
+const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)" };
+const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)" };
 const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
 
 // ---- small DOM helpers -------------------------------------------------------------------------
@@ -78,7 +81,7 @@ const isError = (text) => /^(error|no Action|predictor error)/.test(text ?? "");
 
 // ---- the controls each demo needs -----------------------------------------------------------------
 
-function brainControls(root, controls, { brains = ["rule", "tinyllm", "scripted"], oneSeed = true } = {}) {
+function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-agent", "scripted"], oneSeed = true } = {}) {
   const brain = select("brain", brains.map((b) => [b, BRAIN_LABELS[b]]), root.dataset.brain ?? "rule");
   const temperature = input("temperature", root.dataset.temperature ?? 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
   const seed = input("seed", root.dataset.seed ?? 0, { type: "number", min: 0, step: 1 });
@@ -89,13 +92,22 @@ function brainControls(root, controls, { brains = ["rule", "tinyllm", "scripted"
   const scriptField = field("replies, one per block between --- lines", script);
   scriptField.classList.add("lllm-demo__field--wide");
   const sync = () => {
-    sampling.hidden = brain.value !== "tinyllm";
+    sampling.hidden = brain.value !== "tinyllm";    // only the story model samples; tinyllm-agent is greedy
     scriptField.hidden = brain.value !== "scripted";
   };
   brain.addEventListener("change", sync);
   sync();
   controls.append(field("brain", brain), sampling, scriptField);
   return () => ({ brain: brain.value, temperature: Number(temperature.value), seed: Number(seed.value), script: script.value });
+}
+
+function goalControl(root, controls, fallback) {
+  const goal = input("goal", root.dataset.goal ?? fallback, { type: "text", className: "lllm-demo__goal" });
+  const goalField = field("goal", goal);
+  goalField.classList.add("lllm-demo__field--wide");
+  controls.append(goalField);
+  goal.addEventListener("keydown", (e) => e.key === "Enter" && root.querySelector(".lllm-demo__run").click());
+  return () => ({ goal: goal.value });
 }
 
 function categoryControl(root, controls) {
@@ -112,16 +124,16 @@ function stepsControl(controls, value) {
 
 const CONTROLS = {
   react(root, controls) {
-    const goal = input("goal", root.dataset.goal ?? "What is 17 * 23?", { type: "text", className: "lllm-demo__goal" });
-    const goalField = field("goal", goal);
-    goalField.classList.add("lllm-demo__field--wide");
-    controls.append(goalField);
+    const getGoal = goalControl(root, controls, "What is 17 * 23?");
     const parts = [brainControls(root, controls), stepsControl(controls, 5)];
-    goal.addEventListener("keydown", (e) => e.key === "Enter" && root.querySelector(".lllm-demo__run").click());
-    return () => Object.assign({ goal: goal.value }, ...parts.map((f) => f()));
+    return () => Object.assign(getGoal(), ...parts.map((f) => f()));
+  },
+  versus(root, controls) {          // no brain to pick: the story model and the agent-tuned one, both greedy
+    const getGoal = goalControl(root, controls, "What is 48 plus 17?");
+    return () => ({ ...getGoal(), brains: ["tinyllm", "tinyllm-agent"] });
   },
   lab(root, controls) {
-    const parts = [brainControls(root, controls, { brains: ["rule", "tinyllm", "scripted", "echo"] }), categoryControl(root, controls)];
+    const parts = [brainControls(root, controls, { brains: ["rule", "tinyllm", "tinyllm-agent", "scripted", "echo"] }), categoryControl(root, controls)];
     return () => Object.assign({}, ...parts.map((f) => f()));
   },
   evaluate(root, controls) {
@@ -142,7 +154,7 @@ const CONTROLS = {
     return () => ({ goals: goals.value.replace(/\s+$/, "").split("\n"), ...getBrain() });
   },
   playground(root, controls) {
-    const boxes = ["rule", "tinyllm", "echo", "scripted"].map((b) => {
+    const boxes = ["rule", "tinyllm", "tinyllm-agent", "echo", "scripted"].map((b) => {
       const box = input("brains", b, { type: "checkbox", checked: b === "rule" || b === "tinyllm" });
       controls.append(field(BRAIN_LABELS[b], box));
       return box;
@@ -167,15 +179,13 @@ function parseSeeds(text) {
 
 // ---- rendering what Python returned ---------------------------------------------------------------
 
-function renderSteps(trajectory) {
+function renderSteps(trajectory, { tail = true } = {}) {
   const list = el("ol", "lllm-demo__steps");
   trajectory.steps.forEach((step) => {
     const item = el("li", "lllm-demo__step");
     item.append(el("div", "lllm-demo__step-title", step.forced ? "forced: the goal is a tool call, run before the model" : "the model's step"));
-    if (!step.forced) {
-      item.append(labelled("prompt tail", el("pre", "lllm-demo__tail", step.prompt_tail ? "…" + step.prompt_tail : "(none)")),
-        labelled("raw output", el("pre", "lllm-demo__raw", step.raw || "(nothing)")));
-    }
+    if (!step.forced && tail) item.append(labelled("prompt tail", el("pre", "lllm-demo__tail", step.prompt_tail ? "…" + step.prompt_tail : "(none)")));
+    if (!step.forced) item.append(labelled("raw output", el("pre", "lllm-demo__raw", step.raw || "(nothing)")));
     if (step.thought) item.append(labelled("thought", el("span", "", step.thought)));
     if (step.action) item.append(labelled("action", el("code", "lllm-demo__action", `${step.action[0]}[${step.action[1]}]`)));
     if (step.final !== null) item.append(labelled("final answer", el("strong", "lllm-demo__final", step.final)));
@@ -254,6 +264,18 @@ const RENDER = {
     return [table(["brain", "success", "calls", "ms/call", "chars/s", "chars"], rows),
       el("p", "lllm-demo__note", "Timed in this page (Python and TinyLLM in a Web Worker): success, calls and characters match the terminal, the times do not.")];
   },
+  versus(out) {
+    const columns = el("div", "lllm-demo__columns");
+    for (const run of out.runs) {
+      const column = el("section", "lllm-demo__column");
+      column.dataset.brain = run.brain;
+      column.append(el("h4", "", VERSUS_TITLES[run.brain] ?? BRAIN_LABELS[run.brain]),
+        ...renderSteps(run.trajectory, { tail: false }),
+        terminal(`the same run in a terminal: ${run.command}`, run.terminal));
+      columns.append(column);
+    }
+    return [columns];
+  },
   retrieve(out) {
     const facts = el("ol", "lllm-demo__facts");
     out.facts.forEach((f, i) => facts.append(el("li", "", `${f}  (shared words: ${out.shared[i].join(", ")})`)));
@@ -293,6 +315,7 @@ function pythonFor(params) {
     "import sys",
     "from lllm import page_demos",
     `print(page_demos.run_json(${JSON.stringify(JSON.stringify(params))}, tinyllm=page_demos.browser_tinyllm,`,
+    "                          tinyllm_agent=page_demos.browser_tinyllm_agent,",
     "                          progress=lambda text: print(text, file=sys.stderr)))",
   ].join("\n");
 }

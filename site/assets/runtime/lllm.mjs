@@ -5,10 +5,13 @@
 //   await lllm.ready()                       // loads everything (lazily, once per tab)
 //   await lllm.run("import lllm; print(lllm.__version__)")  // -> {stdout, stderr, value}
 //   await lllm.generate({prompt: "Once", maxNewTokens: 80, temperature: 0.8, topK: 0, topP: 1, seed: 1})
+//   await lllm.generate({model: "tinyllm-agent", prompt: "Question: Who is Pip?\n", temperature: 0})
 //   lllm.stop()                              // ends a runaway cell: restarts the worker
 //
-// Nothing loads until something calls one of these. The worker lives as long as the tab, so it is
-// shared across Material's instant navigations (this module is not re-run by them).
+// Nothing loads until something calls one of these. The story model (TinyLLM) loads with the
+// runtime; another model (the agent-tuned "tinyllm-agent") loads the first time it is named. The
+// worker lives as long as the tab, so it is shared across Material's instant navigations (this
+// module is not re-run by them).
 
 const JSPI = typeof WebAssembly === "object" && typeof WebAssembly.Suspending === "function"
   && typeof WebAssembly.promising === "function";
@@ -144,7 +147,8 @@ export const lllm = {
 
   /**
    * TinyLLM continues `prompt` (the completion only, as `python -m lllm generate` prints it for the
-   * same settings and seed). onStep(char, top) streams each character with the top next-character
+   * same settings and seed). params.model picks the model by name ("tinyllm", the default, or
+   * "tinyllm-agent"). onStep(char, top) streams each character with the top next-character
    * probabilities before it was drawn. Resolves to the completion string.
    */
   async generate(params = {}, { onStep = null, details = false } = {}) {

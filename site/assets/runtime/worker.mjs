@@ -1,8 +1,12 @@
 // The in-page runtime's engine room: a module Web Worker hosting Pyodide (Python 3.14 with the
-// lllm wheel unpacked) and an onnxruntime-web session on TinyLLM. Read lllm.mjs (the page side)
+// lllm wheel unpacked) and onnxruntime-web sessions on TinyLLM. Read lllm.mjs (the page side)
 // first; DESIGN.md §3–4 explains why a worker, why JSPI, and why only the plain wasm build of ORT.
 //
-// Messages in:  {id, type: "generate", params, stream} | {id, type: "window", params}
+// Models are named as in runtime.json (hooks/runtime.py): the story model "tinyllm" loads at
+// start; another ("tinyllm-agent") loads the first time something asks for it by name.
+//
+// Messages in:  {id, type: "generate", params (params.model names the model), stream}
+//               {id, type: "window", params}
 //               {id, type: "run", code, namespace}
 // Messages out: {type: "progress", stage, percent} | {type: "model-ready" | "ready", ...}
 //               {type: "model-error" | "python-error", error}
@@ -19,10 +23,10 @@ const HERE = new URL("./", import.meta.url);
 const EMPTY_PROMPT = "\n"; // as lllm/generate.py: the model needs at least one character
 
 let manifest = null;   // runtime.json, written by hooks/runtime.py: file names and sizes
-let card = null;       // the model card (vocab, config, ...)
-let session = null;    // the onnxruntime-web InferenceSession
+const models = new Map(); // model name -> Promise of {name, card, session}, created on first use
 let pyodide = null;
 let ort = null;
+let ortLoaded = null;  // Promise: onnxruntime-web is imported once, by the first model that needs it
 const namespaces = new Map(); // page key -> Python dict shared by that page's cells
 
 // ---- progress: bytes seen by fetch, against the sizes the manifest promises ----------------------
@@ -78,22 +82,37 @@ async function fetchBytes(url, what) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-// ---- the model: onnxruntime-web, one thread, plain wasm ------------------------------------------
+// ---- the models: onnxruntime-web, one thread, plain wasm -----------------------------------------
 
-async function loadModel() {
-  report("Downloading the model");
+async function loadOrt() {
   const ortBase = new URL(manifest.ort, HERE);
   ort = await import(new URL("ort.wasm.min.mjs", ortBase).href);
   ort.env.wasm.numThreads = 1;       // no SharedArrayBuffer, so no COOP/COEP headers needed
   ort.env.wasm.proxy = false;        // we are already off the main thread
   ort.env.wasm.wasmPaths = ortBase.href;
   ort.env.logLevel = "error";
-  const modelUrl = new URL(manifest.model, HERE).href;
-  const cardUrl = new URL(manifest.card, HERE).href;
+}
+
+/** The model called `name` (loaded once, on first use): {name, card, session}. */
+function model(name = manifest.story) {
+  if (!models.has(name)) models.set(name, loadModel(name));
+  return models.get(name);
+}
+
+async function loadModel(name) {
+  const entry = manifest.models[name];
+  if (!entry) throw new Error(`There is no model called ${JSON.stringify(name)} here; the models are: ${Object.keys(manifest.models).join(", ")}`);
+  if (entry.missing) throw new Error(entry.missing.replace(/^./, (c) => c.toUpperCase()));
+  const stage = name === manifest.story ? report : () => {};   // other models load after start-up
+  stage("Downloading the model");
+  await (ortLoaded ??= loadOrt());
+  const modelUrl = new URL(entry.model, HERE).href;
+  const cardUrl = new URL(entry.card, HERE).href;
   const [bytes, cardBytes] = await Promise.all([
-    fetchBytes(modelUrl, "the TinyLLM model"),
-    fetchBytes(cardUrl, "the TinyLLM model card"),
+    fetchBytes(modelUrl, `the ${name} model`),
+    fetchBytes(cardUrl, `the ${name} model card`),
   ]);
+  let card;
   try {
     card = JSON.parse(new TextDecoder().decode(cardBytes));
   } catch (e) {
@@ -104,26 +123,27 @@ async function loadModel() {
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
     if (hex !== card.onnx_sha256)
-      throw new Error(`The model file ${modelUrl} does not match its card (sha256 differs): the download is damaged or stale; rebuild with \`make model\` and reload`);
+      throw new Error(`The model file ${modelUrl} does not match its card (sha256 differs): the download is damaged or stale; rebuild with \`${entry.build}\` and reload`);
   }
-  report("Opening the model");
+  stage("Opening the model");
   try {
-    session = await ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
+    const session = await ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
+    return { name, card, session };
   } catch (e) {
     throw new Error(`The model file ${modelUrl} could not be opened by onnxruntime-web: ${String(e.message ?? e).split("\n")[0]}`);
   }
 }
 
-/** One forward pass: ids (new characters), state (h, c) -> logits after the last id, new state. */
-async function forward(ids, h, c) {
-  const { layers, hidden } = card.config;
+/** One forward pass of model m: ids (new characters), state (h, c) -> logits after the last id, new state. */
+async function forward(m, ids, h, c) {
+  const { layers, hidden } = m.card.config;
   const feeds = {
     input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, BigInt), [1, ids.length]),
     h0: new ort.Tensor("float32", h ?? new Float32Array(layers * hidden), [layers, 1, hidden]),
     c0: new ort.Tensor("float32", c ?? new Float32Array(layers * hidden), [layers, 1, hidden]),
   };
-  const out = await session.run(feeds);
-  const V = card.vocab.length;
+  const out = await m.session.run(feeds);
+  const V = m.card.vocab.length;
   const logits = out.logits.data.subarray((ids.length - 1) * V, ids.length * V);
   return { logits, h: out.hn.data, c: out.cn.data };
 }
@@ -131,7 +151,7 @@ async function forward(ids, h, c) {
 // ---- the token loop (mirrors lllm/generate.py, mode "carry") --------------------------------------
 
 /** encode_lossy: the ids of known characters, and the distinct unknown ones (first appearance order). */
-function encodeLossy(text) {
+function encodeLossy(card, text) {
   const index = new Map(card.vocab.map((ch, i) => [ch, i]));
   const ids = [], dropped = [];
   for (const ch of text) {  // for...of walks code points, as Python iterates a str
@@ -146,37 +166,38 @@ function encodeLossy(text) {
  * Continue `ids` by up to maxNewTokens characters. rngState is Mulberry32's 32-bit state (so a
  * Python predictor can carry one stream across calls); onStep(char, top) is called per character.
  */
-async function generateIds({ ids, maxNewTokens, temperature, topK, topP, rngState, stop = [], onStep = null, showTop = 0 }) {
+async function generateIds(m, { ids, maxNewTokens, temperature, topK, topP, rngState, stop = [], onStep = null, showTop = 0 }) {
   if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0) throw new RangeError(`max-new-tokens must be an integer >= 0, got ${maxNewTokens}`);
   checkSampling(temperature, topK, topP);
   const rng = new Mulberry32(0);
   rng.state = rngState >>> 0;
   const t0 = performance.now();
-  let { logits, h, c } = await forward(ids, null, null);              // the whole prompt, once
+  const vocab = m.card.vocab;
+  let { logits, h, c } = await forward(m, ids, null, null);           // the whole prompt, once
   let text = "", stoppedBy = null;
   for (let n = 0; n < maxNewTokens; n++) {
-    const top = showTop ? topPredictions(logits, showTop).map(([i, p]) => [card.vocab[i], p]) : null;
+    const top = showTop ? topPredictions(logits, showTop).map(([i, p]) => [vocab[i], p]) : null;
     const next = sample(logits, { temperature, topK, topP, rng });
-    text += card.vocab[next];
-    if (onStep) onStep(card.vocab[next], top);
+    text += vocab[next];
+    if (onStep) onStep(vocab[next], top);
     stoppedBy = stop.find((s) => s && text.endsWith(s)) ?? null;
     if (stoppedBy) { text = text.slice(0, text.length - stoppedBy.length); break; }
-    if (n + 1 < maxNewTokens) ({ logits, h, c } = await forward([next], h, c)); // carry (h, c)
+    if (n + 1 < maxNewTokens) ({ logits, h, c } = await forward(m, [next], h, c)); // carry (h, c)
   }
   return { completion: text, stoppedBy, rngState: rng.state, ms: performance.now() - t0 };
 }
 
 /** The window-re-run loop (mode "window"), for the benchmark's comparison only. */
-async function generateWindow({ ids, maxNewTokens, window = 64 }) {
+async function generateWindow(m, { ids, maxNewTokens, window = 64 }) {
   const t0 = performance.now();
   ids = ids.slice();
-  let { logits } = await forward(ids.slice(-window), null, null);
+  let { logits } = await forward(m, ids.slice(-window), null, null);
   let text = "";
   for (let n = 0; n < maxNewTokens; n++) {
     const next = sample(logits, { temperature: 0 });
-    text += card.vocab[next];
+    text += m.card.vocab[next];
     ids.push(next);
-    if (n + 1 < maxNewTokens) ({ logits } = await forward(ids.slice(-window), null, null));
+    if (n + 1 < maxNewTokens) ({ logits } = await forward(m, ids.slice(-window), null, null));
   }
   return { completion: text, ms: performance.now() - t0 };
 }
@@ -196,17 +217,19 @@ async function loadPython() {
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
 }
 
-/** What lllm/browser.py sees as the module `_lllm_page`: the card and the JS token loop. */
+/**
+ * What lllm/browser.py sees as the module `_lllm_page`: each model's card and the JS token loop.
+ * Every function names its model and returns a Promise (the model loads on first use); Python
+ * blocks on it with pyodide.ffi.run_sync — one Promise per predictor call.
+ */
 function pageModule() {
   return {
-    card_json: () => JSON.stringify(card),
-    model_ready: () => modelReady,
-    // One Promise per predictor call: Python blocks on it with pyodide.ffi.run_sync.
-    generate: (ids, maxNewTokens, temperature, topK, topP, rngState, stop) =>
-      modelReady.then(() => generateIds({
+    card_json: (name) => model(name).then((m) => JSON.stringify(m.card)),
+    generate: (name, ids, maxNewTokens, temperature, topK, topP, rngState, stop) =>
+      model(name).then((m) => generateIds(m, {
         ids: Array.from(ids), maxNewTokens, temperature, topK, topP, rngState, stop: Array.from(stop ?? []),
       })),
-    forward: (ids, h, c) => modelReady.then(() => forward(Array.from(ids), h ?? null, c ?? null)),
+    forward: (name, ids, h, c) => model(name).then((m) => forward(m, Array.from(ids), h ?? null, c ?? null)),
   };
 }
 
@@ -237,24 +260,25 @@ async function start() {
 // only Python: they still run if the model is broken.
 const options = new URLSearchParams(location.hash.slice(1));   // set by lllm.mjs
 const started = start();
-modelReady = started.then(loadModel);
+modelReady = started.then(() => model());
 pythonReady = modelReady.catch(() => {}).then(loadPython).then(() => pyodide.registerJsModule("_lllm_page", pageModule()));
 modelReady.then(
-  () => postMessage({ type: "model-ready", vocab: card.vocab }),
+  (m) => postMessage({ type: "model-ready", vocab: m.card.vocab }),
   (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }));
 pythonReady.catch((e) => postMessage({ type: "python-error", error: String(e.message ?? e) }));
-Promise.all([modelReady, pythonReady]).then(() => {
+Promise.all([modelReady, pythonReady]).then(([m]) => {
   report("Ready", 100);
-  postMessage({ type: "ready", python: pyodide.version, vocab: card.vocab });
+  postMessage({ type: "ready", python: pyodide.version, vocab: m.card.vocab });
 }, () => {});
 
 const handlers = {
   async generate(msg) {
-    await modelReady;
+    await started;
     const p = msg.params;
-    const { ids, dropped } = encodeLossy(p.prompt ?? "");
+    const m = await model(p.model ?? manifest.story);
+    const { ids, dropped } = encodeLossy(m.card, p.prompt ?? "");
     const onStep = msg.stream ? (char, top) => postMessage({ id: msg.id, type: "step", char, top }) : null;
-    const result = await generateIds({
+    const result = await generateIds(m, {
       ids, maxNewTokens: p.maxNewTokens ?? 200, temperature: p.temperature ?? 0.8, topK: p.topK ?? 0,
       topP: p.topP ?? 1.0, rngState: new Mulberry32(p.seed ?? 0).state, stop: p.stop ?? [], onStep,
       showTop: msg.stream ? (p.showTop ?? 10) : 0,
@@ -262,9 +286,9 @@ const handlers = {
     return { ...result, dropped };
   },
   async window(msg) {
-    await modelReady;
-    const { ids } = encodeLossy(msg.params.prompt ?? "");
-    return generateWindow({ ids, maxNewTokens: msg.params.maxNewTokens ?? 200, window: msg.params.window ?? 64 });
+    const m = await modelReady;
+    const { ids } = encodeLossy(m.card, msg.params.prompt ?? "");
+    return generateWindow(m, { ids, maxNewTokens: msg.params.maxNewTokens ?? 200, window: msg.params.window ?? 64 });
   },
   async run(msg) {
     await pythonReady;

@@ -1,0 +1,206 @@
+"""The agent-model page in real Chromium: its live demo runs the story model and the agent-tuned
+TinyLLM on one goal, and each column is CPython's trajectory character for character.
+
+The oracle is `run_react(goal, make_predictor(...), ...)` in this process: `tinyllm` at temperature
+0 and `tinyllm-agent` (greedy by default), both through onnxruntime; the page runs the same Python
+on onnxruntime-web. Greedy runs have no seed to agree on, so any difference is a difference in the
+predictor (prompt, stops, length) or the model files. One tab boots the runtime once; the tests
+that serve a changed manifest or card boot their own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, origin, watch
+from lllm.brains import make_predictor
+from lllm.react import run_react
+from model_files import MODEL, require_agent_model
+from runtime_support import CELL
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 240_000   # ms: a cold boot plus two models' runs on a busy 2-core machine
+PAGE = "agents/agent-model/"
+BRAINS = {"tinyllm": lambda agent: make_predictor(f"tinyllm:{MODEL}", temperature=0),
+          "tinyllm-agent": lambda agent: make_predictor(f"tinyllm-agent:{agent}", temperature=0)}
+
+
+@pytest.fixture(scope="module")
+def agent_model():
+    return require_agent_model()
+
+
+@pytest.fixture(scope="module")
+def tab(browser, site_server, agent_model):
+    context = browser.new_context(service_workers="block")
+    watched = watch(context, {origin(site_server.url)})
+    watched.page.goto(site_server.url + PAGE)
+    watched.page.evaluate("() => lllm.ready()")
+    yield watched
+    context.close()
+
+
+def demo_on(page):
+    page.wait_for_function("() => Boolean(document.querySelector('.lllm-demo')?.dataset.state)")
+    return page.locator(".lllm-demo").first
+
+
+def run_demo(demo, **fields) -> dict:
+    """Set the widget's fields (by name), click Run, wait until it finishes; its params and result."""
+    for name, value in fields.items():
+        control = demo.locator(f"[name='{name}']")
+        if control.evaluate("el => el.tagName") == "SELECT":
+            control.select_option(str(value))
+        else:
+            control.fill(str(value))
+    demo.get_by_role("button", name="Run").click()
+    demo.page.wait_for_function("el => el.dataset.state === 'done' || el.dataset.state === 'error'",
+                                arg=demo.element_handle(), timeout=TIMEOUT)
+    return demo.evaluate("el => ({state: el.dataset.state, params: el.lllmParams, result: el.lllmResult})")
+
+
+def terminal_text(trajectory) -> str:
+    """What `python -m lllm react GOAL` prints: the rendering, then why it stopped without an answer."""
+    end = "" if trajectory.answer is not None else f"(no final answer: {trajectory.stop_reason})\n"
+    return trajectory.render() + "\n" + end
+
+
+# ---- the demo: both columns are CPython's runs ----------------------------------------------------
+
+def test_the_agent_model_loads_only_when_asked_for(tab):
+    """The story model and Python load with the page; the agent model waits for a demo (next test)."""
+    assert demo_on(tab.page).locator("[name='goal']").input_value() == "What is 48 plus 17?"
+    assert any("/model/tinyllm.onnx" in u for u in tab.requests)
+    assert not [u for u in tab.requests if "tinyllm-agent" in u]
+
+
+@pytest.mark.parametrize("goal", ["What is 48 plus 17?", "Who is Pip?", "Say the word tiger."])
+def test_both_columns_are_the_cpython_trajectories(tab, agent_model, goal):
+    demo = demo_on(tab.page)
+    run = run_demo(demo, goal=goal)
+    assert run["state"] == "done", demo.text_content()
+    assert [r["brain"] for r in run["result"]["runs"]] == ["tinyllm", "tinyllm-agent"]
+    for got in run["result"]["runs"]:
+        expected = run_react(goal, BRAINS[got["brain"]](agent_model), return_trajectory=True)
+        assert got["trajectory"] == json.loads(json.dumps(expected.to_dict())), got["brain"]   # raw outputs too
+        column = demo.locator(f".lllm-demo__column[data-brain='{got['brain']}']")
+        assert column.locator(".lllm-demo__terminal pre").text_content() == terminal_text(expected)
+        assert column.locator(".lllm-demo__raw").all_text_contents() == [s.raw for s in expected.steps]
+        assert column.locator(".lllm-demo__step-title").all_text_contents() == ["the model's step"] * len(expected.steps)
+        summary = column.locator(".lllm-demo__terminal summary").text_content()
+        assert summary.endswith(f"--predictor {got['brain']}" + (" --temperature 0" if got["brain"] == "tinyllm" else ""))
+    assert any("/model/tinyllm-agent.onnx" in u for u in tab.requests)
+
+
+def test_the_terminal_command_prints_the_column(tab, agent_model):
+    """The command under each column, typed into a terminal (at the repo root), prints its text."""
+    demo = demo_on(tab.page)
+    run = run_demo(demo, goal="What is 48 plus 17?")
+    for got in run["result"]["runs"]:
+        python, *argv = shlex.split(got["command"])
+        assert python == "python" and argv[:4] == ["-m", "lllm", "react", "What is 48 plus 17?"]
+        done = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        column = demo.locator(f".lllm-demo__column[data-brain='{got['brain']}']")
+        assert done.stdout == got["terminal"] == column.locator(".lllm-demo__terminal pre").text_content()
+
+
+@pytest.mark.parametrize("goal, message", [
+    ("   ", "goal is empty: ask the agent a question"),
+    ("calc[48 + 17]", "write the goal as a question, not as a tool call (calc[...])"),
+])
+def test_a_bad_goal_is_a_clear_message(tab, goal, message):
+    demo = demo_on(tab.page)
+    run = run_demo(demo, goal=goal)
+    assert run["state"] == "error"
+    assert demo.locator(".lllm-demo__error").text_content().startswith(message)
+    assert demo.locator(".lllm-demo__column").count() == 0
+
+
+def test_the_cell_runs_the_agent_model_as_cpython_does(tab, agent_model):
+    from lllm.onnx_backend import from_onnx
+    cells = CELL.findall((ROOT / "site" / "agents" / "agent-model.md").read_text(encoding="utf-8"))
+    code = next(c for c in cells if 'model="tinyllm-agent"' in c)
+    namespace = {"from_browser": lambda model, **options: from_onnx(agent_model, **options)}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code.replace("from lllm.browser import from_browser\n", ""), "agent-model.md", "exec"), namespace)
+    result = tab.page.evaluate("code => lllm.run(code, {namespace: 'test-agent-model'})", code)
+    assert result["stdout"] == out.getvalue() and "Question: Who is Pip?" in result["stdout"]
+
+
+def test_the_lab_offers_the_agent_model_without_sampling_controls(tab, site_server, agent_model):
+    page = tab.page
+    page.evaluate("url => { const a = document.createElement('a'); a.href = url; document.body.append(a); a.click(); }",
+                  site_server.url + "agents/lab/")
+    page.wait_for_url(site_server.url + "agents/lab/*")
+    page.wait_for_function("() => document.querySelector('.lllm-demo')?.dataset.demo === 'lab'")
+    demo = demo_on(page)
+    demo.locator("[name='brain']").select_option("tinyllm-agent")
+    assert demo.locator(".lllm-demo__sampling").is_hidden()
+    run = run_demo(demo, category="lookup")
+    assert run["state"] == "done"
+    done = subprocess.run([sys.executable, "-m", "lllm", "lab", "--predictor", f"tinyllm-agent:{agent_model}",
+                           "--category", "lookup", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    report = dict(json.loads(done.stdout), predictor="tinyllm-agent")   # the page names the brain, the terminal its spec
+    assert run["result"]["report"] == report
+    demo.locator("[name='brain']").select_option("tinyllm")
+    assert demo.locator(".lllm-demo__sampling").is_visible()
+
+
+def test_the_pages_stayed_clean(tab):
+    tab.assert_clean()
+
+
+# ---- a site built without the agent model: the demo says what to run ------------------------------
+
+def test_a_missing_agent_model_is_a_clear_message(browser, site_server):
+    context = browser.new_context(service_workers="block")
+    watched = watch(context, {origin(site_server.url)})
+    manifest = json.loads((site_server.dir / "assets" / "runtime" / "runtime.json").read_text(encoding="utf-8"))
+    manifest["models"]["tinyllm-agent"] = {"missing": "the agent model is not built: run `make agent-model`",
+                                           "build": "make agent-model"}   # what hooks/runtime.py writes then
+    context.route(re.compile(r"/runtime\.json$"), lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(manifest)))
+    watched.page.goto(site_server.url + PAGE)
+    demo = demo_on(watched.page)
+    run = run_demo(demo, goal="What is 48 plus 17?")
+    assert run["state"] == "error"
+    message = demo.locator(".lllm-demo__error").text_content()
+    assert message == "the agent-tuned TinyLLM could not be loaded in this page: The agent model is not built: run `make agent-model`"
+    assert not [u for u in watched.requests if "tinyllm-agent" in u]
+    watched.assert_clean()
+    context.close()
+
+
+def test_the_cards_reads_from_is_honoured_as_in_cpython(browser, site_server, agent_model, tmp_path):
+    """A card's `reads_from` ("Question: ": where the agent model's training text starts) makes both
+    predictors feed the model from the last such line. The built card's choice is checked above;
+    here the page is served the card with the field toggled, against CPython on the same card."""
+    card = json.loads((ROOT / "build" / "model" / "tinyllm-agent.json").read_text(encoding="utf-8"))
+    if card.pop("reads_from", None) is None:
+        card["reads_from"] = "Question: "
+    shutil.copy(agent_model, tmp_path / "tinyllm-agent.onnx")
+    (tmp_path / "tinyllm-agent.json").write_text(json.dumps(card), encoding="utf-8")
+    goal = "What is 48 plus 17?"
+    expected = run_react(goal, make_predictor(f"tinyllm-agent:{tmp_path / 'tinyllm-agent.onnx'}"), return_trajectory=True)
+    as_built = run_react(goal, make_predictor(f"tinyllm-agent:{agent_model}"), return_trajectory=True)
+    assert expected.steps[0].raw != as_built.steps[0].raw, "pick a goal where reads_from changes the run"
+    context = browser.new_context(service_workers="block")
+    watched = watch(context, {origin(site_server.url)})
+    context.route(re.compile(r"/model/tinyllm-agent\.json"), lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(card)))
+    watched.page.goto(site_server.url + PAGE)
+    run = run_demo(demo_on(watched.page), goal=goal)
+    assert run["state"] == "done"
+    assert run["result"]["runs"][1]["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    watched.assert_clean()
+    context.close()
