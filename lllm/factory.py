@@ -367,18 +367,31 @@ def run_cli(args) -> int:
     return 0
 
 
+BEFORE_AFTER = (("story model", "tinyllm"), ("agent model", "tinyllm-agent"))
+
+
+def before_after_text(models: dict, per_group: int, seed: int = 0, progress=None) -> str:
+    """The before/after table: each of `models` ({name: predictor}, greedy) on the held-out test
+    goals, no forcing. The terminal prints it; the lab page's demo shows the same text."""
+    from lllm.factory_eval import compare, evaluate
+    suite = make_suite("test", per_group, seed)
+    reports = []
+    for name, predictor in models.items():
+        if progress:
+            progress(f"{name}: {len(suite)} held-out goals")
+        reports.append(evaluate(predictor, suite, name))
+    return (f"held-out test goals: {len(suite)}, greedy, no forcing (format / tool / args / answer, %)\n"
+            + compare(reports))
+
+
 def before_after(per_group: int, seed: int, command: str = "factory") -> int:
     """The story model and the agent-tuned model, greedy, on the held-out test goals."""
     from lllm.brains import fail, make_predictor
-    from lllm.factory_eval import compare, evaluate
     try:
-        models = {name: make_predictor(spec, temperature=0) for name, spec in
-                  (("story model", "tinyllm"), ("agent model", "tinyllm-agent"))}
+        models = {name: make_predictor(spec, temperature=0) for name, spec in BEFORE_AFTER}
     except ValueError as error:
         return fail(command, f"{'--evaluate' if command == 'factory' else '--before-after'}: {error}")
-    suite = make_suite("test", per_group, seed)
-    print(f"held-out test goals: {len(suite)}, greedy, no forcing (format / tool / args / answer, %)")
-    print(compare([evaluate(p, suite, name) for name, p in models.items()]))
+    print(before_after_text(models, per_group, seed))
     return 0
 
 

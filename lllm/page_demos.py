@@ -6,7 +6,7 @@ as `python -m lllm ...` does and turns what they return (trajectories, reports, 
 JSON, so a page's widget (`site/assets/agents/demos.mjs`) can draw them. The widget sends one
 JSON object:
 
-    {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve" | "versus",
+    {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve" | "versus" | "before-after",
      "brain": "rule" | "tinyllm" | "tinyllm-agent" | "scripted" | "echo", "temperature": 0.8,
      "seed": 0, "script": "replies between --- lines", ...the demo's own fields (goal, goals, seeds...)}
 
@@ -17,7 +17,8 @@ and gets back `{"ok": true, ...}` or `{"ok": false, "error": "a clear sentence"}
 "tinyllm-agent" is the agent-tuned TinyLLM exactly as `--predictor tinyllm-agent` builds it:
 greedy (temperature and seed do not apply), stopping at `Observation:` and at a blank line.
 "versus" runs one goal through several brains, all greedy — the agent-model page's story model
-next to the agent-tuned one.
+next to the agent-tuned one; "before-after" is `python -m lllm lab --before-after` (the two models
+on the factory's held-out goals) for the lab page.
 
 The same params give the same JSON in CPython and in the page (tests compare them literally),
 except where the models come from: CPython loads them with onnxruntime (`brains.make_predictor`),
@@ -221,6 +222,21 @@ def versus_demo(p: dict, make: Callable[..., object], progress) -> dict:
     return {"runs": runs}
 
 
+MAX_PER_GROUP = 10                 # before-after: 7 groups, so at most 70 goals per model in the page
+
+
+def before_after_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """The story model and the agent-tuned one, greedy, on `per_group` held-out goals per group:
+    the text `python -m lllm lab --before-after --per-group N` prints."""
+    from lllm.factory import BEFORE_AFTER, before_after_text
+    per_group = _int(p, "per_group", 2)
+    if not 1 <= per_group <= MAX_PER_GROUP:
+        raise ValueError(f"per_group must be between 1 and {MAX_PER_GROUP}, got {per_group}")
+    models = {name: make(0, spec, 0.0) for name, spec in BEFORE_AFTER}   # both load before any runs
+    command = "python -m lllm lab --before-after" + (f" --per-group {per_group}" if per_group != 10 else "")
+    return {"text": before_after_text(models, per_group, 0, progress), "command": command}
+
+
 def _terminal(trajectory) -> str:
     """What `python -m lllm react GOAL` prints for this trajectory (react.run_cli without --verbose)."""
     end = "" if trajectory.answer is not None else f"(no final answer: {trajectory.stop_reason})\n"
@@ -235,7 +251,8 @@ def _react_command(goal: str, brain: str, max_steps: int) -> str:
 
 
 DEMOS = {"react": react_demo, "lab": lab_demo, "evaluate": evaluate_demo, "memory": memory_demo,
-         "playground": playground_demo, "retrieve": retrieve_demo, "versus": versus_demo}
+         "playground": playground_demo, "retrieve": retrieve_demo, "versus": versus_demo,
+         "before-after": before_after_demo}
 
 
 # ---- the entry point the page calls ------------------------------------------------------------

@@ -134,7 +134,7 @@ def test_the_cell_runs_the_agent_model_as_cpython_does(tab, agent_model):
     with contextlib.redirect_stdout(out):
         exec(compile(code.replace("from lllm.browser import from_browser\n", ""), "agent-model.md", "exec"), namespace)
     result = tab.page.evaluate("code => lllm.run(code, {namespace: 'test-agent-model'})", code)
-    assert result["stdout"] == out.getvalue() and "Question: Who is Pip?" in result["stdout"]
+    assert result["stdout"] == out.getvalue() and "Question: Tell me about Pip." in result["stdout"]
 
 
 def test_the_lab_offers_the_agent_model_without_sampling_controls(tab, site_server, agent_model):
@@ -154,6 +154,25 @@ def test_the_lab_offers_the_agent_model_without_sampling_controls(tab, site_serv
     assert run["result"]["report"] == report
     demo.locator("[name='brain']").select_option("tinyllm")
     assert demo.locator(".lllm-demo__sampling").is_visible()
+
+
+def test_the_lab_pages_before_after_table_is_the_terminals(tab, site_server, agent_model):
+    """The lab page's before/after demo: the table text equals `lllm lab --before-after` for N."""
+    page = tab.page
+    if "/agents/lab/" not in page.url:
+        page.goto(site_server.url + "agents/lab/")
+        page.evaluate("() => lllm.ready()")
+    page.wait_for_function("() => document.querySelector(\".lllm-demo[data-demo='before-after']\")?.dataset.state")
+    demo = page.locator(".lllm-demo[data-demo='before-after']")
+    run = run_demo(demo, per_group=1)
+    assert run["state"] == "done"
+    done = subprocess.run([sys.executable, "-m", "lllm", "lab", "--before-after", "--per-group", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert run["result"]["text"] + "\n" == done.stdout
+    assert demo.locator(".lllm-demo__before-after").text_content() == run["result"]["text"]
+    assert run["result"]["command"] == "python -m lllm lab --before-after --per-group 1"
+    assert "agent model" in run["result"]["text"] and "held-out test goals: 7," in run["result"]["text"]
 
 
 def test_the_pages_stayed_clean(tab):

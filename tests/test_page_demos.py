@@ -27,7 +27,7 @@ MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
 AGENT_PAGES = [ROOT / "site" / "agents" / f"{name}.md" for name in           # the pages with live demos
                ["index", "react", "brains", "memory", "memory-explainer", "lab", "evaluator", "inference-playground"]]
 from runtime_support import CELL  # noqa: E402
-DEMO = re.compile(r'<div class="lllm-demo" data-demo="(\w+)"')
+DEMO = re.compile(r'<div class="lllm-demo" data-demo="([\w-]+)"')
 
 
 def demo(params, **options):
@@ -162,7 +162,10 @@ def test_a_predictor_that_raises_is_a_step_not_a_crash():
     ({"demo": "versus", "goal": "hi", "brains": []}, "pick at least one brain, each once"),
     ({"demo": "versus", "goal": "hi", "brains": ["rule", "rule"]}, "pick at least one brain, each once"),
     ({"demo": "versus", "goal": "hi", "brains": ["rule", "gpt"]}, "brain 'gpt' is not one of"),
-    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve, versus"),
+    ({"demo": "before-after", "per_group": 0}, "per_group must be between 1 and 10, got 0"),
+    ({"demo": "before-after", "per_group": 11}, "per_group must be between 1 and 10, got 11"),
+    ({"demo": "before-after", "per_group": "2"}, "per_group must be an integer >= 0, got '2'"),
+    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve, versus, before-after"),
 ])
 def test_bad_input_is_a_clear_message(params, message):
     out = demo(params)
@@ -265,6 +268,13 @@ def test_versus_shows_what_each_terminal_command_prints(agent_model, goal):
         assert done.stdout == run["terminal"], run["brain"]
     assert out["runs"][0]["trajectory"]["answer"] is None             # the story model never writes the format
     assert out["runs"][1]["trajectory"]["steps"][0]["thought"]        # the agent model does
+
+
+def test_before_after_is_what_lab_before_after_prints(capsys, agent_model):
+    out = demo({"demo": "before-after", "per_group": 1}, **cpython_models(agent_model))
+    assert out["ok"] and out["command"] == "python -m lllm lab --before-after --per-group 1"
+    assert out["text"] + "\n" == terminal(capsys, "lab", "--before-after", "--per-group", "1")
+    assert "held-out test goals: 7, greedy, no forcing" in out["text"]
 
 
 def test_an_agent_model_that_did_not_load_is_a_clear_message(monkeypatch):

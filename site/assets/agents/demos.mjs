@@ -2,12 +2,12 @@
 //
 //   <div class="lllm-demo" data-demo="react" data-goal="What is 17 * 23?"></div>
 //
-// data-demo is one of react | lab | evaluate | memory | playground | retrieve | versus. The widget
-// draws the controls (a goal, a brain: the rule stand-in, TinyLLM in the page, the agent-tuned
+// data-demo is one of react | lab | evaluate | memory | playground | retrieve | versus |
+// before-after. The widget draws the controls (a goal, a brain: the rule stand-in, TinyLLM in the page, the agent-tuned
 // TinyLLM or a script), runs the same Python as `python -m lllm ...` through window.lllm.run —
 // lllm/page_demos.py returns JSON — and renders it: the trajectory step by step, the lab's table,
 // the evaluator's chart, the memory explainer's turns, the playground's table, one goal's
-// trajectories side by side (versus). Nothing loads on pages without a demo; the agent-tuned
+// trajectories side by side (versus), the held-out before/after table. Nothing loads on pages without a demo; the agent-tuned
 // model loads only when a run asks for it.
 //
 // For tests and curious readers, the last run is on the element (`element.lllmParams`, what was
@@ -131,6 +131,11 @@ const CONTROLS = {
   versus(root, controls) {          // no brain to pick: the story model and the agent-tuned one, both greedy
     const getGoal = goalControl(root, controls, "What is 48 plus 17?");
     return () => ({ ...getGoal(), brains: ["tinyllm", "tinyllm-agent"] });
+  },
+  "before-after"(root, controls) {  // no brain to pick: the story model, then the agent-tuned one, greedy
+    const perGroup = input("per_group", root.dataset.perGroup ?? 2, { type: "number", min: 1, max: 10, step: 1 });
+    controls.append(field("goals per group", perGroup));
+    return () => ({ per_group: Number(perGroup.value) });
   },
   lab(root, controls) {
     const parts = [brainControls(root, controls, { brains: ["rule", "tinyllm", "tinyllm-agent", "scripted", "echo"] }), categoryControl(root, controls)];
@@ -263,6 +268,10 @@ const RENDER = {
     const rows = out.rows.map((r) => [r.name, `${r.passed}/${r.cases}`, r.calls, r.ms_per_call.toFixed(2), r.chars_per_second.toFixed(0), r.chars]);
     return [table(["brain", "success", "calls", "ms/call", "chars/s", "chars"], rows),
       el("p", "lllm-demo__note", "Timed in this page (Python and TinyLLM in a Web Worker): success, calls and characters match the terminal, the times do not.")];
+  },
+  "before-after"(out) {
+    return [el("pre", "lllm-demo__block lllm-demo__before-after", out.text),
+      el("p", "lllm-demo__note", `The same table in a terminal: ${out.command} (greedy runs: the numbers match).`)];
   },
   versus(out) {
     const columns = el("div", "lllm-demo__columns");
