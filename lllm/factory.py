@@ -370,18 +370,23 @@ def run_cli(args) -> int:
 BEFORE_AFTER = (("story model", "tinyllm"), ("agent model", "tinyllm-agent"))
 
 
-def before_after_text(models: dict, per_group: int, seed: int = 0, progress=None) -> str:
-    """The before/after table: each of `models` ({name: predictor}, greedy) on the held-out test
-    goals, no forcing. The terminal prints it; the lab page's demo shows the same text."""
-    from lllm.factory_eval import compare, evaluate
+def before_after_reports(models: dict, per_group: int, seed: int = 0, progress=None) -> list:
+    """Each of `models` ({name: predictor}, greedy) on the held-out test goals, no forcing."""
+    from lllm.factory_eval import evaluate
     suite = make_suite("test", per_group, seed)
     reports = []
     for name, predictor in models.items():
         if progress:
             progress(f"{name}: {len(suite)} held-out goals")
         reports.append(evaluate(predictor, suite, name))
-    return (f"held-out test goals: {len(suite)}, greedy, no forcing (format / tool / args / answer, %)\n"
-            + compare(reports))
+    return reports
+
+
+def before_after_text(reports: list) -> str:
+    """The before/after table the terminal prints (and the lab page's demo shows)."""
+    from lllm.factory_eval import compare
+    return (f"held-out test goals: {len(reports[0].rows)}, greedy, no forcing "
+            "(format / tool / args / answer, %)\n" + compare(reports))
 
 
 def before_after(per_group: int, seed: int, command: str = "factory") -> int:
@@ -391,7 +396,7 @@ def before_after(per_group: int, seed: int, command: str = "factory") -> int:
         models = {name: make_predictor(spec, temperature=0) for name, spec in BEFORE_AFTER}
     except ValueError as error:
         return fail(command, f"{'--evaluate' if command == 'factory' else '--before-after'}: {error}")
-    print(before_after_text(models, per_group, seed))
+    print(before_after_text(before_after_reports(models, per_group, seed)))
     return 0
 
 

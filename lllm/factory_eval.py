@@ -31,7 +31,7 @@ from lllm.factory import _same_answer
 from lllm.factory_tasks import Task
 from lllm.react import Trajectory, run_react
 
-__all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "compare"]
+__all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "compare", "table_rows"]
 
 CRITERIA = ("format", "tool", "args", "answer")
 
@@ -80,6 +80,17 @@ def evaluate(predictor, suite: Sequence[Task], name: str = "", max_steps: int = 
 
 
 # --8<-- [start:compare]
+def table_rows(reports: Sequence[SuiteReport]) -> list[dict]:
+    """Per group, then overall: its label, its number of goals, each report's criteria in percent."""
+    rows = []
+    for group in reports[0].groups() + [None]:
+        label = "all held-out goals" if group is None else f"{group[0]}, {group[1]}"
+        n = sum(1 for t, _, _ in reports[0].rows if group in (None, (t.family, t.phrasing)))
+        rows.append({"group": label, "n": n,
+                     "scores": [{c: round(100 * r.mean(c, group), 1) for c in CRITERIA} for r in reports]})
+    return rows
+
+
 def compare(reports: Sequence[SuiteReport]) -> str:
     """A text table: for each group and overall, each report's four criteria in percent."""
     head = f"{'group':30s} {'n':>4s}  " + "  ".join(
@@ -87,11 +98,9 @@ def compare(reports: Sequence[SuiteReport]) -> str:
     sub = f"{'':30s} {'':>4s}  " + "  ".join(
         " ".join(f"{c[:5]:>5s}" for c in CRITERIA) for _ in reports)
     lines = [head, sub]
-    for group in reports[0].groups() + [None]:
-        label = "all held-out goals" if group is None else f"{group[0]}, {group[1]}"
-        n = sum(1 for t, _, _ in reports[0].rows if group in (None, (t.family, t.phrasing)))
-        cells = "  ".join(" ".join(f"{100 * r.mean(c, group):5.1f}" for c in CRITERIA) for r in reports)
-        lines.append(f"{label:30s} {n:4d}  {cells}")
+    for row in table_rows(reports):
+        cells = "  ".join(" ".join(f"{s[c]:5.1f}" for c in CRITERIA) for s in row["scores"])
+        lines.append(f"{row['group']:30s} {row['n']:4d}  {cells}")
     return "\n".join(lines)
 # --8<-- [end:compare]
 

@@ -228,13 +228,16 @@ MAX_PER_GROUP = 10                 # before-after: 7 groups, so at most 70 goals
 def before_after_demo(p: dict, make: Callable[..., object], progress) -> dict:
     """The story model and the agent-tuned one, greedy, on `per_group` held-out goals per group:
     the text `python -m lllm lab --before-after --per-group N` prints."""
-    from lllm.factory import BEFORE_AFTER, before_after_text
+    from lllm.factory import BEFORE_AFTER, before_after_reports, before_after_text
+    from lllm.factory_eval import CRITERIA, table_rows
     per_group = _int(p, "per_group", 2)
     if not 1 <= per_group <= MAX_PER_GROUP:
         raise ValueError(f"per_group must be between 1 and {MAX_PER_GROUP}, got {per_group}")
     models = {name: make(0, spec, 0.0) for name, spec in BEFORE_AFTER}   # both load before any runs
     command = "python -m lllm lab --before-after" + (f" --per-group {per_group}" if per_group != 10 else "")
-    return {"text": before_after_text(models, per_group, 0, progress), "command": command}
+    reports = before_after_reports(models, per_group, 0, progress)
+    return {"models": [name for name, _ in BEFORE_AFTER], "criteria": list(CRITERIA),
+            "rows": table_rows(reports), "text": before_after_text(reports), "command": command}
 
 
 def _terminal(trajectory) -> str:

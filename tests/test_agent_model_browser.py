@@ -170,7 +170,11 @@ def test_the_lab_pages_before_after_table_is_the_terminals(tab, site_server, age
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert run["result"]["text"] + "\n" == done.stdout
-    assert demo.locator(".lllm-demo__before-after").text_content() == run["result"]["text"]
+    assert demo.locator(".lllm-demo__terminal pre").text_content() == run["result"]["text"]
+    cells = demo.locator(".lllm-demo__before-after tr").last.locator("td").all_text_contents()
+    overall = run["result"]["rows"][-1]
+    assert cells[:2] == ["all held-out goals", "7"]
+    assert cells[2:] == [f"{s[c]:.1f}%" for s in overall["scores"] for c in run["result"]["criteria"]]
     assert run["result"]["command"] == "python -m lllm lab --before-after --per-group 1"
     assert "agent model" in run["result"]["text"] and "held-out test goals: 7," in run["result"]["text"]
 

@@ -270,8 +270,11 @@ const RENDER = {
       el("p", "lllm-demo__note", "Timed in this page (Python and TinyLLM in a Web Worker): success, calls and characters match the terminal, the times do not.")];
   },
   "before-after"(out) {
-    return [el("pre", "lllm-demo__block lllm-demo__before-after", out.text),
-      el("p", "lllm-demo__note", `The same table in a terminal: ${out.command} (greedy runs: the numbers match).`)];
+    const headers = ["group", "n", ...out.models.flatMap((m) => out.criteria.map((c) => `${m}: ${c}`))];
+    const rows = out.rows.map((r) => [r.group, r.n, ...r.scores.flatMap((s) => out.criteria.map((c) => `${s[c].toFixed(1)}%`))]);
+    const grid = table(headers, rows);
+    grid.classList.add("lllm-demo__before-after");
+    return [grid, terminal(`the same table in a terminal: ${out.command}`, out.text)];
   },
   versus(out) {
     const columns = el("div", "lllm-demo__columns");
