@@ -14,7 +14,7 @@ help:
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date)"
 	@echo "make agent-model  train the agent-tuned TinyLLM on factory trajectories (build/model/tinyllm-agent.onnx)"
-	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, site size, in-page runtime"
+	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, agent model before/after, site size, in-page runtime"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
 
@@ -65,10 +65,11 @@ deploy: site
 test: venv model agent-model node chromium
 	$(PY) -m pytest
 
-bench: venv model
+bench: venv model agent-model
 	-$(PY) -m pip install --quiet torch==2.13.0 || echo "torch not installed: the PyTorch half of the benchmark will be skipped"
 	$(PY) bench/train_bench.py
 	$(PY) bench/generate_bench.py
+	$(PY) bench/agent_bench.py
 	$(MAKE) node chromium
 	$(PY) bench/site_bench.py
 	$(PY) bench/page_bench.py

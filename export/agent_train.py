@@ -52,7 +52,7 @@ from export.model import Config, forward, init_params, lstm_backward
 from export.train import AdamW, clip_global_norm
 from lllm.brains import RuleBrain
 from lllm.cli import ArgParser, non_negative_int, positive_int
-from lllm.factory import agent_mask, prompt_header, run_episode
+from lllm.factory import agent_mask, load_corpus, prompt_header, run_episode
 from lllm.factory_tasks import MIX, make_task
 from lllm.tokenizer import CharTokenizer
 
@@ -201,10 +201,11 @@ def validation_accuracy(params, config, tok, header, tasks) -> float:
 # ---- the training loop -------------------------------------------------------------------------
 
 # --8<-- [start:train-agent]
-def train_agent(settings: AgentSettings, progress: bool = True, validation=None, on_best=None):
-    """Train from scratch on fresh factory episodes; with `validation` tasks, keep the best
-    of `settings.checkpoints` checkpoints (and call `on_best(params, history)` with each new
-    best). Returns (params, history)."""
+def train_agent(settings: AgentSettings, progress: bool = True, validation=None, on_best=None,
+                corpus: list[str] | None = None):
+    """Train from scratch on fresh factory episodes (or on `corpus`, a factory corpus's episodes,
+    drawn at random); with `validation` tasks, keep the best of `settings.checkpoints`
+    checkpoints (and call `on_best(params, history)` with each new best). Returns (params, history)."""
     tok = vocabulary()
     config = settings.config(len(tok))
     params = init_params(config)
@@ -218,7 +219,9 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     best, start, state = (-1.0, None), time.perf_counter(), None
     every = max(1, settings.steps // max(1, settings.checkpoints))
     for step in range(1, settings.steps + 1):
-        x, y, w = make_batch(fresh_episodes(brain, rng, settings.batch), tok, settings.mask)
+        texts = ([corpus[rng.randrange(len(corpus))] for _ in range(settings.batch)] if corpus
+                 else fresh_episodes(brain, rng, settings.batch))
+        x, y, w = make_batch(texts, tok, settings.mask)
         if header_ids and (step - 1) % settings.header_every == 0:
             state = header_state(params, config, header_ids, settings.batch)
         loss, grads = weighted_loss_and_grads(params, config, x, y, w, state)
@@ -262,8 +265,10 @@ SOURCES = (sorted((ROOT / "export").glob("*.py"))
 SEEDS = 2
 
 
-def build_key(settings: AgentSettings, seeds: int = 1) -> str:
+def build_key(settings: AgentSettings, seeds: int = 1, corpus: list[str] | None = None) -> str:
     digest = hashlib.sha256(json.dumps(asdict(settings) | {"seeds": seeds}, sort_keys=True).encode())
+    if corpus:
+        digest.update(b"corpus\0" + "".join(corpus).encode())
     for path in SOURCES:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -278,10 +283,24 @@ def main(argv=None) -> int:
                         help=f"train this many seeds (seed, seed+1, ...) at once, one process each, and keep "
                              f"the best on the validation split (default {SEEDS}: one per core here)")
     parser.add_argument("--no-mask", action="store_true", help="loss on every character (for comparison)")
+    parser.add_argument("--corpus", metavar="FILE",
+                        help="train on a factory corpus (`python -m lllm factory --out DIR` writes DIR/corpus.txt) "
+                             "instead of fresh episodes every step")
     parser.add_argument("--force", action="store_true", help="retrain even if up to date")
     args = parser.parse_args(argv)
+    corpus = None
+    if args.corpus:
+        try:
+            corpus = load_corpus(args.corpus)
+        except ValueError as error:
+            parser.error(str(error))
+        vocab = set(vocabulary().vocab)
+        for i, text in enumerate(corpus, 1):
+            if set(text) - vocab:
+                parser.error(f"{args.corpus}: episode {i} has characters outside TinyLLM's vocabulary: "
+                             f"{''.join(sorted(set(text) - vocab))!r}")
     build(AgentSettings(steps=args.steps, seed=args.seed, mask=not args.no_mask), Path(args.out), args.force,
-          seeds=args.seeds)
+          seeds=args.seeds, corpus=corpus)
     return 0
 
 
@@ -291,14 +310,14 @@ def validation_suite():
     return make_suite("validation", per_group=10, seed=0)
 
 
-def _train_seed(settings: AgentSettings, progress: bool):
+def _train_seed(settings: AgentSettings, progress: bool, corpus: list[str] | None = None):
     """One seed in its own process: (best validation score, params, history)."""
     validation = validation_suite() if settings.checkpoints else None
-    params, history = train_agent(settings, progress=progress, validation=validation)
+    params, history = train_agent(settings, progress=progress, validation=validation, corpus=corpus)
     return max([s for _, s in history["validation"]] or [0.0]), params, history
 
 
-def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True):
+def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True, corpus: list[str] | None = None):
     """Train seeds settings.seed .. + seeds - 1 side by side (fork: one process each) and keep the
     one that scores best on the validation split - never the test split. Ties go to the lower seed."""
     import multiprocessing
@@ -307,7 +326,7 @@ def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True):
     runs = [replace(settings, seed=settings.seed + i) for i in range(seeds)]
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=seeds, mp_context=context) as pool:
-        results = list(pool.map(_train_seed, runs, [progress] * seeds))
+        results = list(pool.map(_train_seed, runs, [progress] * seeds, [corpus] * seeds))
     scores = [r[0] for r in results]
     best = scores.index(max(scores))
     if progress:
@@ -319,12 +338,12 @@ def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True):
 
 
 def build(settings: AgentSettings, out: Path, force: bool = False, progress: bool = True,
-          seeds: int = 1) -> Path:
+          seeds: int = 1, corpus: list[str] | None = None) -> Path:
     """Train, export and write the card into `out` - or reuse the model there if up to date.
     With seeds > 1, train that many seeds at once and keep the best on validation."""
     from export.build import CARD_FORMAT, card_json, sha256_file, write_atomic
     from export.onnx_export import to_onnx
-    key = build_key(settings, seeds)
+    key = build_key(settings, seeds, corpus)
     onnx_path, card_path = out / "tinyllm-agent.onnx", out / "tinyllm-agent.json"
     try:
         card = json.loads(card_path.read_text())
@@ -354,6 +373,7 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
             "onnx_file": onnx_path.name, "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
             "build_key": key if final else f"checkpoint at step {steps_done}", "preset": "agent",
             "agent": asdict(settings),
+            "data": f"a factory corpus of {len(corpus)} episodes" if corpus else "fresh factory episodes every step",
         }
         if not settings.header:
             card["reads_from"] = READS_FROM
@@ -362,9 +382,9 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
         return card
 
     if seeds > 1:
-        params, history = train_seeds(settings, seeds, progress)
+        params, history = train_seeds(settings, seeds, progress, corpus)
     else:
-        params, history = train_agent(settings, progress=progress, validation=validation,
+        params, history = train_agent(settings, progress=progress, validation=validation, corpus=corpus,
                                       on_best=lambda p, h: write(p, h, final=False))
     card = write(params, history, final=True)
     best = max([s for _, s in history["validation"]] or [0.0])

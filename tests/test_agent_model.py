@@ -167,3 +167,30 @@ def test_the_built_agent_model_calls_the_right_tool_on_its_own():
              for t in tasks]
     right = sum(t.tool in called for t, called in zip(tasks, tools))
     assert right >= len(tasks) - 1, list(zip([t.goal for t in tasks], tools))
+
+
+def test_a_factory_corpus_trains_and_is_named_in_the_card(tmp_path):
+    from lllm.factory import load_corpus
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("Question: What is 2 + 3?\nThought: compute 2 + 3\nAction: calc[2 + 3]\nObservation: 5\n"
+                      "Final Answer: 5\n\nQuestion: Say apple.\nThought: repeat apple\nFinal Answer: apple\n\n")
+    settings = AgentSettings(hidden=8, embed=4, steps=3, batch=2, checkpoints=0)
+    build(settings, tmp_path, progress=False, corpus=load_corpus(str(corpus)))
+    card = json.loads((tmp_path / "tinyllm-agent.json").read_text())
+    assert card["data"] == "a factory corpus of 2 episodes" and card["metrics"]["steps"] == 3
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "the corpus is empty"),
+    ("Hello there\n\n", "episode 1 is not a trajectory"),
+    ("Question: hi\tthere\nFinal Answer: x\n\n", "episode 1 has characters outside TinyLLM's vocabulary: '\\t'"),
+])
+def test_a_bad_corpus_is_a_one_line_error(tmp_path, capsys, text, message):
+    from export.agent_train import main
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--out", str(tmp_path / "out"), "--corpus", str(corpus)])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1 and message in err, err
+    assert not (tmp_path / "out").exists()
