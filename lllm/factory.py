@@ -389,13 +389,13 @@ def before_after_text(reports: list) -> str:
             "(format / tool / args / answer, %)\n" + compare(reports))
 
 
-def before_after(per_group: int, seed: int, command: str = "factory") -> int:
+def before_after(per_group: int, seed: int, command: str = "factory", flag: str = "--evaluate") -> int:
     """The story model and the agent-tuned model, greedy, on the held-out test goals."""
     from lllm.brains import fail, make_predictor
     try:
         models = {name: make_predictor(spec, temperature=0) for name, spec in BEFORE_AFTER}
     except ValueError as error:
-        return fail(command, f"{'--evaluate' if command == 'factory' else '--before-after'}: {error}")
+        return fail(command, f"{flag}: {error}")
     print(before_after_text(before_after_reports(models, per_group, seed)))
     return 0
 

@@ -231,7 +231,7 @@ def run_cli(args) -> int:
         if args.per_group < 1:
             return fail("lab", f"--per-group must be >= 1, got {args.per_group}")
         from lllm.factory import before_after
-        return before_after(args.per_group, args.seed or 0, command="lab")
+        return before_after(args.per_group, args.seed or 0, command="lab", flag="--before-after")
     try:
         predictor = predictor_from_args(args)
     except ValueError as error:

@@ -25,10 +25,9 @@ from conftest import ROOT, origin, watch
 from lllm.brains import make_predictor
 from lllm.react import run_react
 from model_files import MODEL, require_agent_model
-from runtime_support import CELL
+from runtime_support import CELL, run_demo
 
 pytestmark = pytest.mark.browser
-TIMEOUT = 240_000   # ms: a cold boot plus two models' runs on a busy 2-core machine
 PAGE = "agents/agent-model/"
 BRAINS = {"tinyllm": lambda agent: make_predictor(f"tinyllm:{MODEL}", temperature=0),
           "tinyllm-agent": lambda agent: make_predictor(f"tinyllm-agent:{agent}", temperature=0)}
@@ -52,20 +51,6 @@ def tab(browser, site_server, agent_model):
 def demo_on(page):
     page.wait_for_function("() => Boolean(document.querySelector('.lllm-demo')?.dataset.state)")
     return page.locator(".lllm-demo").first
-
-
-def run_demo(demo, **fields) -> dict:
-    """Set the widget's fields (by name), click Run, wait until it finishes; its params and result."""
-    for name, value in fields.items():
-        control = demo.locator(f"[name='{name}']")
-        if control.evaluate("el => el.tagName") == "SELECT":
-            control.select_option(str(value))
-        else:
-            control.fill(str(value))
-    demo.get_by_role("button", name="Run").click()
-    demo.page.wait_for_function("el => el.dataset.state === 'done' || el.dataset.state === 'error'",
-                                arg=demo.element_handle(), timeout=TIMEOUT)
-    return demo.evaluate("el => ({state: el.dataset.state, params: el.lllmParams, result: el.lllmResult})")
 
 
 def terminal_text(trajectory) -> str:

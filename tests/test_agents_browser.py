@@ -25,7 +25,7 @@ from lllm.page_demos import run_json
 pytestmark = pytest.mark.browser
 MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
 TIMEOUT = 240_000   # ms: a cold boot plus a TinyLLM batch on a busy 2-core machine
-from runtime_support import CELL  # noqa: E402
+from runtime_support import CELL, run_demo  # noqa: E402
 AGENT_PAGES = ["index", "react", "brains", "memory", "memory-explainer", "lab", "evaluator", "inference-playground"]
 
 
@@ -65,20 +65,6 @@ def visit(tab, site_server, path: str):
         assert page.evaluate("() => window.__same_tab") is True, "the click reloaded the page"
     page.wait_for_function("() => Boolean(document.querySelector('.lllm-demo')?.dataset.state)")
     return page.locator(".lllm-demo").first
-
-
-def run_demo(demo, **fields) -> dict:
-    """Set the widget's fields (by name), click Run, wait until it finishes; its params and result."""
-    for name, value in fields.items():
-        control = demo.locator(f"[name='{name}']")
-        if control.evaluate("el => el.tagName") == "SELECT":
-            control.select_option(str(value))
-        else:
-            control.fill(str(value))
-    demo.get_by_role("button", name="Run").click()
-    demo.page.wait_for_function("el => el.dataset.state === 'done' || el.dataset.state === 'error'",
-                                arg=demo.element_handle(), timeout=TIMEOUT)
-    return demo.evaluate("el => ({state: el.dataset.state, params: el.lllmParams, result: el.lllmResult})")
 
 
 # ---- ReAct: the trace is the terminal's --------------------------------------------------------------
