@@ -2,7 +2,7 @@
 
 Both models run greedily (temperature 0) through the ordinary ReAct loop with the default tools;
 the goals are questions, never `tool[args]`, so nothing is forced. Scores per group and overall:
-format validity, right tool, right arguments, right final answer (lllm/factory_eval.py).
+format validity, right tool, right arguments, right final answer (lllm/labs/factory_eval.py).
 
 Usage (after `make model agent-model`):
 
@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lllm.brains import make_predictor  # noqa: E402
-from lllm.factory_eval import CRITERIA, compare, evaluate  # noqa: E402
-from lllm.factory_tasks import make_suite  # noqa: E402
+from lllm.predictors import make_predictor  # noqa: E402
+from lllm.labs.factory_eval import CRITERIA, compare, evaluate  # noqa: E402
+from lllm.labs.factory_tasks import make_suite  # noqa: E402
 
 
 

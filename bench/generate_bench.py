@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from lllm.generate import generate  # noqa: E402
-from lllm.onnx_backend import DEFAULT_MODEL, ModelError, OnnxBackend  # noqa: E402
+from lllm.model.generate import generate  # noqa: E402
+from lllm.model.onnx_backend import DEFAULT_MODEL, ModelError, OnnxBackend  # noqa: E402
 
 
 def chars_per_second(backend, mode: str, chars: int, window: int, repeats: int) -> float:

@@ -63,7 +63,7 @@ SPEED = """async ([chars, repeats]) => {
 }"""
 
 PYTHON_SPEED = """async (chars) => {
-  await lllm.run('from lllm.browser import from_browser\\nbrain = from_browser(seed=1)\\nbrain("Once", 50)');
+  await lllm.run('from lllm.web.browser import from_browser\\nbrain = from_browser(seed=1)\\nbrain("Once", 50)');
   const t0 = performance.now();
   await lllm.run(`brain("Once upon a time", ${chars})`);
   return 1000 * chars / (performance.now() - t0);

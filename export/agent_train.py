@@ -2,9 +2,9 @@
 
 Contract: `python -m export.agent_train --out DIR [--steps N] [--seed S] [--seeds K] [--force]`
 leaves in DIR `tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the same card format as
-tinyllm.json, so `lllm.onnx_backend.OnnxBackend` opens it), reused when its build key is unchanged.
+tinyllm.json, so `lllm.model.onnx_backend.OnnxBackend` opens it), reused when its build key is unchanged.
 
-Read `model.py`, `train.py` and `lllm/factory.py` first. The recipe (shared/NOTES-agent-model.md,
+Read `model.py`, `train.py` and `lllm/labs/factory.py` first. The recipe (shared/NOTES-agent-model.md,
 re-measured here) and where each piece lives:
 
     fresh trajectories every step   fresh_episodes: new verified factory episodes, never a pool
@@ -50,11 +50,11 @@ import numpy as np
 from export.data import build_vocab, load_story
 from export.model import Config, forward, init_params, lstm_backward
 from export.train import AdamW, clip_global_norm
-from lllm.brains import RuleBrain
+from lllm.predictors import RulePredictor
 from lllm.cli import ArgParser, non_negative_int, positive_int
-from lllm.factory import agent_mask, load_corpus, prompt_header, run_episode
-from lllm.factory_tasks import MIX, make_task
-from lllm.tokenizer import CharTokenizer
+from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
+from lllm.labs.factory_tasks import MIX, make_task
+from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["AgentSettings", "chrono_init", "weighted_loss_and_grads", "make_batch", "train_agent",
            "HeaderCachedBackend", "build", "main"]
@@ -187,9 +187,9 @@ READS_FROM = "Question: "     # where an episode (and so the model's view of a p
 
 def validation_accuracy(params, config, tok, header, tasks) -> float:
     """Share of tasks whose greedy run is fully right (tool, arguments and final answer)."""
-    from lllm.factory import verify
-    from lllm.generate import BackendPredictor
-    from lllm.react import run_react
+    from lllm.labs.factory import verify
+    from lllm.model.generate import BackendPredictor
+    from lllm.agents.react import run_react
     backend = HeaderCachedBackend(params, config, tok.encode(header))
     predictor = BackendPredictor(backend, tok, temperature=0, max_new_tokens=128,
                                  stop=("Observation:", "\n\n"), reads_from=None if header else READS_FROM)
@@ -212,7 +212,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     if settings.chrono:
         chrono_init(params, config, settings.chrono, np.random.default_rng([settings.seed, 2]))
     optimiser = AdamW(params, settings.lr, settings.weight_decay)
-    rng, brain = random.Random(settings.seed), RuleBrain()
+    rng, brain = random.Random(settings.seed), RulePredictor()
     header = prompt_header() if settings.header else ""
     header_ids = tok.encode(header)
     history = {"loss": [], "validation": [], "seconds": 0.0}
@@ -258,8 +258,9 @@ def learning_rate(settings: AgentSettings, step: int) -> float:
 # ---- build: train, export, card, reuse ---------------------------------------------------------
 
 SOURCES = (sorted((ROOT / "export").glob("*.py"))
-           + [ROOT / "lllm" / name for name in ("tokenizer.py", "factory.py", "factory_tasks.py",
-                                                "react.py", "calc.py", "brains.py")])
+           + [ROOT / "lllm" / name for name in ("model/tokenizer.py", "labs/factory.py", "labs/factory_tasks.py",
+                                                "agents/react.py", "agents/tools.py", "agents/calc.py",
+                                                "predictors/rules.py")])
 
 
 SEEDS = 2
@@ -306,7 +307,7 @@ def main(argv=None) -> int:
 
 def validation_suite():
     """The checkpoints' yardstick: 10 goals per (family, phrasing) group of the validation split."""
-    from lllm.factory_tasks import make_suite
+    from lllm.labs.factory_tasks import make_suite
     return make_suite("validation", per_group=10, seed=0)
 
 

@@ -9,7 +9,7 @@ Contract: `python -m export.build --out DIR [--preset default|seed] [--epochs N]
     loss.json      loss per epoch and per batch;  loss.svg  the same as a picture
 
 The build key is a hash of the story, the configuration and the source of every file that
-shapes the output (`SOURCES`: data, model, train, plot, onnx_export, build and lllm/tokenizer). When the card in DIR has the same key and
+shapes the output (`SOURCES`: data, model, train, plot, onnx_export, build and lllm/model/tokenizer). When the card in DIR has the same key and
 the .onnx still has the card's sha256, nothing is retrained. Bad arguments are one-line errors
 with exit status 2.
 
@@ -43,7 +43,7 @@ from export.onnx_export import run, session_for, to_onnx
 from export.plot import loss_svg
 from export.train import train
 from lllm.cli import ArgParser, positive_int
-from lllm.tokenizer import CharTokenizer
+from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["CARD_FORMAT", "build_key", "main"]
 
@@ -51,7 +51,7 @@ CARD_FORMAT = "lllm.tinyllm/1"
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [ROOT / "export" / name for name in       # the files that shape what is built here
            ("data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py")]
-SOURCES.append(ROOT / "lllm" / "tokenizer.py")
+SOURCES.append(ROOT / "lllm" / "model" / "tokenizer.py")
 SAMPLE_PROMPT = "Once"
 
 

@@ -3,7 +3,7 @@
 Contract: `load_story() -> str`, `build_vocab(story) -> list[str]` (characters in id order),
 `windows(ids, window) -> (x, y)` int64 arrays of shape (N, window), where y is x shifted by one.
 
-Read `lllm/tokenizer.py` first: the same `CharTokenizer` encodes the training text here and
+Read `lllm/model/tokenizer.py` first: the same `CharTokenizer` encodes the training text here and
 the prompts at generation time, so there is exactly one mapping from characters to ids.
 
 The vocabulary is every character of the story *plus* every printable ASCII character and the
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `lllm` from the repo root
-from lllm.tokenizer import CharTokenizer  # noqa: E402
+from lllm.model.tokenizer import CharTokenizer  # noqa: E402
 
 __all__ = ["STORY_PATH", "load_story", "build_vocab", "windows", "load_dataset"]
 

@@ -2,7 +2,7 @@
 
 Contract: `init_params(config) -> params` (a dict of float32 arrays), `forward(params, config, x,
 state) -> (logits, cache, state)`, `loss_and_grads(params, config, x, y) -> (loss, grads)`, and
-`NumpyBackend(params, config)`, a backend for `lllm/generate.py`: `backend(ids, state) ->
+`NumpyBackend(params, config)`, a backend for `lllm/model/generate.py`: `backend(ids, state) ->
 (logits of the last position as a list of floats, state)`.
 
 Read `data.py` first. Shape legend: B batch, T time steps (characters), V vocabulary, E embedding
@@ -287,7 +287,7 @@ def loss_and_grads(params, config: Config, x, y):
     return loss, grads
 
 
-# ---- a backend for lllm/generate.py ------------------------------------------------------------
+# ---- a backend for lllm/model/generate.py ------------------------------------------------------------
 
 class NumpyBackend:
     """`backend(ids, state) -> (logits, state)`: feed new characters, carry (h, c) between calls."""

@@ -35,7 +35,7 @@ PACKAGE = "lllm"
 
 @dataclass
 class Module:
-    name: str                                            # dotted, e.g. "lllm.generate"
+    name: str                                            # dotted, e.g. "lllm.model.generate"
     path: str                                            # relative to the repo root
     imports: set[str] = field(default_factory=set)       # lllm modules it imports
     external: set[str] = field(default_factory=set)      # top-level non-stdlib imports
@@ -52,7 +52,7 @@ def module_name(path: Path, root: Path) -> tuple[str, bool]:
 
 
 def resolve(node: ast.ImportFrom, current: str, is_package: bool) -> str:
-    """The absolute module an ImportFrom names (`from .generate import x` in lllm.cli -> lllm.generate)."""
+    """The absolute module an ImportFrom names (`from .generate import x` in lllm.cli -> lllm.model.generate)."""
     if not node.level:
         return node.module or ""
     base = current.split(".")
@@ -68,7 +68,7 @@ def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, Module]
         name, is_package = module_name(path, root)
         modules[name] = Module(name, path.relative_to(root).as_posix(), is_package=is_package)
     trees = {name: ast.parse((root / m.path).read_text(encoding="utf-8"), m.path) for name, m in modules.items()}
-    # what each package __init__ re-exports: `from lllm import Predictor` really uses lllm.predictor
+    # what each package __init__ re-exports: `from lllm import Predictor` really uses lllm.predictors.contract
     reexports: dict[str, dict[str, str]] = {}
     for name, module in modules.items():
         if module.is_package:

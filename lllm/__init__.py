@@ -1,21 +1,50 @@
 """LLLM — the Low-Level Language Model: learn how LLM agents work, layer by layer.
 
-Layer 2 (the narrow waist) is importable from here; higher layers live in their own modules.
-Nothing here imports onnxruntime, numpy, `js` or `pyodide`: the package is stdlib-only and runs
-unchanged in CPython and in Pyodide.
+The package's folders are its four layers, bottom to top:
+
+    lllm/model/          1 · TinyLLM in Python: tokenizer, sampling, generation, the ONNX backend
+    lllm/predictors/     2 · the narrow waist: predictor(prompt, max_new_tokens) -> completion
+    lllm/agents/         3 · ReAct, its tools and memory, composed over a predictor
+    lllm/runtimes/native 3 · the LLLM native runtime: Prompt, Agent, Dialog, Tactic, tools
+    lllm/reasoning/      3 · the reasoning-framework API: Framework, Agent, Environment, State
+    lllm/labs/           4 · usage and testing: labs, evaluator, factory, debate, workflows
+    lllm/web/            the page adapters (the browser predictor and the demos' JSON)
+
+The names below are importable from here, as in lllm-core. They load on first use, so
+`import lllm` stays cheap in the page and stdlib-only: nothing imports onnxruntime, numpy, `js`
+or `pyodide` at import time.
 
     >>> from lllm import ScriptedPredictor
     >>> ScriptedPredictor(["Final Answer: 42"])("What is 6 * 7?")
     'Final Answer: 42'
 """
 
-from .generate import BackendPredictor, Generation, generate, next_char_view
-from .predictor import Predictor, ScriptedPredictor
-from .sampling import Mulberry32, sample, top_predictions
-from .tokenizer import CharTokenizer, UnknownCharacters
-# Layer 3 · the LLLM native runtime (seed 004); parsers and handlers live in lllm.runtimes.native.
-from .runtimes.native import (Agent, BaseProxy, Dialog, Function, FunctionCall, Message, Prompt, ProxyRegistrator,
-                              Role, Runtime, Tactic, build_tactic, load_runtime, register_invoker, resolve_config,
-                              tactic_as_function, tactictool, tool)
-
 __version__ = "0.1.0"
+
+# ---- the public names and the module that defines each (read on first use) -----------------
+
+_EXPORTS = {
+    "lllm.model.generate": ["BackendPredictor", "Generation", "generate", "next_char_view"],
+    "lllm.model.sampling": ["Mulberry32", "sample", "top_predictions"],
+    "lllm.model.tokenizer": ["CharTokenizer", "UnknownCharacters"],
+    "lllm.predictors.contract": ["Predictor", "ScriptedPredictor"],
+    "lllm.runtimes.native": ["Agent", "BaseProxy", "Dialog", "Function", "FunctionCall", "Message", "Prompt",
+                             "ProxyRegistrator", "Role", "Runtime", "Tactic", "build_tactic", "load_runtime",
+                             "register_invoker", "resolve_config", "tactic_as_function", "tactictool", "tool"],
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    """`lllm.X` for a public name: import its module now (PEP 562), then keep the value here."""
+    if name not in _WHERE:
+        raise AttributeError(f"module 'lllm' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

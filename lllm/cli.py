@@ -21,16 +21,16 @@ import sys
 # Modules that add a subcommand (each defines add_cli). Listed, not discovered: no import magic.
 COMMAND_MODULES = [
     "lllm.cli",
-    "lllm.reasoning.bench",
-    "lllm.react",
-    "lllm.lab",
-    "lllm.evaluator",
-    "lllm.inference_playground",
-    "lllm.memory_explainer",
-    "lllm.factory",
-    "lllm.typed_workflow",
-    "lllm.human_in_loop",
-    "lllm.debate",
+    "lllm.labs.reasoning_lab",
+    "lllm.agents.react",
+    "lllm.labs.lab",
+    "lllm.labs.evaluator",
+    "lllm.labs.inference_playground",
+    "lllm.labs.memory_explainer",
+    "lllm.labs.factory",
+    "lllm.labs.typed_workflow",
+    "lllm.labs.human_in_loop",
+    "lllm.labs.debate",
     "lllm.runtimes.native.scaffold",
     "lllm.runtimes.native.service",
 ]
@@ -77,7 +77,7 @@ def finite_float(text: str) -> float:
 # ---- `generate` ------------------------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    from .onnx_backend import DEFAULT_MODEL
+    from lllm.model.onnx_backend import DEFAULT_MODEL
     p = subparsers.add_parser("generate", help="continue a prompt with TinyLLM (onnxruntime)",
                               description="Continue a prompt with TinyLLM. Prints the prompt followed by the "
                                           "completion, or a JSON object with --json.")
@@ -95,8 +95,8 @@ def add_cli(subparsers) -> None:
 
 
 def run_generate(args) -> int:
-    from .generate import generate
-    from .onnx_backend import ModelError, OnnxBackend
+    from lllm.model.generate import generate
+    from lllm.model.onnx_backend import ModelError, OnnxBackend
     if args.temperature < 0:
         raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
     if not 0 < args.top_p <= 1:

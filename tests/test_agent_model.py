@@ -10,9 +10,10 @@ import pytest
 from export.agent_train import (AgentSettings, HeaderCachedBackend, build, chrono_init, make_batch,
                                 train_agent, vocabulary, weighted_loss_and_grads)
 from export.model import Config, NumpyBackend, init_params, loss_and_grads
-from lllm.factory import prompt_header
-from lllm.generate import BackendPredictor
-from lllm.react import DEFAULT_TOOLS, build_prompt, parse_step
+from lllm.labs.factory import prompt_header
+from lllm.model.generate import BackendPredictor
+from lllm.agents.react import build_prompt, parse_step
+from lllm.agents.tools import DEFAULT_TOOLS
 
 TINY = Config(vocab_size=5, embed=3, hidden=4, layers=1, batch=2, window=6, seed=3)
 
@@ -96,8 +97,8 @@ def test_a_small_fixed_seed_run_learns_the_format():
 
 def test_build_writes_a_card_that_onnx_backend_opens_and_reuses_it(tmp_path, capsys):
     pytest.importorskip("onnxruntime")
-    from lllm.brains import make_predictor
-    from lllm.onnx_backend import OnnxBackend
+    from lllm.predictors import make_predictor
+    from lllm.model.onnx_backend import OnnxBackend
     settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=0)
     path = build(settings, tmp_path, progress=False)
     card = json.loads((tmp_path / "tinyllm-agent.json").read_text())
@@ -116,13 +117,13 @@ def test_build_writes_a_card_that_onnx_backend_opens_and_reuses_it(tmp_path, cap
 
 
 def test_a_missing_agent_model_is_a_clear_error(tmp_path):
-    from lllm.brains import make_predictor
+    from lllm.predictors import make_predictor
     with pytest.raises(ValueError, match="--predictor tinyllm-agent: .*make agent-model"):
         make_predictor(f"tinyllm-agent:{tmp_path / 'none.onnx'}")
 
 
 def test_checkpoints_are_validated_and_the_best_is_handed_on():
-    from lllm.factory_tasks import make_suite
+    from lllm.labs.factory_tasks import make_suite
     seen = []
     settings = AgentSettings(hidden=8, embed=4, steps=4, batch=2, checkpoints=2)
     params, history = train_agent(settings, progress=False, validation=make_suite("validation", 1)[:2],
@@ -136,7 +137,7 @@ def test_two_seeds_train_side_by_side_and_the_better_one_is_kept(monkeypatch):
     from export import agent_train
     from export.agent_train import train_seeds
     monkeypatch.setattr(agent_train, "validation_suite",
-                        lambda: __import__("lllm.factory_tasks").factory_tasks.make_suite("validation", 1)[:2])
+                        lambda: __import__("lllm.labs.factory_tasks").factory_tasks.make_suite("validation", 1)[:2])
     settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=1, seed=5)
     params, history = train_seeds(settings, 2, progress=False)
     scores = history["seed_scores"]
@@ -146,7 +147,7 @@ def test_two_seeds_train_side_by_side_and_the_better_one_is_kept(monkeypatch):
 
 
 def test_a_card_with_a_bad_reads_from_is_refused(tmp_path):
-    from lllm.onnx_backend import ModelError, load_card
+    from lllm.model.onnx_backend import ModelError, load_card
     card = {"format": "lllm.tinyllm/1", "vocab": "ab", "config": {"layers": 1, "hidden": 4},
             "onnx_sha256": "0", "reads_from": ""}
     (tmp_path / "m.json").write_text(json.dumps(card))
@@ -157,9 +158,9 @@ def test_a_card_with_a_bad_reads_from_is_refused(tmp_path):
 def test_the_built_agent_model_calls_the_right_tool_on_its_own():
     """A behaviour check of `make agent-model`'s model (not an accuracy target): greedy, no forcing,
     on held-out goals it never saw, it calls calc for sums and lookup for facts."""
-    from lllm.brains import make_predictor
-    from lllm.factory_tasks import make_suite
-    from lllm.react import run_react
+    from lllm.predictors import make_predictor
+    from lllm.labs.factory_tasks import make_suite
+    from lllm.agents.react import run_react
     from tests.model_files import require_agent_model
     predictor = make_predictor(f"tinyllm-agent:{require_agent_model()}")
     tasks = [t for t in make_suite("test", per_group=3) if t.tool and t.phrasing == "seen"]
@@ -170,7 +171,7 @@ def test_the_built_agent_model_calls_the_right_tool_on_its_own():
 
 
 def test_a_factory_corpus_trains_and_is_named_in_the_card(tmp_path):
-    from lllm.factory import load_corpus
+    from lllm.labs.factory import load_corpus
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("Question: What is 2 + 3?\nThought: compute 2 + 3\nAction: calc[2 + 3]\nObservation: 5\n"
                       "Final Answer: 5\n\nQuestion: Say apple.\nThought: repeat apple\nFinal Answer: apple\n\n")

@@ -22,8 +22,8 @@ import sys
 import pytest
 
 from conftest import ROOT, origin, watch
-from lllm.brains import make_predictor
-from lllm.react import run_react
+from lllm.predictors import make_predictor
+from lllm.agents.react import run_react
 from model_files import MODEL, require_agent_model
 from runtime_support import CELL, run_demo
 
@@ -111,13 +111,13 @@ def test_a_bad_goal_is_a_clear_message(tab, goal, message):
 
 
 def test_the_cell_runs_the_agent_model_as_cpython_does(tab, agent_model):
-    from lllm.onnx_backend import from_onnx
+    from lllm.model.onnx_backend import from_onnx
     cells = CELL.findall((ROOT / "site" / "agents" / "agent-model.md").read_text(encoding="utf-8"))
     code = next(c for c in cells if 'model="tinyllm-agent"' in c)
     namespace = {"from_browser": lambda model, **options: from_onnx(agent_model, **options)}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code.replace("from lllm.browser import from_browser\n", ""), "agent-model.md", "exec"), namespace)
+        exec(compile(code.replace("from lllm.web.browser import from_browser\n", ""), "agent-model.md", "exec"), namespace)
     result = tab.page.evaluate("code => lllm.run(code, {namespace: 'test-agent-model'})", code)
     assert result["stdout"] == out.getvalue() and "Question: Tell me about Pip." in result["stdout"]
 

@@ -3,7 +3,7 @@
 One tab boots the runtime once (Pyodide + TinyLLM, ≈10 s) and moves between the agent pages with
 Material's instant navigation, so the worker — and the boot — is shared by every test here. The
 oracles are `python -m lllm ... --json` (run as a subprocess, exactly what a reader types) and
-`lllm.page_demos.run_json` in CPython with the same params the widget sent. Timings (the
+`lllm.web.demos.run_json` in CPython with the same params the widget sent. Timings (the
 playground's) are the only numbers allowed to differ.
 """
 
@@ -19,8 +19,8 @@ import sys
 import pytest
 
 from conftest import ROOT, origin, watch
-from lllm.brains import make_predictor
-from lllm.page_demos import run_json
+from lllm.predictors import make_predictor
+from lllm.web.demos import run_json
 
 pytestmark = pytest.mark.browser
 MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
@@ -195,7 +195,7 @@ def test_runnable_cells_print_what_cpython_prints(tab):
         page = ROOT / "site" / "agents" / f"{name}.md"
         for code in CELL.findall(page.read_text(encoding="utf-8")):
             result = tab.page.evaluate("([code, ns]) => lllm.run(code, {namespace: ns})", [code, f"test-{name}"])
-            if "lllm.browser" in code:
+            if "lllm.web.browser" in code:
                 assert result["stdout"].strip(), f"{page.name}: a TinyLLM cell printed nothing"
                 continue
             out = io.StringIO()

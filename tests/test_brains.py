@@ -6,16 +6,17 @@ from pathlib import Path
 
 import pytest
 
-import lllm.brains
-from lllm.brains import RuleBrain, echo, find_arithmetic, load_script, make_predictor
-from lllm.predictor import ScriptedPredictor
-from lllm.react import DEFAULT_TOOLS, Step, build_prompt, run_react
+import lllm.predictors.rules
+from lllm.predictors import RulePredictor, echo, find_arithmetic, load_script, make_predictor
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.react import Step, build_prompt, run_react
+from lllm.agents.tools import DEFAULT_TOOLS
 
 MODEL = Path(__file__).resolve().parent.parent / "build" / "model" / "tinyllm.onnx"
 
 
 def test_docstring_examples_run():
-    assert doctest.testmod(lllm.brains).failed == 0
+    assert doctest.testmod(lllm.predictors.rules).failed == 0
 
 
 @pytest.mark.parametrize("goal, expression", [
@@ -36,32 +37,32 @@ def test_find_arithmetic_reads_the_goal(goal, expression):
 def test_rule_brain_reads_the_goal_not_the_tool_example():
     prompt = build_prompt("What is 17 * 23?", DEFAULT_TOOLS, [])
     assert "calc[2 + 5]" in prompt                       # the trap the original stub fell into
-    assert RuleBrain()(prompt) == "Thought: compute 17 * 23\nAction: calc[17 * 23]"
+    assert RulePredictor()(prompt) == "Thought: compute 17 * 23\nAction: calc[17 * 23]"
 
 
 def test_rule_brain_looks_up_a_topic_the_goal_names():
     prompt = build_prompt("How old is Tom?", DEFAULT_TOOLS, [])
-    assert RuleBrain()(prompt) == "Thought: look up tom\nAction: lookup[tom]"
+    assert RulePredictor()(prompt) == "Thought: look up tom\nAction: lookup[tom]"
 
 
 def test_rule_brain_answers_with_the_last_observation():
     steps = [Step(thought="compute", action=("calc", "17 * 23"), observation="391")]
-    assert RuleBrain()(build_prompt("What is 17 * 23?", DEFAULT_TOOLS, steps)) == \
+    assert RulePredictor()(build_prompt("What is 17 * 23?", DEFAULT_TOOLS, steps)) == \
         "Final Answer: 391"
 
 
 def test_rule_brain_admits_what_it_cannot_do():
-    assert RuleBrain()(build_prompt("Why is the sky blue?", DEFAULT_TOOLS, [])).endswith("Final Answer: I don't know")
+    assert RulePredictor()(build_prompt("Why is the sky blue?", DEFAULT_TOOLS, [])).endswith("Final Answer: I don't know")
     failed = [Step(action=("calc", "1/0"), observation="error: division by zero")]
-    assert RuleBrain()(build_prompt("What is 1/0?", DEFAULT_TOOLS, failed)).endswith("Final Answer: I don't know")
+    assert RulePredictor()(build_prompt("What is 1/0?", DEFAULT_TOOLS, failed)).endswith("Final Answer: I don't know")
 
 
 def test_rule_brain_respects_max_new_tokens():
-    assert RuleBrain()(build_prompt("What is 2 + 2?", DEFAULT_TOOLS, []), max_new_tokens=8) == "Thought:"
+    assert RulePredictor()(build_prompt("What is 2 + 2?", DEFAULT_TOOLS, []), max_new_tokens=8) == "Thought:"
 
 
 def test_rule_brain_solves_the_headline_goal():
-    trajectory = run_react("What is 17 * 23?", RuleBrain(), return_trajectory=True)
+    trajectory = run_react("What is 17 * 23?", RulePredictor(), return_trajectory=True)
     assert trajectory.answer == "391" and trajectory.tool_calls() == [("calc", "17 * 23")]
 
 
@@ -73,7 +74,7 @@ def test_echo_returns_the_prompt_and_never_answers():
 # ---- make_predictor ------------------------------------------------------------------------------
 
 def test_make_predictor_rule_and_echo():
-    assert isinstance(make_predictor("rule"), RuleBrain)
+    assert isinstance(make_predictor("rule"), RulePredictor)
     assert make_predictor("echo") is echo
 
 

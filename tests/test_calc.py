@@ -6,12 +6,12 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import lllm.calc
-from lllm.calc import CalcError, calc, parse
+import lllm.agents.calc
+from lllm.agents.calc import CalcError, calc, parse
 
 
 def test_docstring_examples_run():
-    assert doctest.testmod(lllm.calc).failed == 0
+    assert doctest.testmod(lllm.agents.calc).failed == 0
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -1,24 +1,24 @@
-"""The multi-agent debate (lllm/debate.py, lllm/debate_brains.py): the critic's strict verdict,
+"""The multi-agent debate (lllm/labs/debate.py, lllm/labs/debate_predictors.py): the critic's strict verdict,
 ties, the validated synthesis and its fallback, a scripted full debate, the stand-ins, the CLI."""
 
 import doctest
 
 import pytest
 
-import lllm.debate
-import lllm.debate_brains
+import lllm.labs.debate
+import lllm.labs.debate_predictors
 from lllm.cli import main
-from lllm.debate import Debate, Proposal, Specialist, Verdict, VerdictParser, decide, specialists
-from lllm.debate_brains import DebateRuleBrain
-from lllm.predictor import ScriptedPredictor
+from lllm.labs.debate import Debate, Proposal, Specialist, Verdict, VerdictParser, decide, specialists
+from lllm.labs.debate_predictors import DebateRulePredictor
+from lllm.predictors.contract import ScriptedPredictor
 from lllm.runtimes.native import ParseError
 
 NAMES = ["agent-0", "agent-1", "agent-2"]
 
 
 def test_docstring_examples_run():
-    assert doctest.testmod(lllm.debate).failed == 0
-    assert doctest.testmod(lllm.debate_brains).failed == 0
+    assert doctest.testmod(lllm.labs.debate).failed == 0
+    assert doctest.testmod(lllm.labs.debate_predictors).failed == 0
 
 
 # ---- the critic's verdict ------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def test_the_same_seed_gives_the_same_debate():
 
 
 def test_the_stand_in_critic_scores_against_its_own_check():
-    critic = DebateRuleBrain("critic")
+    critic = DebateRulePredictor("critic")
     prompt = "User: Question: What is 2 plus 2?\nProposals:\n- a: 4 | x\n- b: 5 | y\n- c: I don't know | z\nAssistant: "
     assert critic(prompt) == "I will check the question myself first.\nAction: calc[2 + 2]"
     verdict = critic(prompt + "Action: calc[2 + 2]\nObservation: 4\nAssistant: ")
@@ -204,7 +204,7 @@ def test_the_stand_in_critic_scores_against_its_own_check():
 
 
 def test_a_stand_in_never_copies_a_tool_example():
-    brain = DebateRuleBrain("specialist")
+    brain = DebateRulePredictor("specialist")
     assert brain("User: Question: What is 9 minus 4?\nAssistant: ").endswith("Action: calc[9 - 4]")
 
 

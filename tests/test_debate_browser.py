@@ -1,6 +1,6 @@
 """The debate page's live demo in real Chromium: every cell prints the same rounds as CPython.
 
-The TinyLLM cell uses the page's model (`lllm.browser.from_browser`); in CPython the same cell runs
+The TinyLLM cell uses the page's model (`lllm.web.browser.from_browser`); in CPython the same cell runs
 on onnxruntime (`from_onnx`, same arguments and seed), so that cell checks the browser model too.
 """
 
@@ -18,12 +18,12 @@ from runtime_support import MODEL, ROOT
 pytestmark = pytest.mark.browser
 from runtime_support import CELL  # noqa: E402
 CODES = CELL.findall((ROOT / "site" / "agents" / "debate.md").read_text(encoding="utf-8"))
-BROWSER_IMPORT = "from lllm.browser import from_browser\n"
+BROWSER_IMPORT = "from lllm.web.browser import from_browser\n"
 
 
 def cpython_outputs(codes) -> list[str]:
     """What each cell prints in CPython; the page's TinyLLM is replaced by the ONNX one, same seed."""
-    from lllm.onnx_backend import from_onnx
+    from lllm.model.onnx_backend import from_onnx
 
     namespace, outputs = {"from_browser": lambda **options: from_onnx(str(MODEL), **options)}, []
     for code in codes:

@@ -4,21 +4,21 @@ import doctest
 
 import pytest
 
-import lllm.evaluator
-import lllm.inference_playground
-from lllm.brains import RuleBrain, echo
-from lllm.evaluator import RUBRIC, Score, evaluate_batch, evaluate_seeds, score_trajectory
-from lllm.inference_playground import Timed, compare, format_table
-from lllm.lab import TestCase
-from lllm.predictor import ScriptedPredictor
-from lllm.react import run_react
+import lllm.labs.evaluator
+import lllm.labs.inference_playground
+from lllm.predictors import RulePredictor, echo
+from lllm.labs.evaluator import RUBRIC, Score, evaluate_batch, evaluate_seeds, score_trajectory
+from lllm.labs.inference_playground import Timed, compare, format_table
+from lllm.labs.lab import TestCase
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.react import run_react
 
 CASE = TestCase("What is 17 * 23?", "calc", "17*23", "arithmetic", "391")
 
 
 def test_docstring_examples_run():
-    assert doctest.testmod(lllm.evaluator).failed == 0
-    assert doctest.testmod(lllm.inference_playground).failed == 0
+    assert doctest.testmod(lllm.labs.evaluator).failed == 0
+    assert doctest.testmod(lllm.labs.inference_playground).failed == 0
 
 
 def test_rubric_weights_sum_to_one():
@@ -58,7 +58,7 @@ def test_garbage_scores_zero():
 
 
 def test_batch_returns_trajectories_and_scores():
-    [(case, trajectory, score)] = evaluate_batch(RuleBrain(), [CASE])
+    [(case, trajectory, score)] = evaluate_batch(RulePredictor(), [CASE])
     assert trajectory.answer == "391" and score.total == pytest.approx(1.0)
 
 
@@ -72,7 +72,7 @@ def test_seeds_give_mean_and_spread():
 
 def test_seeds_must_not_be_empty():
     with pytest.raises(ValueError, match="--seeds needs at least one seed"):
-        evaluate_seeds(lambda seed: RuleBrain(), [], [CASE])
+        evaluate_seeds(lambda seed: RulePredictor(), [], [CASE])
 
 
 # ---- inference playground ------------------------------------------------------------------------
@@ -86,7 +86,7 @@ def test_timed_counts_calls_chars_and_seconds_with_a_fake_clock():
 
 def test_compare_builds_one_row_per_predictor():
     ticks = iter(range(1000))
-    rows = compare({"rule": RuleBrain(), "echo": echo}, [CASE], clock=lambda: float(next(ticks)))
+    rows = compare({"rule": RulePredictor(), "echo": echo}, [CASE], clock=lambda: float(next(ticks)))
     assert [(r.name, r.passed, r.calls, r.seconds) for r in rows] == [("rule", 1, 2, 2.0), ("echo", 0, 4, 4.0)]
     assert rows[0].ms_per_call == 1000.0 and rows[0].chars_per_second == rows[0].chars / 2
     assert format_table(rows).splitlines()[1].startswith("rule                        1/1         2  1000.00")

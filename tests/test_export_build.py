@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from export.onnx_export import run, session_for
-from lllm.tokenizer import CharTokenizer
+from lllm.model.tokenizer import CharTokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL_DIR = ROOT / "build" / "model"

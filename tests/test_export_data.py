@@ -7,7 +7,7 @@ import pytest
 
 import export.data as data
 from export.data import build_vocab, load_dataset, load_story, windows
-from lllm.tokenizer import CharTokenizer
+from lllm.model.tokenizer import CharTokenizer
 
 
 def test_docstring_example_runs():

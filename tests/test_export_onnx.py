@@ -10,7 +10,7 @@ import export.onnx_export as onnx_export
 from export.data import build_vocab
 from export.model import Config, forward, init_params
 from export.onnx_export import onnx_gate_order, run, session_for, to_onnx
-from lllm.tokenizer import CharTokenizer
+from lllm.model.tokenizer import CharTokenizer
 
 TOLERANCE = 1e-4
 

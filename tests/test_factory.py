@@ -8,17 +8,17 @@ import re
 
 import pytest
 
-import lllm.factory
-import lllm.factory_eval
-import lllm.factory_tasks
-from lllm.brains import RuleBrain, echo
+import lllm.labs.factory
+import lllm.labs.factory_eval
+import lllm.labs.factory_tasks
+from lllm.predictors import RulePredictor, echo
 from lllm.cli import main
-from lllm.factory import (Critique, PredictorCritic, agent_mask, corrupt, load_corpus, parse_critique,
+from lllm.labs.factory import (Critique, PredictorCritic, agent_mask, corrupt, load_corpus, parse_critique,
                           rule_critique, run_episode, run_factory, verify)
-from lllm.factory_eval import compare, evaluate, score
-from lllm.factory_tasks import SPLITS, Task, content_split, make_suite, make_task
-from lllm.predictor import ScriptedPredictor
-from lllm.react import run_react
+from lllm.labs.factory_eval import compare, evaluate, score
+from lllm.labs.factory_tasks import SPLITS, Task, content_split, make_suite, make_task
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.react import run_react
 
 ADD = Task("What is 48 plus 17?", "arithmetic", "calc", "48 + 17", "65", "seen", "train")
 MIRA = Task("Tell me about Mira.", "lookup", "lookup", "mira",
@@ -26,7 +26,7 @@ MIRA = Task("Tell me about Mira.", "lookup", "lookup", "mira",
 SAY = Task("Repeat the word apple.", "no-tool", None, "", "apple", "seen", "train")
 
 
-@pytest.mark.parametrize("module", [lllm.factory, lllm.factory_tasks, lllm.factory_eval])
+@pytest.mark.parametrize("module", [lllm.labs.factory, lllm.labs.factory_tasks, lllm.labs.factory_eval])
 def test_docstring_examples_run(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -81,7 +81,7 @@ def test_parse_critique_never_defaults_a_score(text):
 
 
 def test_rule_critique_prefers_the_short_clean_run():
-    clean = run_react(ADD.goal, RuleBrain(), return_trajectory=True)
+    clean = run_react(ADD.goal, RulePredictor(), return_trajectory=True)
     assert rule_critique(clean, ADD) == "SCORE: 1.0\nKEEP: yes\nREASON: clean run: the shortest path to an answer"
     rambling = run_react(ADD.goal, ScriptedPredictor(["Thought: hmm", "Thought: compute\nAction: calc[48 + 17]",
                                                       "Final Answer: 65"]), return_trajectory=True)
@@ -92,7 +92,7 @@ def test_rule_critique_prefers_the_short_clean_run():
 
 def test_verify_accepts_the_right_runs():
     for task in (ADD, MIRA, SAY):
-        assert verify(run_react(task.goal, RuleBrain(), return_trajectory=True), task) is None
+        assert verify(run_react(task.goal, RulePredictor(), return_trajectory=True), task) is None
 
 
 @pytest.mark.parametrize("replies, why", [
@@ -123,7 +123,7 @@ def test_the_factory_never_keeps_a_wrong_answer():
 
 
 def test_rule_brain_runs_are_all_kept_and_deduplicated():
-    run = run_factory(300, RuleBrain(), seed=2, held_out=3)
+    run = run_factory(300, RulePredictor(), seed=2, held_out=3)
     assert run.counts["duplicate"] > 0 and len(run.kept) == 300 - run.counts["duplicate"]
     assert len({e.task.goal for e in run.kept}) == len(run.kept)
     assert all(verify(e.trajectory, e.task) is None for e in run.kept)
@@ -133,23 +133,23 @@ def test_rule_brain_runs_are_all_kept_and_deduplicated():
 
 def test_an_unparsable_self_critique_rejects_the_episode():
     critic = PredictorCritic(ScriptedPredictor(["looks great to me!"], cycle=True))
-    episode = run_episode(ADD, RuleBrain(), critic)
+    episode = run_episode(ADD, RulePredictor(), critic)
     assert episode.rejected == "critique not in SCORE / KEEP / REASON format"
     assert critic.predictor.prompts[0].startswith("Critique the agent run below.")
 
 
 def test_a_low_critic_score_rejects_even_a_right_run():
     critic = PredictorCritic(ScriptedPredictor(["SCORE: 0.2\nKEEP: no\nREASON: too slow"], cycle=True))
-    assert run_episode(ADD, RuleBrain(), critic).rejected == "critic: score 0.2 (too slow)"
+    assert run_episode(ADD, RulePredictor(), critic).rejected == "critic: score 0.2 (too slow)"
     ok = PredictorCritic(ScriptedPredictor(["SCORE: 0.6\nKEEP: yes\nREASON: fine"], cycle=True))
-    assert run_episode(ADD, RuleBrain(), ok, min_score=0.7).rejected.startswith("critic: score 0.6")
-    assert run_episode(ADD, RuleBrain(), ok, min_score=0.5).rejected is None
+    assert run_episode(ADD, RulePredictor(), ok, min_score=0.7).rejected.startswith("critic: score 0.6")
+    assert run_episode(ADD, RulePredictor(), ok, min_score=0.5).rejected is None
 
 
 # ---- the corpus and its mask -------------------------------------------------------------------
 
 def test_agent_mask_covers_exactly_what_the_agent_writes():
-    text = run_factory(1, RuleBrain(), seed=0, held_out=0).kept[0].text()
+    text = run_factory(1, RulePredictor(), seed=0, held_out=0).kept[0].text()
     written = "".join(c if m else "_" for c, m in zip(text, agent_mask(text)))
     question, rest = written[:text.index("\n") + 1], written[text.index("\n") + 1:]
     assert set(question) == {"_"}
@@ -159,7 +159,7 @@ def test_agent_mask_covers_exactly_what_the_agent_writes():
 
 
 def test_chosen_rejected_pairs_differ_and_the_rejected_one_is_wrong():
-    run = run_factory(40, RuleBrain(), seed=5, held_out=0)
+    run = run_factory(40, RulePredictor(), seed=5, held_out=0)
     arithmetic = [e for e in run.kept if e.task.family == "arithmetic"]
     bad = corrupt(arithmetic[0], random.Random(0))
     assert bad != arithmetic[0].text()
@@ -221,7 +221,7 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys, argv, message):
 
 def test_score_and_compare_credit_only_real_work():
     suite = make_suite("test", per_group=3)
-    rule, echoed = evaluate(RuleBrain(), suite, "rule"), evaluate(echo, suite, "echo")
+    rule, echoed = evaluate(RulePredictor(), suite, "rule"), evaluate(echo, suite, "echo")
     assert rule.mean("answer") == 1.0 and echoed.mean("answer") == 0.0 and echoed.mean("args") == 0.0
     table = compare([echoed, rule])
     assert table.splitlines()[-1].split()[-4:] == ["100.0"] * 4

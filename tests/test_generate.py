@@ -1,11 +1,11 @@
-"""The generation loop (lllm/generate.py) over a small hand-written backend."""
+"""The generation loop (lllm/model/generate.py) over a small hand-written backend."""
 
 import pytest
 
-from lllm.generate import BackendPredictor, generate, next_char_view
-from lllm.predictor import Predictor
-from lllm.sampling import Mulberry32
-from lllm.tokenizer import CharTokenizer
+from lllm.model.generate import BackendPredictor, generate, next_char_view
+from lllm.predictors.contract import Predictor
+from lllm.model.sampling import Mulberry32
+from lllm.model.tokenizer import CharTokenizer
 
 TOK = CharTokenizer(["\n", " ", "a", "b", "c"])
 

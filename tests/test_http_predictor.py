@@ -8,9 +8,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lllm.brains import make_predictor
-from lllm.http_predictor import HttpPredictor, HttpPredictorError, chat_url
-from lllm.react import run_react
+from lllm.predictors import make_predictor
+from lllm.predictors.http_predictor import HttpPredictor, HttpPredictorError, chat_url
+from lllm.agents.react import run_react
 
 
 class ChatHandler(BaseHTTPRequestHandler):

@@ -6,12 +6,14 @@ import json
 
 import pytest
 
-import lllm.human_in_loop
-from lllm.brains import RuleBrain
+import lllm.labs.human_in_loop
+from lllm.predictors import RulePredictor
 from lllm.cli import main
-from lllm.human_in_loop import HELP, REJECTED, SKIPPED, OversightSession, confidence, terminal
-from lllm.predictor import ScriptedPredictor
-from lllm.react import DEFAULT_TOOLS, Step, Tool, calc
+from lllm.labs.human_in_loop import HELP, REJECTED, SKIPPED, OversightSession, confidence, terminal
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.calc import calc
+from lllm.agents.react import Step
+from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 CALLS = []
 RECORDING = (Tool("calc", "arithmetic", lambda args: CALLS.append(args) or calc(args)),) + DEFAULT_TOOLS[1:]
@@ -19,11 +21,11 @@ RECORDING = (Tool("calc", "arithmetic", lambda args: CALLS.append(args) or calc(
 
 def session(goal="What is 6 times 7?", brain=None, **kw):
     CALLS.clear()
-    return OversightSession(goal, brain or RuleBrain(), tools=RECORDING, clock=lambda: 12.5, **kw)
+    return OversightSession(goal, brain or RulePredictor(), tools=RECORDING, clock=lambda: 12.5, **kw)
 
 
 def test_docstring_example_runs():
-    result = doctest.testmod(lllm.human_in_loop)
+    result = doctest.testmod(lllm.labs.human_in_loop)
     assert result.attempted > 0 and result.failed == 0
 
 

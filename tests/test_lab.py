@@ -6,19 +6,19 @@ from pathlib import Path
 
 import pytest
 
-import lllm.lab
-from lllm.brains import RuleBrain, echo, make_predictor
-from lllm.calc import calc
-from lllm.lab import SUITE, LabReport, TestCase, answer_matches, evaluate_case, run_lab
-from lllm.predictor import ScriptedPredictor
-from lllm.react import DEFAULT_TOOLS, lookup
+import lllm.labs.lab
+from lllm.predictors import RulePredictor, echo, make_predictor
+from lllm.agents.calc import calc
+from lllm.labs.lab import SUITE, LabReport, TestCase, answer_matches, evaluate_case, run_lab
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.tools import DEFAULT_TOOLS, lookup
 
 MODEL = Path(__file__).resolve().parent.parent / "build" / "model" / "tinyllm.onnx"
 CASE = TestCase("What is 17 * 23?", "calc", "17*23", "arithmetic", "391")
 
 
 def test_docstring_examples_run():
-    assert doctest.testmod(lllm.lab).failed == 0
+    assert doctest.testmod(lllm.labs.lab).failed == 0
 
 
 def test_suite_is_big_enough_and_its_answers_are_right():
@@ -67,7 +67,7 @@ def test_an_echoing_predictor_scores_nothing():
 
 
 def test_rule_brain_report():
-    report = run_lab(RuleBrain(), name="rule")
+    report = run_lab(RulePredictor(), name="rule")
     assert (report.passed, len(report.results)) == (30, 34)
     assert {c: (row["passed"], row["total"]) for c, row in report.by_category().items()} == {
         "direct": (8, 8), "arithmetic": (8, 8), "arithmetic-words": (6, 6), "lookup": (8, 8),
@@ -96,7 +96,7 @@ def test_tools_are_untouched_even_when_the_agent_raises():
 
 
 def test_an_agent_error_is_a_recorded_failure():
-    result = evaluate_case(TestCase("", "calc", "1", "bad", "1"), RuleBrain())
+    result = evaluate_case(TestCase("", "calc", "1", "bad", "1"), RulePredictor())
     assert not result.success and result.error == "ValueError: goal is empty: ask the agent a question"
     assert "goal is empty" in LabReport("rule", [result]).format()
 

@@ -4,18 +4,18 @@ import doctest
 
 import pytest
 
-import lllm.memory
-import lllm.memory_explainer
-from lllm.brains import RuleBrain
-from lllm.memory import LongTermMemory, ShortTermMemory, format_memories, words
-from lllm.memory_explainer import explain_memory
-from lllm.predictor import ScriptedPredictor
-from lllm.react import run_react
+import lllm.agents.memory
+import lllm.labs.memory_explainer
+from lllm.predictors import RulePredictor
+from lllm.agents.memory import LongTermMemory, ShortTermMemory, format_memories, words
+from lllm.labs.memory_explainer import explain_memory
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.react import run_react
 
 
 def test_docstring_examples_run():
-    assert doctest.testmod(lllm.memory).failed == 0
-    assert doctest.testmod(lllm.memory_explainer).failed == 0
+    assert doctest.testmod(lllm.agents.memory).failed == 0
+    assert doctest.testmod(lllm.labs.memory_explainer).failed == 0
 
 
 def test_short_term_keeps_the_last_window_turns():
@@ -57,7 +57,7 @@ def test_memory_reaches_the_prompt_through_extra_context():
 
 
 def test_explainer_shows_the_block_and_short_term_memory_growing(capsys):
-    turns = explain_memory(RuleBrain(), ["What is 17 * 23?", "What is that plus 9?", "Who is Pip?"])
+    turns = explain_memory(RulePredictor(), ["What is 17 * 23?", "What is that plus 9?", "Who is Pip?"])
     assert [t.answer for t in turns] == ["391", "400", "Pip is Mira's grey cat."]
     assert turns[0].memory_block == ""
     assert turns[2].memory_block.endswith("Things you remember:\n- Pip is Mira's grey cat.")
@@ -68,4 +68,4 @@ def test_explainer_shows_the_block_and_short_term_memory_growing(capsys):
 
 
 def test_without_memory_that_means_nothing():
-    assert run_react("What is that plus 9?", RuleBrain()) == "I don't know"
+    assert run_react("What is that plus 9?", RulePredictor()) == "I don't know"

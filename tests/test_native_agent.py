@@ -2,7 +2,7 @@
 
 import pytest
 
-from lllm.predictor import ScriptedPredictor
+from lllm.predictors.contract import ScriptedPredictor
 from lllm.runtimes.native import (Agent, AgentCallError, DefaultTagParser, Function, PredictorInvoker, Prompt, Role,
                                   ScriptedInvoker, ToolError, tool)
 

@@ -1,6 +1,6 @@
 """The native-runtime pages' live examples in real Chromium: each cell prints what it prints in CPython.
 
-Cells that use the page's TinyLLM (`lllm.browser`) only run in the page; they must finish without
+Cells that use the page's TinyLLM (`lllm.web.browser`) only run in the page; they must finish without
 an error and print something.
 """
 
@@ -33,11 +33,11 @@ def page(browser, site_server):
 @pytest.mark.parametrize("name", PAGES)
 def test_live_examples_match_cpython(page, name):
     codes = CELL.findall((ROOT / "site" / "native" / f"{name}.md").read_text())
-    offline = [c for c in codes if "lllm.browser" not in c]
+    offline = [c for c in codes if "lllm.web.browser" not in c]
     expected = cpython_output(offline)
     for code in codes:
         result = page.evaluate("([code, ns]) => lllm.run(code, {namespace: ns})", [code, f"native-{name}"])
-        if "lllm.browser" in code:
+        if "lllm.web.browser" in code:
             assert result["stdout"].strip()
         else:
             assert result["stdout"] == expected.pop(0)

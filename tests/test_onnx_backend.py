@@ -1,12 +1,12 @@
-"""TinyLLM on onnxruntime as a backend and a Predictor (lllm/onnx_backend.py)."""
+"""TinyLLM on onnxruntime as a backend and a Predictor (lllm/model/onnx_backend.py)."""
 
 import json
 
 import pytest
 
-from lllm.generate import generate
-from lllm.onnx_backend import ModelError, OnnxBackend, from_onnx
-from lllm.predictor import Predictor
+from lllm.model.generate import generate
+from lllm.model.onnx_backend import ModelError, OnnxBackend, from_onnx
+from lllm.predictors.contract import Predictor
 
 from model_files import copy_model, ensure_model
 

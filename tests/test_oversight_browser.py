@@ -1,7 +1,7 @@
 """The human-in-the-loop page in real Chromium: its buttons drive a real OversightSession.
 
 Each button is one decision through the step API on a session kept in the page's Python. The
-oracle is the same session driven in CPython with the same decisions (`lllm.page_oversight`):
+oracle is the same session driven in CPython with the same decisions (`lllm.web.oversight`):
 the page's final state — trajectory, intervention log (times aside), answer — must be identical.
 """
 
@@ -12,7 +12,7 @@ import json
 import pytest
 
 from conftest import origin, watch
-from lllm.page_oversight import decide_json, start, state_json
+from lllm.web.oversight import decide_json, start, state_json
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 240_000   # ms: a cold boot on a busy 2-core machine

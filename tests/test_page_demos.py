@@ -1,4 +1,4 @@
-"""lllm/page_demos.py: the agent pages' demos return exactly what the terminal commands return, as JSON;
+"""lllm/web/demos.py: the agent pages' demos return exactly what the terminal commands return, as JSON;
 bad input is a clear message; what the model causes stays a visible, capped step. Also: every
 agent page has a demo that says what it shows, and its runnable cells run in CPython."""
 
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from lllm import page_demos
-from lllm.brains import make_predictor
+from lllm.web import demos as page_demos
+from lllm.predictors import make_predictor
 from lllm.cli import main
-from lllm.page_demos import parse_script, run_json
-from lllm.sampling import Mulberry32
+from lllm.web.demos import parse_script, run_json
+from lllm.model.sampling import Mulberry32
 from model_files import require_agent_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,7 +195,7 @@ def test_every_agent_page_has_a_demo_that_says_what_it_shows():
 def test_runnable_cells_run_in_cpython(page):
     namespace, ran = {}, 0
     for code in CELL.findall(page.read_text(encoding="utf-8")):
-        if "lllm.browser" in code:        # needs the page's TinyLLM; tests/test_agents_browser.py runs it
+        if "lllm.web.browser" in code:        # needs the page's TinyLLM; tests/test_agents_browser.py runs it
             continue
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
@@ -219,7 +219,7 @@ def test_a_page_model_that_did_not_load_is_a_clear_message(monkeypatch):
 
     def from_browser(**options):
         raise RuntimeError("Could not download the TinyLLM model: HTTP 404")
-    monkeypatch.setitem(sys.modules, "lllm.browser", types.SimpleNamespace(from_browser=from_browser))
+    monkeypatch.setitem(sys.modules, "lllm.web.browser", types.SimpleNamespace(from_browser=from_browser))
     out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, tinyllm=page_demos.browser_tinyllm)
     assert out == {"ok": False, "error": "TinyLLM could not be loaded in this page: Could not download the TinyLLM model: HTTP 404"}
 
@@ -238,7 +238,7 @@ def cpython_models(agent_model):
 
 
 def test_the_page_builds_the_agent_brain_as_make_predictor_does(agent_model):
-    from lllm.browser import from_browser
+    from lllm.web.browser import from_browser
     terminal_brain = make_predictor(f"tinyllm-agent:{agent_model}")
     page_defaults = {k: p.default for k, p in inspect.signature(from_browser).parameters.items()}
     assert page_demos.TINYLLM_AGENT_STOP == terminal_brain.stop == ("Observation:", "\n\n")
@@ -284,7 +284,7 @@ def test_an_agent_model_that_did_not_load_is_a_clear_message(monkeypatch):
         if model == "tinyllm-agent":
             raise RuntimeError("Error: The agent model is not built: run `make agent-model`")
         return lambda prompt, max_new_tokens=None: ""
-    monkeypatch.setitem(sys.modules, "lllm.browser", types.SimpleNamespace(from_browser=from_browser))
+    monkeypatch.setitem(sys.modules, "lllm.web.browser", types.SimpleNamespace(from_browser=from_browser))
     out = demo({"demo": "versus", "goal": "hi"}, tinyllm=page_demos.browser_tinyllm,
                tinyllm_agent=page_demos.browser_tinyllm_agent)
     assert out == {"ok": False, "error": "the agent-tuned TinyLLM could not be loaded in this page: "

@@ -1,10 +1,10 @@
-"""lllm/page_oversight.py: the page's step API as JSON — each decision does what it says."""
+"""lllm/web/oversight.py: the page's step API as JSON — each decision does what it says."""
 
 import doctest
 import json
 
-from lllm import page_oversight
-from lllm.page_oversight import decide_json, start, state_json
+from lllm.web import oversight as page_oversight
+from lllm.web.oversight import decide_json, start, state_json
 
 
 def fixed():

@@ -1,8 +1,8 @@
-"""The Predictor contract and the scripted predictor (lllm/predictor.py)."""
+"""The Predictor contract and the scripted predictor (lllm/predictors/contract.py)."""
 
 import pytest
 
-from lllm.predictor import Predictor, ScriptedPredictor, ScriptExhausted
+from lllm.predictors.contract import Predictor, ScriptedPredictor, ScriptExhausted
 
 
 def test_docstring_example():

@@ -26,7 +26,7 @@ GOOD_CHOICE = """\
   - id: {id}
     kind: single
     prompt: What does a predictor return?
-    source: lllm/predictor.py:contract
+    source: lllm/predictors/contract.py:contract
     choices:
       - text: The completion only
         correct: true
@@ -158,7 +158,7 @@ def test_missing_explanation_of_a_short_answer(tmp_path):
       - id: q-short
         kind: short
         prompt: How many?
-        source: lllm/predictor.py
+        source: lllm/predictors/contract.py
         answers: ["0"]
     """
     assert only_error(tmp_path, text).endswith("topic.yml:3 [q-short] missing 'explanation'")
@@ -171,7 +171,7 @@ def test_an_unquoted_yes_is_caught(tmp_path):
       - id: q-yes
         kind: short
         prompt: Does it?
-        source: lllm/predictor.py
+        source: lllm/predictors/contract.py
         answers: [yes]
         explanation: It does.
     """
@@ -180,21 +180,21 @@ def test_an_unquoted_yes_is_caught(tmp_path):
 
 def test_code_source_section_not_found(tmp_path):
     text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-src").replace(
-        "lllm/predictor.py:contract", "lllm/predictor.py:no-such-section")
+        "lllm/predictors/contract.py:contract", "lllm/predictors/contract.py:no-such-section")
     message = only_error(tmp_path, text)
-    assert "topic.yml:6 [q-src] source 'lllm/predictor.py:no-such-section'" in message
+    assert "topic.yml:6 [q-src] source 'lllm/predictors/contract.py:no-such-section'" in message
     assert "has no section 'no-such-section'" in message
 
 
 def test_code_source_file_not_found(tmp_path):
     text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-file").replace(
-        "lllm/predictor.py:contract", "lllm/nope.py:contract")
+        "lllm/predictors/contract.py:contract", "lllm/nope.py:contract")
     assert "topic.yml:6 [q-file] source 'lllm/nope.py:contract': file lllm/nope.py does not exist" in only_error(tmp_path, text)
 
 
 def test_source_may_name_a_def_or_class():
-    assert quiz_files.code_source_problem("lllm/predictor.py:ScriptedPredictor") is None
-    assert quiz_files.code_source_problem("lllm/sampling.py:Mulberry32.next_u32") is None
+    assert quiz_files.code_source_problem("lllm/predictors/contract.py:ScriptedPredictor") is None
+    assert quiz_files.code_source_problem("lllm/model/sampling.py:Mulberry32.next_u32") is None
     assert quiz_files.code_source_problem("export/data.py:vocab") is None          # a snippet section
 
 
@@ -217,7 +217,7 @@ def test_code_question_solution_must_pass_and_stub_must_fail(tmp_path):
       - id: q-code
         kind: code
         prompt: Write double(x).
-        source: lllm/predictor.py
+        source: lllm/predictors/contract.py
         stub: |
           def double(x):
               return x * 2
@@ -270,7 +270,7 @@ def test_build_fails_on_an_invalid_quiz(tmp_path):
 
 def test_build_fails_on_a_missing_page_anchor(tmp_path):
     text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-anchor").replace(
-        "lllm/predictor.py:contract", "index.md#nowhere")
+        "lllm/predictors/contract.py:contract", "index.md#nowhere")
     result = mini_build(tmp_path, text)
     assert result.returncode != 0
     assert "topic.yml:6 [q-anchor] source 'index.md#nowhere': page index.md has no anchor #nowhere" in result.stdout + result.stderr
@@ -278,7 +278,7 @@ def test_build_fails_on_a_missing_page_anchor(tmp_path):
 
 def test_build_embeds_the_quiz_encoded_and_out_of_search(tmp_path):
     text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-ok").replace(
-        "lllm/predictor.py:contract", "index.md#start")
+        "lllm/predictors/contract.py:contract", "index.md#start")
     result = mini_build(tmp_path, text)
     assert result.returncode == 0, result.stdout + result.stderr
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")

@@ -7,16 +7,16 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import lllm.react
-from lllm.predictor import ScriptedPredictor
-from lllm.react import (DEFAULT_TOOLS, FACTS, Step, Tool, build_prompt, lookup, parse_action,
-                        parse_final, parse_step, run_react)
+import lllm.agents.react
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.react import Step, build_prompt, parse_action, parse_final, parse_step, run_react
+from lllm.agents.tools import DEFAULT_TOOLS, FACTS, Tool, lookup
 
 STORY = Path(__file__).resolve().parent.parent / "export" / "story.txt"
 
 
 def test_docstring_examples_run():
-    assert doctest.testmod(lllm.react).failed == 0
+    assert doctest.testmod(lllm.agents.react).failed == 0
 
 
 # ---- tools -------------------------------------------------------------------------------------

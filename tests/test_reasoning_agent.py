@@ -2,7 +2,7 @@
 
 import pytest
 
-from lllm.predictor import ScriptedPredictor
+from lllm.predictors.contract import ScriptedPredictor
 from lllm.reasoning.agent import Agent, Usage
 from lllm.reasoning.game24 import Game24
 from lllm.reasoning.records import State, Verification

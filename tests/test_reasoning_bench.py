@@ -1,4 +1,4 @@
-"""The framework comparison and the `reason` command (lllm/reasoning/bench.py)."""
+"""The framework comparison and the `reason` command (lllm/labs/reasoning_lab.py)."""
 
 import doctest
 import importlib
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from lllm.cli import main
-from lllm.reasoning.bench import Row, Summary, benchmark, format_chart, format_table, make_framework, summarize
+from lllm.labs.reasoning_lab import Row, Summary, benchmark, format_chart, format_table, make_framework, summarize
 
 
 def test_docstring_example():
@@ -88,8 +88,8 @@ def test_cli_bad_input_is_one_line(capsys, argv, message):
 
 
 @pytest.mark.parametrize("module", ["records", "data", "arithmetic", "game24", "agent", "frameworks", "search",
-                                    "simulated", "bench", "__init__"])
+                                    "simulated", "__init__", "lllm.labs.reasoning_lab"])
 def test_module_docstring_examples_run(module):
-    name = "lllm.reasoning" if module == "__init__" else f"lllm.reasoning.{module}"
+    name = "lllm.reasoning" if module == "__init__" else module if "." in module else f"lllm.reasoning.{module}"
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0

@@ -23,7 +23,7 @@ def test_cells_print_in_the_page_what_they_print_in_cpython(page, site_server):
 
 def test_the_lab_grows_the_tree_that_cpython_computes(page, site_server):
     from playwright.sync_api import expect
-    from lllm.reasoning.bench import lab_json
+    from lllm.labs.reasoning_lab import lab_json
     pg = page.page
     pg.goto(site_server.url + "reasoning/")
     lab = pg.locator(".lllm-reasoning-lab")

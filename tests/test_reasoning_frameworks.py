@@ -1,6 +1,6 @@
 """Dummy, IO, CoT, CoT-SC, ReAct and Reflexion (lllm/reasoning/frameworks.py) on scripted replies."""
 
-from lllm.predictor import ScriptedPredictor
+from lllm.predictors.contract import ScriptedPredictor
 from lllm.reasoning import CoT, CoTSC, Dummy, IO, ReAct, Reflexion
 from lllm.reasoning.agent import Agent, Usage
 from lllm.reasoning.game24 import Game24

@@ -48,7 +48,7 @@ def test_diagrams_follow_the_house_rules():
 
 
 def test_measured_table_rows_are_what_the_command_prints():
-    from lllm.reasoning.bench import benchmark, format_table, summarize
+    from lllm.labs.reasoning_lab import benchmark, format_table, summarize
     for name in ("cot", "react"):                 # the cheap rows; the rest come from the same code
         line = format_table(summarize(benchmark([name], split="test", seeds=[0, 1, 2], error_rate=0.5))).splitlines()[1]
         assert line in PAGE.read_text(), line

@@ -1,8 +1,8 @@
 """Tree of Thoughts (BFS, DFS) and Fleet of Agents (lllm/reasoning/search.py)."""
 
-from lllm.predictor import ScriptedPredictor
+from lllm.predictors.contract import ScriptedPredictor
 from lllm.reasoning import Agent, FleetOfAgents, Game24, SimulatedModel, State, ToTBFS, ToTDFS
-from lllm.sampling import Mulberry32
+from lllm.model.sampling import Mulberry32
 
 env = Game24()
 

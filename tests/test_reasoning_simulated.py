@@ -2,11 +2,11 @@
 
 import pytest
 
-from lllm.predictor import Predictor
+from lllm.predictors.contract import Predictor
 from lllm.reasoning import Agent, CoT, Game24, IO
 from lllm.reasoning.arithmetic import apply_step, check_answer, good_moves
 from lllm.reasoning.simulated import SimulatedModel
-from lllm.sampling import Mulberry32
+from lllm.model.sampling import Mulberry32
 
 env = Game24()
 PROMPTER = env.prompter

@@ -103,7 +103,7 @@ def test_run_rejects_with_a_readable_traceback(page):
 
 
 def test_cells_run_the_browser_predictor_like_cpython(page):
-    from lllm.onnx_backend import from_onnx
+    from lllm.model.onnx_backend import from_onnx
     brain = from_onnx(str(MODEL), temperature=0.8, seed=1)
     first, second = brain("Once", max_new_tokens=80), brain("The", max_new_tokens=60)
     ready(page)
@@ -118,8 +118,8 @@ def test_cells_run_the_browser_predictor_like_cpython(page):
 
 
 PARITY_CELL = """
-from lllm.browser import BrowserBackend, from_browser
-from lllm.generate import next_char_view
+from lllm.web.browser import BrowserBackend, from_browser
+from lllm.model.generate import next_char_view
 brain = from_browser(temperature=1.0, top_k=20, seed=3, stop=["."])
 backend = BrowserBackend()
 views = [(c, round(p, 4)) for c, p in next_char_view(backend, backend.tokenizer, "Once upon a ti", k=5)]
@@ -129,8 +129,8 @@ views = [(c, round(p, 4)) for c, p in next_char_view(backend, backend.tokenizer,
 
 def test_python_in_the_page_matches_python_in_the_terminal(page):
     """Stop strings, the random stream carried across calls, and the teaching backend, all as in CPython."""
-    from lllm.generate import next_char_view
-    from lllm.onnx_backend import OnnxBackend, from_onnx
+    from lllm.model.generate import next_char_view
+    from lllm.model.onnx_backend import OnnxBackend, from_onnx
     brain = from_onnx(str(MODEL), temperature=1.0, top_k=20, seed=3, stop=["."])
     backend = OnnxBackend(str(MODEL))
     views = [(c, round(p, 4)) for c, p in next_char_view(backend, backend.tokenizer, "Once upon a ti", k=5)]

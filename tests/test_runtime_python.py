@@ -1,5 +1,5 @@
 """The in-page runtime's parts that need no browser: the JavaScript sampler against the Python one
-(run in Node), the lllm wheel the site ships, and the code-cell runner of lllm/browser.py (pure
+(run in Node), the lllm wheel the site ships, and the code-cell runner of lllm/web/browser.py (pure
 Python, so CPython can check it too)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lllm.browser import run_cell
-from lllm.sampling import Mulberry32, sample, top_predictions
+from lllm.web.browser import run_cell
+from lllm.model.sampling import Mulberry32, sample, top_predictions
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLER = ROOT / "site" / "assets" / "runtime" / "sampler.mjs"
@@ -103,14 +103,14 @@ def test_the_site_wheel_holds_every_lllm_module(tmp_path):
     (tmp_path / "again").mkdir()
     assert build_wheel(tmp_path / "again").read_bytes() == wheel.read_bytes(), "the wheel is not reproducible"
     zipfile.ZipFile(wheel).extractall(tmp_path / "site-packages")
-    done = subprocess.run([sys.executable, "-c", "import lllm, lllm.browser; print(lllm.__version__)"],
+    done = subprocess.run([sys.executable, "-c", "import lllm, lllm.web.browser; print(lllm.__version__)"],
                           cwd=tmp_path, env={"PYTHONPATH": str(tmp_path / "site-packages")},
                           capture_output=True, text=True)
     assert done.stdout == "0.1.0\n", done.stderr
 
 
 def test_the_core_does_not_import_the_browser_adapter():
-    done = subprocess.run([sys.executable, "-c", "import sys, lllm; print('lllm.browser' in sys.modules)"],
+    done = subprocess.run([sys.executable, "-c", "import sys, lllm; print('lllm.web.browser' in sys.modules)"],
                           cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
 

@@ -1,10 +1,10 @@
-"""The PRNG and the sampler (lllm/sampling.py). JavaScript mirrors both: these values are the contract."""
+"""The PRNG and the sampler (lllm/model/sampling.py). JavaScript mirrors both: these values are the contract."""
 
 import math
 
 import pytest
 
-from lllm.sampling import Mulberry32, SamplingConfig, sample, softmax, top_predictions
+from lllm.model.sampling import Mulberry32, SamplingConfig, sample, softmax, top_predictions
 
 # Mulberry32 test vectors, produced by the canonical JavaScript implementation
 # (Math.imul / >>> 0) under Node 20 — the browser runtime must print the same.

@@ -159,7 +159,7 @@ def test_wrangler_toml_points_at_public():
 
 def test_a_missing_snippet_section_fails_the_build(tmp_path):
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "index.md").write_text('```python\n--8<-- "lllm/sampling.py:no-such-section"\n```\n')
+    (tmp_path / "docs" / "index.md").write_text('```python\n--8<-- "lllm/model/sampling.py:no-such-section"\n```\n')
     (tmp_path / "mkdocs.yml").write_text(
         f"site_name: t\ndocs_dir: docs\nsite_dir: out\nmarkdown_extensions:\n"
         f"  - pymdownx.snippets:\n      base_path: ['{ROOT}']\n      check_paths: true\n")
@@ -193,7 +193,7 @@ def test_included_code_is_the_source(site_build):
 # ---- the worked sampling example on the generation page ---------------------------------------------
 
 def test_worked_sampling_example_matches_the_code():
-    from lllm.sampling import Mulberry32, sample, softmax
+    from lllm.model.sampling import Mulberry32, sample, softmax
 
     text = (ROOT / "site" / "tinyllm" / "generation.md").read_text(encoding="utf-8")
     logits = [2.0, 1.0, 0.5, -1.0]
@@ -232,10 +232,10 @@ def test_worked_example_doctest_runs():
 
 def test_import_graph_sees_real_imports():
     graph = architecture.import_graph()
-    assert {"lllm.sampling", "lllm.tokenizer"} <= graph["lllm.generate"].imports
-    assert "lllm.generate" in graph["lllm.onnx_backend"].imports
-    assert "onnxruntime" in graph["lllm.onnx_backend"].external      # lazy, inside a function
-    assert graph["lllm.predictor"].imports == set()
+    assert {"lllm.model.sampling", "lllm.model.tokenizer"} <= graph["lllm.model.generate"].imports
+    assert "lllm.model.generate" in graph["lllm.model.onnx_backend"].imports
+    assert "onnxruntime" in graph["lllm.model.onnx_backend"].external      # lazy, inside a function
+    assert graph["lllm.predictors.contract"].imports == set()
     assert graph["lllm"].is_package
 
 

@@ -1,10 +1,10 @@
-"""The character tokenizer (lllm/tokenizer.py)."""
+"""The character tokenizer (lllm/model/tokenizer.py)."""
 
 import json
 
 import pytest
 
-from lllm.tokenizer import CharTokenizer, UnknownCharacters
+from lllm.model.tokenizer import CharTokenizer, UnknownCharacters
 
 VOCAB = ["\n", " ", "a", "b", "c"]
 

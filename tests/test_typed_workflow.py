@@ -5,12 +5,12 @@ import doctest
 
 import pytest
 
-import lllm.typed_workflow
-from lllm.brains import RuleBrain
+import lllm.labs.typed_workflow
+from lllm.predictors import RulePredictor
 from lllm.cli import main
-from lllm.predictor import ScriptedPredictor
-from lllm.react import REPAIR_OBSERVATION, run_react
-from lllm.typed_workflow import (TRANSITIONS, IllegalTransition, StepKind, TypedStep, TypedTrajectory,
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.react import REPAIR_OBSERVATION, run_react
+from lllm.labs.typed_workflow import (TRANSITIONS, IllegalTransition, StepKind, TypedStep, TypedTrajectory,
                                  run_typed)
 
 K = StepKind
@@ -22,12 +22,12 @@ PREFIX = {None: [], K.GOAL: [GOAL], K.THOUGHT: [GOAL, THOUGHT], K.ACTION: [GOAL,
 
 
 def test_docstring_example_runs():
-    result = doctest.testmod(lllm.typed_workflow)
+    result = doctest.testmod(lllm.labs.typed_workflow)
     assert result.attempted > 0 and result.failed == 0
 
 
 def test_the_happy_path_validates_end_to_end():
-    run = run_typed("What is 17 * 23?", RuleBrain())
+    run = run_typed("What is 17 * 23?", RulePredictor())
     assert TypedTrajectory.validate(run.steps) == run
     assert run.completed and run.answer == "391"
     assert run.render().splitlines()[2] == " 3. ACTION      calc[17 * 23]"

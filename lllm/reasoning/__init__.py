@@ -8,7 +8,7 @@ The framework knows neither task nor model; the agent knows no task; only the en
 knows Game of 24.
 
     >>> from lllm.reasoning import Agent, Game24, ToTBFS, SimulatedModel
-    >>> from lllm.sampling import Mulberry32
+    >>> from lllm.model.sampling import Mulberry32
     >>> tot = ToTBFS()
     >>> tot.initialize(Agent(SimulatedModel(error_rate=0.3, rng=Mulberry32(2))), Game24())
     >>> result = tot.run(900)
@@ -18,13 +18,13 @@ knows Game of 24.
     (True, 44)
 """
 
-from .agent import Agent, Usage
-from .data import Data, DataError
-from .frameworks import IO, CoT, CoTSC, Dummy, Framework, Node, ReAct, Reflexion, Result
-from .game24 import Game24, load_game24
-from .records import Inference, State, Verification
-from .search import FleetOfAgents, ToTBFS, ToTDFS
-from .simulated import SimulatedModel
+from lllm.reasoning.agent import Agent, Usage
+from lllm.reasoning.data import Data, DataError
+from lllm.reasoning.frameworks import IO, CoT, CoTSC, Dummy, Framework, Node, ReAct, Reflexion, Result
+from lllm.reasoning.game24 import Game24, load_game24
+from lllm.reasoning.records import Inference, State, Verification
+from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
+from lllm.reasoning.simulated import SimulatedModel
 
 __all__ = ["Agent", "Usage", "Data", "DataError", "Framework", "Node", "Result", "Dummy", "IO", "CoT",
            "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "Game24", "load_game24",

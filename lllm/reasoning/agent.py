@@ -17,7 +17,7 @@ shared by every duplicate of a state (their namespace leaves the randomness out)
 
 Usage:
 
-    >>> from lllm.predictor import ScriptedPredictor
+    >>> from lllm.predictors.contract import ScriptedPredictor
     >>> from lllm.reasoning.game24 import Game24
     >>> env = Game24()
     >>> agent = Agent(ScriptedPredictor(["12 + 12 = 24 (left: 12 12 24)"]))
@@ -34,8 +34,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..predictor import Predictor
-from .records import State, Verification
+from lllm.predictors.contract import Predictor
+from lllm.reasoning.records import State, Verification
 
 __all__ = ["Agent", "Usage"]
 

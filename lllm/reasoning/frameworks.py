@@ -13,7 +13,7 @@ Every framework records the states it visits as a tree of Nodes, so a page can d
 
 Usage:
 
-    >>> from lllm.predictor import ScriptedPredictor
+    >>> from lllm.predictors.contract import ScriptedPredictor
     >>> from lllm.reasoning import Agent, Game24
     >>> io = IO()
     >>> io.initialize(Agent(ScriptedPredictor(["Answer: 12 + 12 + 12 - 12 = 24"])), Game24())
@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from .agent import Agent, Usage
-from .records import State, Verification
+from lllm.reasoning.agent import Agent, Usage
+from lllm.reasoning.records import State, Verification
 
 __all__ = ["Framework", "Node", "Result", "Dummy", "IO", "CoT", "CoTSC", "ReAct", "Reflexion"]
 

@@ -32,9 +32,9 @@ import os
 import re
 from fractions import Fraction
 
-from .arithmetic import apply_step, check_answer, fmt_numbers, parse_numbers
-from .data import Data
-from .records import Inference, State, Verification
+from lllm.reasoning.arithmetic import apply_step, check_answer, fmt_numbers, parse_numbers
+from lllm.reasoning.data import Data
+from lllm.reasoning.records import Inference, State, Verification
 
 __all__ = ["Game24", "Prompter", "Parser", "load_game24", "GAME24_CSV", "SPLITS"]
 

@@ -12,7 +12,7 @@ each state, and keep going only from the promising ones:
 
 Usage:
 
-    >>> from lllm.predictor import ScriptedPredictor
+    >>> from lllm.predictors.contract import ScriptedPredictor
     >>> from lllm.reasoning import Agent, Game24
     >>> model = ScriptedPredictor(["12 + 12 = 24 (left: 12 12 24)", "sure",
     ...                            "12 - 12 = 0 (left: 0 24)", "sure",
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import math
 
-from ..sampling import Mulberry32
-from .frameworks import Framework, Result
-from .records import State
+from lllm.model.sampling import Mulberry32
+from lllm.reasoning.frameworks import Framework, Result
+from lllm.reasoning.records import State
 
 __all__ = ["ToTBFS", "ToTDFS", "FleetOfAgents"]
 

@@ -22,7 +22,7 @@ the terminal and in the page.
 
 Usage:
 
-    >>> from lllm.sampling import Mulberry32
+    >>> from lllm.model.sampling import Mulberry32
     >>> model = SimulatedModel(error_rate=0.0, rng=Mulberry32(1))
     >>> model("...\\nInput: 4 6 12\\nEvaluation:")
     ' sure'
@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..sampling import Mulberry32
-from .arithmetic import fmt, fmt_numbers, good_moves, legal_moves, parse_numbers, solvable
+from lllm.model.sampling import Mulberry32
+from lllm.reasoning.arithmetic import fmt, fmt_numbers, good_moves, legal_moves, parse_numbers, solvable
 
 __all__ = ["SimulatedModel"]
 

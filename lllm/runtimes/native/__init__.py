@@ -15,17 +15,17 @@ Usage:
     'Hi Ada'
 """
 
-from .agent import Agent, AgentCallError, AgentCallSession, Step
-from .config import ConfigError
-from .dialog import Dialog, DialogTree, DialogTreeNode, Message, Role
-from .handlers import BaseHandler, DefaultSimpleHandler
-from .invokers import BUILTIN_INVOKERS, Cost, InvokeResult, PredictorInvoker, ScriptedInvoker
-from .parsers import BaseParser, DefaultTagParser, ParseError, find_md_blocks, find_xml_blocks
-from .prompt import Prompt, PromptError
-from .proxies import BaseProxy, ProxyManager, ProxyRegistrator
-from .runtime import Runtime, build_tactic, default_runtime, load_runtime, register_invoker, resolve_config
-from .tactic import Tactic, TacticCallSession, TacticInfo, tactic_as_function, tactictool
-from .tools import Function, FunctionCall, ToolError, tool
+from lllm.runtimes.native.agent import Agent, AgentCallError, AgentCallSession, Step
+from lllm.runtimes.native.config import ConfigError
+from lllm.runtimes.native.dialog import Dialog, DialogTree, DialogTreeNode, Message, Role
+from lllm.runtimes.native.handlers import BaseHandler, DefaultSimpleHandler
+from lllm.runtimes.native.invokers import BUILTIN_INVOKERS, Cost, InvokeResult, PredictorInvoker, ScriptedInvoker
+from lllm.runtimes.native.parsers import BaseParser, DefaultTagParser, ParseError, find_md_blocks, find_xml_blocks
+from lllm.runtimes.native.prompt import Prompt, PromptError
+from lllm.runtimes.native.proxies import BaseProxy, ProxyManager, ProxyRegistrator
+from lllm.runtimes.native.runtime import Runtime, build_tactic, default_runtime, load_runtime, register_invoker, resolve_config
+from lllm.runtimes.native.tactic import Tactic, TacticCallSession, TacticInfo, tactic_as_function, tactictool
+from lllm.runtimes.native.tools import Function, FunctionCall, ToolError, tool
 
 __all__ = [
     "Agent", "AgentCallError", "AgentCallSession", "Step", "ConfigError",

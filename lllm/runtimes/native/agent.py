@@ -33,12 +33,12 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from .dialog import Dialog, Message, Role
-from .handlers import DefaultSimpleHandler
-from .invokers import Cost, InvokeResult
-from .parsers import ParseError
-from .prompt import Prompt
-from .tools import FunctionCall, ToolError, result_text
+from lllm.runtimes.native.dialog import Dialog, Message, Role
+from lllm.runtimes.native.handlers import DefaultSimpleHandler
+from lllm.runtimes.native.invokers import Cost, InvokeResult
+from lllm.runtimes.native.parsers import ParseError
+from lllm.runtimes.native.prompt import Prompt
+from lllm.runtimes.native.tools import FunctionCall, ToolError, result_text
 
 __all__ = ["Agent", "AgentCallSession", "AgentCallError", "Step"]
 

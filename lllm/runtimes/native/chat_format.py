@@ -35,9 +35,9 @@ from __future__ import annotations
 import json
 import re
 
-from .dialog import Role
-from .parsers import ParseError
-from .tools import FunctionCall
+from lllm.runtimes.native.dialog import Role
+from lllm.runtimes.native.parsers import ParseError
+from lllm.runtimes.native.tools import FunctionCall
 
 __all__ = ["render_prompt", "parse_completion", "cut_completion", "ACTION_LINE", "STOP_PREFIXES"]
 

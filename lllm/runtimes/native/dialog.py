@@ -37,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 from enum import Enum
 
-from .tools import FunctionCall
+from lllm.runtimes.native.tools import FunctionCall
 
 __all__ = ["Role", "Message", "Dialog", "DialogTreeNode", "DialogTree"]
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 import os
 
-from .dialog import Message, Role
-from .invokers import Cost, InvokeResult
-from .tools import FunctionCall
+from lllm.runtimes.native.dialog import Message, Role
+from lllm.runtimes.native.invokers import Cost, InvokeResult
+from lllm.runtimes.native.tools import FunctionCall
 
 __all__ = ["HTTPInvoker", "InvokerError", "to_openai"]
 

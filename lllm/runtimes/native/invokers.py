@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...predictor import ScriptExhausted
-from .chat_format import parse_completion, render_prompt
-from .dialog import Message, Role
-from .parsers import ParseError
-from .tools import FunctionCall
+from lllm.predictors.contract import ScriptExhausted
+from lllm.runtimes.native.chat_format import parse_completion, render_prompt
+from lllm.runtimes.native.dialog import Message, Role
+from lllm.runtimes.native.parsers import ParseError
+from lllm.runtimes.native.tools import FunctionCall
 
 __all__ = ["Cost", "InvokeResult", "ScriptedInvoker", "PredictorInvoker", "BUILTIN_INVOKERS", "build_invoker"]
 
@@ -127,18 +127,18 @@ class PredictorInvoker:
 def _predictor(config: dict):
     if "predictor" in config:
         return PredictorInvoker(config["predictor"], config.get("max_new_tokens", 200))
-    from ...brains import make_predictor   # lazy: brains may load onnxruntime
+    from lllm.predictors import make_predictor   # lazy: brains may load onnxruntime
     return PredictorInvoker(make_predictor(config.get("spec", "rule")), config.get("max_new_tokens", 200))
 
 
 def _tinyllm(config: dict):
-    from ...onnx_backend import from_onnx  # lazy: onnxruntime is optional
+    from lllm.model.onnx_backend import from_onnx  # lazy: onnxruntime is optional
     options = {k: v for k, v in config.items() if k != "max_new_tokens"}
     return PredictorInvoker(from_onnx(**options), config.get("max_new_tokens", 200))
 
 
 def _http(config: dict):
-    from .http_invoker import HTTPInvoker
+    from lllm.runtimes.native.http_invoker import HTTPInvoker
     return HTTPInvoker(**config)
 
 

@@ -32,9 +32,9 @@ import dataclasses
 import json
 import string
 
-from .parsers import ParseError, find_md_blocks
-from .schemas import coerce, json_schema, to_jsonable
-from .tools import Function, ToolError
+from lllm.runtimes.native.parsers import ParseError, find_md_blocks
+from lllm.runtimes.native.schemas import coerce, json_schema, to_jsonable
+from lllm.runtimes.native.tools import Function, ToolError
 
 __all__ = ["Prompt", "PromptError"]
 

@@ -33,7 +33,7 @@ import io
 import json
 import sys
 
-from .tools import Function
+from lllm.runtimes.native.tools import Function
 
 __all__ = ["BaseProxy", "ProxyRegistrator", "ProxyManager", "RUN_PYTHON_BUDGET"]
 

@@ -34,13 +34,13 @@ import os
 import sys
 import tomllib
 
-from .agent import Agent
-from .config import CONFIG_SUFFIXES, ConfigError, load_config_file, resolve_chain
-from .invokers import BUILTIN_INVOKERS, build_invoker
-from .prompt import Prompt
-from .proxies import BaseProxy, ProxyManager
-from .tactic import Tactic, tactic_as_function
-from .tools import Function, ToolError
+from lllm.runtimes.native.agent import Agent
+from lllm.runtimes.native.config import CONFIG_SUFFIXES, ConfigError, load_config_file, resolve_chain
+from lllm.runtimes.native.invokers import BUILTIN_INVOKERS, build_invoker
+from lllm.runtimes.native.prompt import Prompt
+from lllm.runtimes.native.proxies import BaseProxy, ProxyManager
+from lllm.runtimes.native.tactic import Tactic, tactic_as_function
+from lllm.runtimes.native.tools import Function, ToolError
 
 __all__ = ["Runtime", "load_runtime", "default_runtime", "resolve_config", "build_tactic", "register_invoker", "split_ref"]
 

@@ -157,7 +157,7 @@ def add_cli(subparsers) -> None:
 
 
 def run_create(args) -> int:
-    from ...cli import UsageError
+    from lllm.cli import UsageError
     try:
         root = create_app(args.name)
     except (ValueError, FileExistsError) as exc:

@@ -35,8 +35,8 @@ import json
 import os
 import sys
 
-from .schemas import to_jsonable
-from .tactic import Tactic
+from lllm.runtimes.native.schemas import to_jsonable
+from lllm.runtimes.native.tactic import Tactic
 
 __all__ = ["TacticApp", "create_tactic_app", "serve", "load_factory", "add_cli"]
 
@@ -159,7 +159,7 @@ def add_cli(subparsers) -> None:
 
 
 def run_serve(args) -> int:
-    from ...cli import UsageError
+    from lllm.cli import UsageError
     try:
         tactic = load_factory(args.factory)
     except ValueError as exc:

@@ -40,9 +40,9 @@ import inspect
 import sys
 import typing
 
-from .invokers import Cost
-from .schemas import coerce, is_pydantic_model, json_schema
-from .tools import Function, result_text
+from lllm.runtimes.native.invokers import Cost
+from lllm.runtimes.native.schemas import coerce, is_pydantic_model, json_schema
+from lllm.runtimes.native.tools import Function, result_text
 
 __all__ = ["Tactic", "TacticCallSession", "TacticInfo", "tactictool", "tactic_as_function"]
 
@@ -133,7 +133,7 @@ class Tactic:
     def _build(self, session: TacticCallSession) -> None:
         runtime = self.runtime
         if runtime is None and self.agent_group:
-            from .runtime import default_runtime   # here, not at the top: runtime.py imports this module
+            from lllm.runtimes.native.runtime import default_runtime   # here, not at the top: runtime.py imports this module
             runtime = default_runtime()
         self.agents = {name: runtime.build_agent(name, self.config, session.agent_sessions)
                        for name in self.agent_group}

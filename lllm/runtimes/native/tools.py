@@ -31,7 +31,7 @@ import json
 import typing
 from typing import Callable
 
-from .schemas import coerce, json_schema, to_jsonable
+from lllm.runtimes.native.schemas import coerce, json_schema, to_jsonable
 
 __all__ = ["Function", "FunctionCall", "tool", "ToolError"]
 

@@ -5,7 +5,7 @@
 // data-demo is one of react | lab | evaluate | memory | playground | retrieve | versus |
 // before-after. The widget draws the controls (a goal, a brain: the rule stand-in, TinyLLM in the page, the agent-tuned
 // TinyLLM or a script), runs the same Python as `python -m lllm ...` through window.lllm.run —
-// lllm/page_demos.py returns JSON — and renders it: the trajectory step by step, the lab's table,
+// lllm/web/demos.py returns JSON — and renders it: the trajectory step by step, the lab's table,
 // the evaluator's chart, the memory explainer's turns, the playground's table, one goal's
 // trajectories side by side (versus), the held-out before/after table. Nothing loads on pages without a demo; the agent-tuned
 // model loads only when a run asks for it.
@@ -325,7 +325,7 @@ function pythonFor(params) {
   // The params travel as a JSON string inside a Python string literal: JSON string syntax is valid Python.
   return [
     "import sys",
-    "from lllm import page_demos",
+    "from lllm.web import demos as page_demos",
     `print(page_demos.run_json(${JSON.stringify(JSON.stringify(params))}, tinyllm=page_demos.browser_tinyllm,`,
     "                          tinyllm_agent=page_demos.browser_tinyllm_agent,",
     "                          progress=lambda text: print(text, file=sys.stderr)))",

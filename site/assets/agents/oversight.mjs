@@ -2,7 +2,7 @@
 //
 //   <div class="lllm-oversight" data-goal="What is 6 times 7?"></div>
 //
-// Start builds an OversightSession over the rule brain in the page's Python (lllm/page_oversight.py)
+// Start builds an OversightSession over the rule brain in the page's Python (lllm/web/oversight.py)
 // and keeps it there; each button — approve, edit, inject, skip, quit, help — is one small
 // window.lllm.run call on that session, which returns its state as JSON: the pending proposal
 // (paused *before* the tool runs), the trajectory so far and the intervention log.
@@ -26,7 +26,7 @@ const py = (value) => JSON.stringify(String(value));
 function startCode(goal, mode) {
   return [
     "import json",
-    "from lllm import page_oversight",
+    "from lllm.web import oversight as page_oversight",
     "try:",
     `    _oversight = page_oversight.start(${py(goal)}, mode=${py(mode)})`,
     "    print(page_oversight.state_json(_oversight))",

@@ -124,7 +124,7 @@ async function ask(root, params, status, output) {
   output.replaceChildren();
   status.textContent = lllm.status.state === "ready" ? "running…" : "loading Python…";
   try {
-    const code = `from lllm.reasoning.bench import lab_json\nprint(lab_json(${JSON.stringify(JSON.stringify(params))}))`;
+    const code = `from lllm.labs.reasoning_lab import lab_json\nprint(lab_json(${JSON.stringify(JSON.stringify(params))}))`;
     const result = JSON.parse((await lllm.run(code, { namespace: NAMESPACE })).stdout.trim().split("\n").pop());
     root.lllmResult = result;
     status.textContent = "";

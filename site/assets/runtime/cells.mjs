@@ -1,7 +1,7 @@
 // Runnable code cells. In a page's Markdown, mark a Python block as runnable with a class:
 //
 //   ```python {.runnable}
-//   from lllm.browser import from_browser
+//   from lllm.web.browser import from_browser
 //   print(from_browser(seed=1)("Once", 80))
 //   ```
 //

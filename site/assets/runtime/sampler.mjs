@@ -1,5 +1,5 @@
-// Layer 2 (browser) · the sampler of lllm/sampling.py, line for line, so a seed gives the same
-// text in the page as in `python -m lllm generate`. Read lllm/sampling.py's docstring first: it
+// Layer 2 (browser) · the sampler of lllm/model/sampling.py, line for line, so a seed gives the same
+// text in the page as in `python -m lllm generate`. Read lllm/model/sampling.py's docstring first: it
 // fixes the PRNG (Mulberry32) and the order of operations (steps 1–7) this file mirrors.
 // Logits arrive as a Float32Array; reading an element widens it exactly to a float64 Number,
 // which is what Python does with the float32 values.
@@ -43,7 +43,7 @@ export function candidates(logits) {
   return order;
 }
 
-/** Pick one token id from `logits` following steps 1–7 of lllm/sampling.py. */
+/** Pick one token id from `logits` following steps 1–7 of lllm/model/sampling.py. */
 export function sample(logits, { temperature = 1.0, topK = 0, topP = 1.0, rng = null } = {}) {
   checkSampling(temperature, topK, topP);
   if (logits.length === 0) throw new RangeError("cannot sample from empty logits");

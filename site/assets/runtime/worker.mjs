@@ -14,13 +14,13 @@
 //               {id, type: "result", value} | {id, type: "error", error}
 //
 // The token loop lives here, in JavaScript, carrying the LSTM state (h, c) from one character to
-// the next; Python's predictor (lllm/browser.py) calls `generate` through run_sync, one Promise
+// the next; Python's predictor (lllm/web/browser.py) calls `generate` through run_sync, one Promise
 // per predictor call.
 
 import { Mulberry32, checkSampling, sample, topPredictions } from "./sampler.mjs";
 
 const HERE = new URL("./", import.meta.url);
-const EMPTY_PROMPT = "\n"; // as lllm/generate.py: the model needs at least one character
+const EMPTY_PROMPT = "\n"; // as lllm/model/generate.py: the model needs at least one character
 
 let manifest = null;   // runtime.json, written by hooks/runtime.py: file names and sizes
 const models = new Map(); // model name -> Promise of {name, card, session}, created on first use
@@ -148,7 +148,7 @@ async function forward(m, ids, h, c) {
   return { logits, h: out.hn.data, c: out.cn.data };
 }
 
-// ---- the token loop (mirrors lllm/generate.py, mode "carry") --------------------------------------
+// ---- the token loop (mirrors lllm/model/generate.py, mode "carry") --------------------------------------
 
 /** encode_lossy: the ids of known characters, and the distinct unknown ones (first appearance order). */
 function encodeLossy(card, text) {
@@ -218,7 +218,7 @@ async function loadPython() {
 }
 
 /**
- * What lllm/browser.py sees as the module `_lllm_page`: each model's card and the JS token loop.
+ * What lllm/web/browser.py sees as the module `_lllm_page`: each model's card and the JS token loop.
  * Every function names its model and returns a Promise (the model loads on first use); Python
  * blocks on it with pyodide.ffi.run_sync — one Promise per predictor call.
  */
@@ -236,7 +236,7 @@ function pageModule() {
 async function runCell(msg) {
   const key = msg.namespace ?? "default";
   if (!namespaces.has(key)) namespaces.set(key, pyodide.globals.get("dict")());
-  const { run_cell } = pyodide.pyimport("lllm.browser");
+  const { run_cell } = pyodide.pyimport("lllm.web.browser");
   const emit = (type) => (text) => postMessage({ id: msg.id, type, text });
   const result = await run_cell.callPromising(msg.code, namespaces.get(key), emit("stdout"), emit("stderr"));
   const value = result.toJs({ dict_converter: Object.fromEntries });

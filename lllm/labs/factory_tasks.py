@@ -32,8 +32,8 @@ import random
 import zlib
 from dataclasses import asdict, dataclass
 
-from lllm.calc import calc
-from lllm.react import FACTS
+from lllm.agents.calc import calc
+from lllm.agents.tools import FACTS
 
 __all__ = ["Task", "FAMILIES", "SPLITS", "make_task", "make_suite", "content_split",
            "ARITH_PREFIXES", "ARITH_FORMS", "LOOKUP_TEMPLATES", "ECHO_TEMPLATES", "ECHO_WORDS"]

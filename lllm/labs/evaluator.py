@@ -18,9 +18,9 @@ the mean and the spread (sample standard deviation) of every criterion across se
 
 Usage:
 
-    >>> from lllm.brains import RuleBrain
-    >>> from lllm.lab import SUITE
-    >>> report = evaluate_seeds(lambda seed: RuleBrain(), [0, 1], SUITE[8:12], name="rule")
+    >>> from lllm.predictors import RulePredictor
+    >>> from lllm.labs.lab import SUITE
+    >>> report = evaluate_seeds(lambda seed: RulePredictor(), [0, 1], SUITE[8:12], name="rule")
     >>> report.mean("total"), report.spread("total")
     (1.0, 0.0)
 """
@@ -32,8 +32,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from lllm.lab import SUITE, TestCase, _squash, answer_matches
-from lllm.react import Trajectory, run_react
+from lllm.labs.lab import SUITE, TestCase, _squash, answer_matches
+from lllm.agents.react import Trajectory, run_react
 
 __all__ = ["RUBRIC", "Score", "score_trajectory", "evaluate_batch", "evaluate_seeds", "EvalReport", "add_cli"]
 
@@ -141,7 +141,7 @@ def _seeds(text: str) -> list[int]:
 
 
 def add_cli(subparsers) -> None:
-    from lllm.brains import add_predictor_args
+    from lllm.predictors import add_predictor_args
     p = subparsers.add_parser("evaluate", help="grade whole trajectories with a rubric, over several seeds",
                               description="Score every trajectory (format, tool, args, answer, efficiency) and "
                                           "report mean and spread across seeds.")
@@ -155,15 +155,16 @@ def add_cli(subparsers) -> None:
 
 
 def run_cli(args) -> int:
-    from lllm.brains import fail, make_predictor
+    from lllm.cli import UsageError
+    from lllm.predictors import make_predictor
     if not args.seeds:
-        return fail("evaluate", "--seeds needs at least one seed")
+        raise UsageError("--seeds needs at least one seed")
     if args.max_steps < 1:
-        return fail("evaluate", f"--max-steps must be >= 1, got {args.max_steps}")
+        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
     try:
         make_predictor(args.predictor, temperature=args.temperature, seed=args.seeds[0])
     except ValueError as error:
-        return fail("evaluate", str(error))
+        raise UsageError(str(error))
     cases = [c for c in SUITE if not args.category or c.category in args.category]
     report = evaluate_seeds(lambda seed: make_predictor(args.predictor, temperature=args.temperature, seed=seed),
                             args.seeds, cases, args.max_steps, name=args.predictor)
@@ -172,6 +173,6 @@ def run_cli(args) -> int:
 
 
 if __name__ == "__main__":
-    from lllm.brains import RuleBrain
+    from lllm.predictors import RulePredictor
 
-    print(evaluate_seeds(lambda seed: RuleBrain(), [0], name="rule").format())
+    print(evaluate_seeds(lambda seed: RulePredictor(), [0], name="rule").format())

@@ -45,9 +45,9 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from lllm.debate_brains import DebateRuleBrain
-from lllm.memory import LongTermMemory, format_memories
-from lllm.react import FACTS, lookup as lookup_fact
+from lllm.labs.debate_predictors import DebateRulePredictor
+from lllm.agents.memory import LongTermMemory, format_memories
+from lllm.agents.tools import FACTS, lookup as lookup_fact
 from lllm.runtimes.native import (AgentCallError, BaseParser, DefaultTagParser, ParseError, PredictorInvoker,
                                   Prompt, Runtime, Tactic, tool)
 
@@ -252,7 +252,7 @@ def decide(final, verdict: Verdict | None, synthesis: Proposal | None) -> tuple[
 
 @tool(description="Evaluate arithmetic with + - * / ** and parentheses")
 def calc(expression: str) -> str:
-    from lllm.calc import calc as evaluate
+    from lllm.agents.calc import calc as evaluate
     return evaluate(expression)
 
 
@@ -262,13 +262,13 @@ def lookup(topic: str) -> str:
 
 
 def _brain_invoker(config: dict) -> PredictorInvoker:
-    """The `debate` invoker: `brain` is "rule" (a DebateRuleBrain for `role`), a spec, or a Predictor."""
+    """The `debate` invoker: `brain` is "rule" (a DebateRulePredictor for `role`), a spec, or a Predictor."""
     brain, seed, temperature = config.get("brain", "rule"), config.get("seed", 0), config.get("temperature", 0.0)
     if callable(brain):
         return PredictorInvoker(brain, MAX_NEW_TOKENS)
     if brain == "rule":
-        return PredictorInvoker(DebateRuleBrain(config["role"], seed, temperature), MAX_NEW_TOKENS)
-    from lllm.brains import make_predictor      # lazy: TinyLLM needs onnxruntime
+        return PredictorInvoker(DebateRulePredictor(config["role"], seed, temperature), MAX_NEW_TOKENS)
+    from lllm.predictors import make_predictor      # lazy: TinyLLM needs onnxruntime
     return PredictorInvoker(make_predictor(brain, temperature=temperature, seed=seed), MAX_NEW_TOKENS)
 
 
@@ -400,7 +400,7 @@ def add_cli(subparsers) -> None:
 
 
 def run_cli(args) -> int:
-    from lllm.brains import make_predictor
+    from lllm.predictors import make_predictor
     from lllm.cli import UsageError
     if not args.question.strip():
         raise UsageError("QUESTION is empty: give the debate something to answer")

@@ -8,8 +8,8 @@ short-term memory grow and see the second goal ("that plus 9") depend on the fir
 
 Usage:
 
-    >>> from lllm.brains import RuleBrain
-    >>> turns = explain_memory(RuleBrain(), ["What is 17 * 23?", "What is that plus 9?"], verbose=False)
+    >>> from lllm.predictors import RulePredictor
+    >>> turns = explain_memory(RulePredictor(), ["What is 17 * 23?", "What is that plus 9?"], verbose=False)
     >>> [turn.answer for turn in turns]
     ['391', '400']
     >>> turns[1].memory_block
@@ -21,8 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from lllm.memory import LongTermMemory, ShortTermMemory, format_memories
-from lllm.react import DEFAULT_TOOLS, FACTS, Trajectory, run_react
+from lllm.agents.memory import LongTermMemory, ShortTermMemory, format_memories
+from lllm.agents.react import Trajectory, run_react
+from lllm.agents.tools import DEFAULT_TOOLS, FACTS
 
 __all__ = ["DEMO_GOALS", "Turn", "explain_memory", "add_cli"]
 
@@ -66,7 +67,7 @@ def _show(verbose: bool, *lines: str) -> None:
 # ---- command line ------------------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    from lllm.brains import add_predictor_args
+    from lllm.predictors import add_predictor_args
     p = subparsers.add_parser("explain-memory", help="watch memory being injected into the agent's prompt",
                               description="Run a few goals through ReAct with short- and long-term memory, "
                                           "printing the injected memory block and the agent's trace.")
@@ -76,18 +77,19 @@ def add_cli(subparsers) -> None:
 
 
 def run_cli(args) -> int:
-    from lllm.brains import fail, predictor_from_args
+    from lllm.cli import UsageError
+    from lllm.predictors import predictor_from_args
     if any(not goal.strip() for goal in args.goals):
-        return fail("explain-memory", "GOAL is empty: ask the agent a question")
+        raise UsageError("GOAL is empty: ask the agent a question")
     try:
         predictor = predictor_from_args(args)
     except ValueError as error:
-        return fail("explain-memory", str(error))
+        raise UsageError(str(error))
     explain_memory(predictor, args.goals or DEMO_GOALS)
     return 0
 
 
 if __name__ == "__main__":
-    from lllm.brains import RuleBrain
+    from lllm.predictors import RulePredictor
 
-    explain_memory(RuleBrain())
+    explain_memory(RulePredictor())

@@ -15,9 +15,9 @@ so nothing is forced — and scored on four criteria:
 
 Usage:
 
-    >>> from lllm.brains import RuleBrain
-    >>> from lllm.factory_tasks import make_suite
-    >>> report = evaluate(RuleBrain(), make_suite("test", per_group=2))
+    >>> from lllm.predictors import RulePredictor
+    >>> from lllm.labs.factory_tasks import make_suite
+    >>> report = evaluate(RulePredictor(), make_suite("test", per_group=2))
     >>> report.mean("answer"), report.mean("args")
     (1.0, 1.0)
 """
@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from lllm.factory import _same_answer
-from lllm.factory_tasks import Task
-from lllm.react import Trajectory, run_react
+from lllm.labs.factory import _same_answer
+from lllm.labs.factory_tasks import Task
+from lllm.agents.react import Trajectory, run_react
 
 __all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "compare", "table_rows"]
 
@@ -106,8 +106,8 @@ def compare(reports: Sequence[SuiteReport]) -> str:
 
 
 if __name__ == "__main__":
-    from lllm.brains import RuleBrain, echo
-    from lllm.factory_tasks import make_suite
+    from lllm.predictors import RulePredictor, echo
+    from lllm.labs.factory_tasks import make_suite
 
     suite = make_suite("test", per_group=5)
-    print(compare([evaluate(echo, suite, "echo (the old bug)"), evaluate(RuleBrain(), suite, "rule brain")]))
+    print(compare([evaluate(echo, suite, "echo (the old bug)"), evaluate(RulePredictor(), suite, "rule brain")]))

@@ -25,12 +25,12 @@ import math
 import sys
 from dataclasses import asdict, dataclass
 
-from ..sampling import Mulberry32
-from .agent import Agent
-from .frameworks import IO, CoT, CoTSC, Framework, ReAct, Reflexion, Result
-from .game24 import Game24
-from .search import FleetOfAgents, ToTBFS, ToTDFS
-from .simulated import SimulatedModel
+from lllm.model.sampling import Mulberry32
+from lllm.reasoning.agent import Agent
+from lllm.reasoning.frameworks import IO, CoT, CoTSC, Framework, ReAct, Reflexion, Result
+from lllm.reasoning.game24 import Game24
+from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
+from lllm.reasoning.simulated import SimulatedModel
 
 __all__ = ["FRAMEWORKS", "make_framework", "benchmark", "summarize", "format_table", "format_chart", "format_tree",
            "lab_json", "result_record", "Row", "Summary"]
@@ -157,7 +157,7 @@ def format_tree(result: Result) -> str:
 # ---- the command line -----------------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    from ..cli import finite_float, non_negative_int
+    from lllm.cli import finite_float, non_negative_int
     p = subparsers.add_parser("reason", help="compare reasoning frameworks (IO ... ToT, Fleet of Agents) on Game of 24",
                               description="Run reasoning frameworks on Game of 24 and print success rate, spread "
                                           "and model calls. The default model is a simulated stand-in (a solver "
@@ -176,12 +176,12 @@ def add_cli(subparsers) -> None:
 
 
 def _model_factory(args):
-    from ..cli import UsageError
+    from lllm.cli import UsageError
     if args.model == "simulated":
         if not 0 <= args.error_rate <= 1:
             raise UsageError(f"--error-rate must be in [0, 1], got {args.error_rate}")
         return lambda seed: SimulatedModel(args.error_rate, Mulberry32(seed))
-    from ..onnx_backend import DEFAULT_MODEL, ModelError, from_onnx
+    from lllm.model.onnx_backend import DEFAULT_MODEL, ModelError, from_onnx
     try:
         from_onnx(args.onnx or DEFAULT_MODEL)
     except ModelError as e:
@@ -190,8 +190,8 @@ def _model_factory(args):
 
 
 def run_reason(args) -> int:
-    from ..cli import UsageError
-    from .data import DataError
+    from lllm.cli import UsageError
+    from lllm.reasoning.data import DataError
     names = list(FRAMEWORKS) if args.framework == "all" else [n.strip() for n in args.framework.split(",")]
     unknown = [n for n in names if n not in FRAMEWORKS]
     if unknown:

@@ -22,7 +22,7 @@ on the factory's held-out goals) for the lab page.
 
 The same params give the same JSON in CPython and in the page (tests compare them literally),
 except where the models come from: CPython loads them with onnxruntime (`brains.make_predictor`),
-the page passes `tinyllm=browser_tinyllm, tinyllm_agent=browser_tinyllm_agent` (`lllm.browser`,
+the page passes `tinyllm=browser_tinyllm, tinyllm_agent=browser_tinyllm_agent` (`lllm.web.browser`,
 imported only when called, so this module stays importable anywhere). Timings in the playground
 demo are measured, so they differ.
 
@@ -46,14 +46,15 @@ from contextlib import redirect_stdout
 from dataclasses import asdict
 from typing import Callable
 
-from lllm.brains import RuleBrain, echo, make_predictor
-from lllm.evaluator import evaluate_seeds
-from lllm.inference_playground import compare
-from lllm.lab import SUITE, LabReport, evaluate_case
-from lllm.memory import LongTermMemory, format_memories, words
-from lllm.memory_explainer import DEMO_GOALS, explain_memory
-from lllm.predictor import ScriptedPredictor
-from lllm.react import DEFAULT_TOOLS, FACTS, FORCED_RE, run_react
+from lllm.predictors import RulePredictor, echo, make_predictor
+from lllm.labs.evaluator import evaluate_seeds
+from lllm.labs.inference_playground import compare
+from lllm.labs.lab import SUITE, LabReport, evaluate_case
+from lllm.agents.memory import LongTermMemory, format_memories, words
+from lllm.labs.memory_explainer import DEMO_GOALS, explain_memory
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.agents.react import FORCED_RE, run_react
+from lllm.agents.tools import DEFAULT_TOOLS, FACTS
 
 __all__ = ["BRAINS", "DEMOS", "TINYLLM_STOP", "TINYLLM_AGENT_STOP", "browser_tinyllm", "browser_tinyllm_agent",
            "make_brain", "parse_script", "run_demo", "run_json"]
@@ -70,7 +71,7 @@ CATEGORIES = tuple(dict.fromkeys(c.category for c in SUITE))
 
 def browser_tinyllm(temperature: float, seed: int):
     """The page's TinyLLM (onnxruntime-web in the runtime worker), stopping as the CPython one does."""
-    from lllm.browser import from_browser      # works only inside the page's Pyodide
+    from lllm.web.browser import from_browser      # works only inside the page's Pyodide
     try:
         return from_browser(temperature=temperature, seed=seed, stop=TINYLLM_STOP)
     except ValueError:
@@ -82,7 +83,7 @@ def browser_tinyllm(temperature: float, seed: int):
 def browser_tinyllm_agent():
     """The page's agent-tuned TinyLLM, built as `make_predictor("tinyllm-agent")`: greedy, the same
     stops, the same default length (200; run_react asks for 128 per step)."""
-    from lllm.browser import from_browser
+    from lllm.web.browser import from_browser
     try:
         return from_browser(temperature=0.0, stop=TINYLLM_AGENT_STOP, model="tinyllm-agent")
     except ValueError:
@@ -109,7 +110,7 @@ def make_brain(spec: str, seed: int = 0, temperature: float = 0.8, script: str =
                tinyllm: Callable | None = None, tinyllm_agent: Callable | None = None):
     """A fresh predictor for `spec` (one of BRAINS); ValueError naming the choice if it is unknown."""
     if spec == "rule":
-        return RuleBrain()
+        return RulePredictor()
     if spec == "echo":
         return echo
     if spec == "scripted":
@@ -228,8 +229,8 @@ MAX_PER_GROUP = 10                 # before-after: 7 groups, so at most 70 goals
 def before_after_demo(p: dict, make: Callable[..., object], progress) -> dict:
     """The story model and the agent-tuned one, greedy, on `per_group` held-out goals per group:
     the text `python -m lllm lab --before-after --per-group N` prints."""
-    from lllm.factory import BEFORE_AFTER, before_after_reports, before_after_text
-    from lllm.factory_eval import CRITERIA, table_rows
+    from lllm.labs.factory import BEFORE_AFTER, before_after_reports, before_after_text
+    from lllm.labs.factory_eval import CRITERIA, table_rows
     per_group = _int(p, "per_group", 2)
     if not 1 <= per_group <= MAX_PER_GROUP:
         raise ValueError(f"per_group must be between 1 and {MAX_PER_GROUP}, got {per_group}")

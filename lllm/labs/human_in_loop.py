@@ -25,8 +25,8 @@ reason, before, after); `to_json()` exports the session.
 
 Usage:
 
-    >>> from lllm.brains import RuleBrain
-    >>> session = OversightSession("What is 6 times 7?", RuleBrain(), clock=lambda: 0.0)
+    >>> from lllm.predictors import RulePredictor
+    >>> session = OversightSession("What is 6 times 7?", RulePredictor(), clock=lambda: 0.0)
     >>> session.next().describe()
     'calc[6 * 7]'
     >>> session.decide("edit", "calc[6 * 8]", reason="test an edit")
@@ -42,8 +42,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
-from lllm.react import (DEFAULT_TOOLS, FORCED_RE, MAX_NEW_TOKENS, REPAIR_OBSERVATION, Step, Tool,
-                        _act, build_prompt, parse_step)
+from lllm.agents.react import (FORCED_RE, MAX_NEW_TOKENS, REPAIR_OBSERVATION, Step, _act, build_prompt, parse_step)
+from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 __all__ = ["MODES", "ACTIONS", "HELP", "Intervention", "Proposal", "confidence", "OversightSession",
            "terminal", "add_cli"]
@@ -266,7 +266,7 @@ def terminal(session: OversightSession, ask: Callable[[str], str] | None = None,
 
 
 def add_cli(subparsers) -> None:
-    from lllm.brains import add_predictor_args
+    from lllm.predictors import add_predictor_args
     p = subparsers.add_parser("oversee", help="run the agent with a human approving each step",
                               description="Run the ReAct agent and pause before each tool call or final answer "
                                           "for your decision: approve, edit, inject, skip, quit, help.")
@@ -279,15 +279,16 @@ def add_cli(subparsers) -> None:
 
 
 def run_cli(args) -> int:
-    from lllm.brains import fail, predictor_from_args
+    from lllm.cli import UsageError
+    from lllm.predictors import predictor_from_args
     if not args.goal.strip():
-        return fail("oversee", "GOAL is empty: ask the agent a question")
+        raise UsageError("GOAL is empty: ask the agent a question")
     if args.max_steps < 1:
-        return fail("oversee", f"--max-steps must be >= 1, got {args.max_steps}")
+        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
     try:
         predictor = predictor_from_args(args)
     except ValueError as error:
-        return fail("oversee", str(error))
+        raise UsageError(str(error))
     session = OversightSession(args.goal, predictor, mode=args.mode, max_steps=args.max_steps)
     terminal(session)
     if args.json:

@@ -15,8 +15,8 @@ and the next prompt carries the same repair observation the ReAct loop uses.
 
 Usage:
 
-    >>> from lllm.brains import RuleBrain
-    >>> run = run_typed("What is 6 times 7?", RuleBrain())
+    >>> from lllm.predictors import RulePredictor
+    >>> run = run_typed("What is 6 times 7?", RulePredictor())
     >>> [step.kind.name for step in run.steps], run.completed, run.answer
     (['GOAL', 'THOUGHT', 'ACTION', 'OBSERVATION', 'FINAL'], True, '42')
 """
@@ -27,8 +27,8 @@ import enum
 from dataclasses import dataclass
 from typing import Sequence
 
-from lllm.react import (DEFAULT_TOOLS, MAX_NEW_TOKENS, REPAIR_OBSERVATION, Step, Tool, _act,
-                        build_prompt, parse_step)
+from lllm.agents.react import MAX_NEW_TOKENS, REPAIR_OBSERVATION, Step, _act, build_prompt, parse_step
+from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 __all__ = ["StepKind", "TypedStep", "TRANSITIONS", "IllegalTransition", "TypedTrajectory",
            "run_typed", "add_cli"]
@@ -172,7 +172,7 @@ def _quiet(who: str, text: str) -> None:
 # ---- command line ------------------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    from lllm.brains import add_predictor_args
+    from lllm.predictors import add_predictor_args
     p = subparsers.add_parser("workflow", help="run the typed workflow: numbered typed steps, checked transitions",
                               description="Run the ReAct agent as a typed state machine and print its numbered "
                                           "steps. Exit status 1 when the run does not complete.")
@@ -183,15 +183,16 @@ def add_cli(subparsers) -> None:
 
 
 def run_cli(args) -> int:
-    from lllm.brains import fail, predictor_from_args
+    from lllm.cli import UsageError
+    from lllm.predictors import predictor_from_args
     if not args.goal.strip():
-        return fail("workflow", "GOAL is empty: ask the agent a question")
+        raise UsageError("GOAL is empty: ask the agent a question")
     if args.max_turns < 1:
-        return fail("workflow", f"--max-turns must be >= 1, got {args.max_turns}")
+        raise UsageError(f"--max-turns must be >= 1, got {args.max_turns}")
     try:
         predictor = predictor_from_args(args)
     except ValueError as error:
-        return fail("workflow", str(error))
+        raise UsageError(str(error))
     run = run_typed(args.goal, predictor, max_turns=args.max_turns)
     print(run.render())
     print(f"completed: {'yes, answer ' + repr(run.answer) if run.completed else 'no'}")
@@ -199,6 +200,6 @@ def run_cli(args) -> int:
 
 
 if __name__ == "__main__":
-    from lllm.brains import RuleBrain
+    from lllm.predictors import RulePredictor
 
-    print(run_typed("What is 17 * 23?", RuleBrain()).render())
+    print(run_typed("What is 17 * 23?", RulePredictor()).render())

@@ -16,8 +16,8 @@ and never patched, so nothing needs restoring, even when the agent raises.
 
 Usage:
 
-    >>> from lllm.brains import RuleBrain
-    >>> report = run_lab(RuleBrain(), [c for c in SUITE if c.category == "arithmetic"])
+    >>> from lllm.predictors import RulePredictor
+    >>> report = run_lab(RulePredictor(), [c for c in SUITE if c.category == "arithmetic"])
     >>> report.passed, len(report.results)
     (8, 8)
 """
@@ -29,7 +29,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-from lllm.react import DEFAULT_TOOLS, Tool, run_react
+from lllm.agents.react import run_react
+from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 __all__ = ["TestCase", "CaseResult", "LabReport", "SUITE", "answer_matches", "evaluate_case",
            "run_lab", "add_cli"]
@@ -206,7 +207,7 @@ def run_lab(predictor, cases: Sequence[TestCase] = SUITE, max_steps: int = 4, na
 # ---- command line ------------------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    from lllm.brains import add_predictor_args
+    from lllm.predictors import add_predictor_args
     p = subparsers.add_parser("lab", help="measure how often the agent really succeeds",
                               description=f"Run the ReAct agent on {len(SUITE)} goals and report success "
                                           "overall, per category, and every failure.")
@@ -224,18 +225,19 @@ def add_cli(subparsers) -> None:
 
 
 def run_cli(args) -> int:
-    from lllm.brains import fail, predictor_from_args
+    from lllm.cli import UsageError
+    from lllm.predictors import predictor_from_args
     if args.max_steps < 1:
-        return fail("lab", f"--max-steps must be >= 1, got {args.max_steps}")
+        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
     if args.before_after:
         if args.per_group < 1:
-            return fail("lab", f"--per-group must be >= 1, got {args.per_group}")
-        from lllm.factory import before_after
-        return before_after(args.per_group, args.seed or 0, command="lab", flag="--before-after")
+            raise UsageError(f"--per-group must be >= 1, got {args.per_group}")
+        from lllm.labs.factory import before_after
+        return before_after(args.per_group, args.seed or 0, flag="--before-after")
     try:
         predictor = predictor_from_args(args)
     except ValueError as error:
-        return fail("lab", str(error))
+        raise UsageError(str(error))
     cases = [c for c in SUITE if not args.category or c.category in args.category]
     report = run_lab(predictor, cases, max_steps=args.max_steps, name=args.predictor)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
@@ -243,6 +245,6 @@ def run_cli(args) -> int:
 
 
 if __name__ == "__main__":
-    from lllm.brains import RuleBrain
+    from lllm.predictors import RulePredictor
 
-    print(run_lab(RuleBrain(), name="rule").format())
+    print(run_lab(RulePredictor(), name="rule").format())

@@ -2,7 +2,7 @@
 
 Read `generate.py` first. This is a platform adapter: onnxruntime (and numpy, which it brings) are
 imported only when a model is opened, so `import lllm` stays stdlib-only. In the page the same
-model runs on onnxruntime-web (`lllm.browser`).
+model runs on onnxruntime-web (`lllm.web.browser`).
 
 A model is two files side by side: `tinyllm.onnx` and its card `tinyllm.json` (vocabulary,
 config, training metrics, sha256 of the .onnx). Opening checks that they belong together; any
@@ -10,7 +10,7 @@ problem is a `ModelError` whose message names the file.
 
 Usage (after `make model`):
 
-    from lllm.onnx_backend import from_onnx
+    from lllm.model.onnx_backend import from_onnx
     predictor = from_onnx("build/model/tinyllm.onnx", temperature=0.8, seed=1)
     print(predictor("Once", max_new_tokens=80))
 """
@@ -22,8 +22,8 @@ import json
 import os
 from typing import Any, Sequence
 
-from .generate import BackendPredictor
-from .tokenizer import CharTokenizer
+from lllm.model.generate import BackendPredictor
+from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["DEFAULT_MODEL", "ModelError", "OnnxBackend", "load_card", "from_onnx"]
 
@@ -141,7 +141,7 @@ def from_onnx(path: str = DEFAULT_MODEL, temperature: float = 0.8, top_k: int = 
     """TinyLLM as a Predictor: `from_onnx(...)(prompt, max_new_tokens) -> completion only`.
 
     A card's `reads_from` (the agent model's "Question: ") says where in a prompt the model's
-    training text started; the predictor feeds it from there (`lllm.generate.prompt_view`)."""
+    training text started; the predictor feeds it from there (`lllm.model.generate.prompt_view`)."""
     backend = OnnxBackend(path)
     return BackendPredictor(backend, backend.tokenizer, temperature=temperature, top_k=top_k,
                             top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, stop=stop,

@@ -11,7 +11,7 @@ answers; see DESIGN.md §8.)
 
 Usage:
 
-    >>> from lllm.predictor import ScriptedPredictor
+    >>> from lllm.predictors.contract import ScriptedPredictor
     >>> brain = ScriptedPredictor(["Thought: add them", "Final Answer: 5"])
     >>> brain("What is 2 + 3?")
     'Thought: add them'

@@ -20,7 +20,7 @@ turn the observation into a Final Answer, so a lab still measures the model.
 
 Usage:
 
-    >>> from lllm.predictor import ScriptedPredictor
+    >>> from lllm.predictors.contract import ScriptedPredictor
     >>> brain = ScriptedPredictor(["Thought: compute 17 * 23\\nAction: calc[17 * 23]",
     ...                            "Thought: I have the result\\nFinal Answer: 391"])
     >>> run_react("What is 17 * 23?", brain)
@@ -39,67 +39,14 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
-from lllm.calc import calc
+from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
-__all__ = ["Tool", "Step", "Trajectory", "FACTS", "lookup", "DEFAULT_TOOLS", "build_prompt",
+__all__ = ["Step", "Trajectory", "build_prompt",
            "parse_action", "parse_final", "parse_step", "run_react", "MAX_NEW_TOKENS", "add_cli"]
 
 MAX_NEW_TOKENS = 128         # one step (a thought and an action) fits; a rambling model is cut off
 MAX_OBSERVATION_CHARS = 200  # a tool cannot flood the prompt
 PROMPT_TAIL_CHARS = 160      # how much of the prompt the verbose trace shows
-
-
-# ---- tools -------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Tool:
-    """A named function from argument text to observation text, described for the model."""
-
-    name: str
-    description: str
-    fn: Callable[[str], str]
-
-
-# --8<-- [start:facts]
-FACTS = {  # the world of the training story (export/story.txt), one line per topic
-    "brookfield": "Brookfield is a small town by a slow green river, under a tall grey hill.",
-    "mira": "Mira is the baker. She lives above the bakery on Apple Street.",
-    "tom": "Tom is 11 years old. He lives at the mill with his father, Owen.",
-    "owen": "Owen is the miller, Tom's father. He lives at the mill by the river.",
-    "lina": "Lina lives in the white house on Hill Road. She keeps 5 hens and 1 goat.",
-    "hale": "Mr. Hale is the teacher. He lives in the school house on Mill Lane.",
-    "pip": "Pip is Mira's grey cat.",
-    "bram": "Bram is Lina's brown goat.",
-    "dot": "Dot is Mr. Hale's small brown dog.",
-    "bakery": "The bakery opens at 6:30. Mira bakes 12 loaves a day, 24 on Friday.",
-    "mill": "The mill is by the river. Its wheel is blue.",
-    "clock": "The old clock in the square is gold. It has 4 faces.",
-    "market": "The market is in the square, next to the old clock, on Saturday.",
-    "school": "There are 18 children in Mr. Hale's class.",
-    "bread": "A loaf of bread costs 2 coins.",
-}
-# --8<-- [end:facts]
-
-
-def lookup(topic: str) -> str:
-    """The fact for `topic`: its name, or the one topic name the text mentions."""
-    words = re.findall(r"[a-z]+", topic.lower())
-    key = " ".join(words)
-    if key in FACTS:
-        return FACTS[key]
-    mentioned = [name for name in FACTS if name in words]
-    if len(mentioned) == 1:
-        return FACTS[mentioned[0]]
-    raise LookupError(f"no fact about {topic.strip()!r}; topics: {', '.join(FACTS)}")
-
-
-DEFAULT_TOOLS = (
-    # The examples are deliberately concrete: a stand-in brain that copies them instead of reading
-    # the goal answers every question with 7 (DESIGN.md §8), and tests check that ours does not.
-    Tool("calc", "arithmetic with + - * / ** and parentheses. Example: Action: calc[2 + 5]", calc),
-    Tool("lookup", "a fact about the town of Brookfield. Topics: " + ", ".join(FACTS)
-         + ". Example: Action: lookup[mira]", lookup),
-)
 
 
 # ---- records: a step and a trajectory ----------------------------------------------------------
@@ -310,7 +257,7 @@ def _act(action: tuple[str, str], by_name: dict, say) -> str:
 # ---- command line ------------------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    from lllm.brains import add_predictor_args
+    from lllm.predictors import add_predictor_args
     p = subparsers.add_parser("react", help="run the ReAct agent on one goal",
                               description="Run the ReAct loop (think, act, observe) on GOAL and print its trace. "
                                           "Exit status 1 when the agent ends without a final answer.")
@@ -324,15 +271,16 @@ def add_cli(subparsers) -> None:
 
 def run_cli(args) -> int:
     import json
-    from lllm.brains import fail, predictor_from_args
+    from lllm.cli import UsageError
+    from lllm.predictors import predictor_from_args
     if not args.goal.strip():
-        return fail("react", "GOAL is empty: ask the agent a question")
+        raise UsageError("GOAL is empty: ask the agent a question")
     if args.max_steps < 1:
-        return fail("react", f"--max-steps must be >= 1, got {args.max_steps}")
+        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
     try:
         predictor = predictor_from_args(args)
     except ValueError as error:
-        return fail("react", str(error))
+        raise UsageError(str(error))
     trajectory = run_react(args.goal, predictor, max_steps=args.max_steps,
                            verbose=args.verbose and not args.json, return_trajectory=True)
     if args.json:
@@ -345,6 +293,6 @@ def run_cli(args) -> int:
 
 
 if __name__ == "__main__":
-    from lllm.brains import RuleBrain
+    from lllm.predictors import RulePredictor
 
-    run_react("What is 17 * 23?", RuleBrain(), verbose=True)
+    run_react("What is 17 * 23?", RulePredictor(), verbose=True)

@@ -24,7 +24,7 @@ is here for teaching and for the benchmark.
 
 Usage:
 
-    >>> from lllm.tokenizer import CharTokenizer
+    >>> from lllm.model.tokenizer import CharTokenizer
     >>> tok = CharTokenizer("ab")
     >>> def always_b(ids, state):            # a "model" that always prefers 'b'
     ...     return [0.0, 5.0], state
@@ -37,8 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .sampling import Mulberry32, check_sampling, sample, top_predictions
-from .tokenizer import CharTokenizer
+from lllm.model.sampling import Mulberry32, check_sampling, sample, top_predictions
+from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["Backend", "Generation", "generate", "next_char_view", "BackendPredictor", "EMPTY_PROMPT",
            "prompt_view"]

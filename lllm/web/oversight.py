@@ -35,8 +35,8 @@ import time
 from dataclasses import asdict
 from typing import Callable
 
-from lllm.brains import RuleBrain
-from lllm.human_in_loop import HELP, OversightSession
+from lllm.predictors import RulePredictor
+from lllm.labs.human_in_loop import HELP, OversightSession
 
 __all__ = ["start", "state", "state_json", "decide_json"]
 
@@ -44,7 +44,7 @@ __all__ = ["start", "state", "state_json", "decide_json"]
 def start(goal: str, mode: str = "approve", max_steps: int = 5,
           clock: Callable[[], float] = time.time) -> OversightSession:
     """A session over the rule brain, advanced to its first pending proposal (or to its end)."""
-    session = OversightSession(goal, RuleBrain(), mode=mode, max_steps=max_steps, clock=clock)
+    session = OversightSession(goal, RulePredictor(), mode=mode, max_steps=max_steps, clock=clock)
     session.next()
     return session
 

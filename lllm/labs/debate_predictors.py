@@ -1,4 +1,4 @@
-"""Layer 4 · the debate's rule-based stand-ins: `DebateRuleBrain(role, seed, temperature)` is a Predictor.
+"""Layer 4 · the debate's rule-based stand-ins: `DebateRulePredictor(role, seed, temperature)` is a Predictor.
 
 Read `debate.py` first (the formats these brains write); `brains.py` has the ReAct stand-in.
 
@@ -20,7 +20,7 @@ synthesis) can be watched on a stand-in that behaves the same in CPython and in 
 
 Usage:
 
-    >>> brain = DebateRuleBrain("specialist", seed=1, temperature=0.0)
+    >>> brain = DebateRulePredictor("specialist", seed=1, temperature=0.0)
     >>> brain("User: Question: What is 48 plus 17?\\nPropose an answer.\\nAssistant: ")
     'I will check with a tool.\\nAction: calc[48 + 17]'
     >>> brain("User: Question: What is 48 plus 17?\\nPropose an answer.\\nAssistant: Action: calc[48 + 17]\\nObservation: 65\\nAssistant: ")
@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import re
 
-from lllm.brains import find_arithmetic
-from lllm.calc import CalcError, calc, format_number
-from lllm.react import FACTS
-from lllm.sampling import Mulberry32
+from lllm.predictors import find_arithmetic
+from lllm.agents.calc import CalcError, calc, format_number
+from lllm.agents.tools import FACTS
+from lllm.model.sampling import Mulberry32
 
-__all__ = ["DebateRuleBrain", "ROLES", "CHECKED", "DONT_KNOW"]
+__all__ = ["DebateRulePredictor", "ROLES", "CHECKED", "DONT_KNOW"]
 
 ROLES = ("specialist", "critic", "synthesizer")
 CHECKED = "checked with a tool"        # the reason a checked answer carries (revise reads it back)
@@ -83,7 +83,7 @@ def _answer(answer: str, reason: str) -> str:
 
 # ---- the stand-in --------------------------------------------------------------------------------
 
-class DebateRuleBrain:
+class DebateRulePredictor:
     """A predictor for one debate role (see the module docstring); deterministic for a seed."""
 
     def __init__(self, role: str = "specialist", seed: int = 0, temperature: float = 0.0):
@@ -168,4 +168,4 @@ class DebateRuleBrain:
         return _answer(answers[best[1]], f"{best[1]} scored highest ({best[0]}/10)")
 
     def __repr__(self) -> str:
-        return f"DebateRuleBrain({self.role!r}, temperature={self.temperature})"
+        return f"DebateRulePredictor({self.role!r}, temperature={self.temperature})"

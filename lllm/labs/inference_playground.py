@@ -7,9 +7,9 @@ success side by side. The clock is passed in, so tests can use a fake one.
 
 Usage:
 
-    >>> from lllm.brains import RuleBrain, echo
-    >>> from lllm.lab import SUITE
-    >>> rows = compare({"rule": RuleBrain(), "echo": echo}, SUITE[8:12])
+    >>> from lllm.predictors import RulePredictor, echo
+    >>> from lllm.labs.lab import SUITE
+    >>> rows = compare({"rule": RulePredictor(), "echo": echo}, SUITE[8:12])
     >>> [(row.name, row.passed, row.cases, row.calls) for row in rows]
     [('rule', 4, 4, 8), ('echo', 0, 4, 16)]
 """
@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Mapping, Sequence
 
-from lllm.lab import SUITE, TestCase, run_lab
+from lllm.labs.lab import SUITE, TestCase, run_lab
 
 __all__ = ["Timed", "Row", "compare", "format_table", "add_cli"]
 
@@ -86,7 +86,7 @@ def format_table(rows: Sequence[Row]) -> str:
 # ---- command line ------------------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    from lllm.brains import PREDICTOR_SPECS
+    from lllm.predictors import PREDICTOR_SPECS
     p = subparsers.add_parser("playground", help="compare brains on the same goals: latency, speed, success",
                               description="Run the lab's goals through several predictors and compare "
                                           "latency, characters per second and lab success.")
@@ -101,14 +101,15 @@ def add_cli(subparsers) -> None:
 
 
 def run_cli(args) -> int:
-    from lllm.brains import fail, make_predictor
+    from lllm.cli import UsageError
+    from lllm.predictors import make_predictor
     specs = [s.strip() for s in args.predictors.split(",") if s.strip()]
     if not specs:
-        return fail("playground", "--predictors needs at least one SPEC")
+        raise UsageError("--predictors needs at least one SPEC")
     try:
         predictors = {s: make_predictor(s, temperature=args.temperature, seed=args.seed) for s in specs}
     except ValueError as error:
-        return fail("playground", str(error).replace("--predictor ", "--predictors ", 1))
+        raise UsageError(str(error).replace("--predictor ", "--predictors ", 1))
     cases = [c for c in SUITE if not args.category or c.category in args.category]
     rows = compare(predictors, cases)
     if args.json:
@@ -121,6 +122,6 @@ def run_cli(args) -> int:
 
 
 if __name__ == "__main__":
-    from lllm.brains import RuleBrain, echo
+    from lllm.predictors import RulePredictor, echo
 
-    print(format_table(compare({"rule": RuleBrain(), "echo": echo})))
+    print(format_table(compare({"rule": RulePredictor(), "echo": echo})))

@@ -16,7 +16,7 @@ so a seed gives the same text here and in `python -m lllm generate`.
 
 Usage (in a runnable cell on the site):
 
-    from lllm.browser import from_browser
+    from lllm.web.browser import from_browser
     brain = from_browser(temperature=0.8, seed=1)
     print(brain("Once", max_new_tokens=80))
     agent = from_browser(model="tinyllm-agent", temperature=0, stop=("Observation:", "\\n\\n"))
@@ -31,9 +31,9 @@ import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
-from .generate import EMPTY_PROMPT, Generation, _check_count, prompt_view
-from .sampling import Mulberry32, check_sampling
-from .tokenizer import CharTokenizer
+from lllm.model.generate import EMPTY_PROMPT, Generation, _check_count, prompt_view
+from lllm.model.sampling import Mulberry32, check_sampling
+from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["BrowserPredictor", "BrowserBackend", "STORY_MODEL", "from_browser", "page_card", "page_tokenizer",
            "run_cell"]

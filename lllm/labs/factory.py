@@ -17,8 +17,8 @@ so no held-out goal or number combination is ever in the corpus.
 
 Usage:
 
-    >>> from lllm.brains import RuleBrain
-    >>> run = run_factory(20, RuleBrain(), seed=1, held_out=0)
+    >>> from lllm.predictors import RulePredictor
+    >>> run = run_factory(20, RulePredictor(), seed=1, held_out=0)
     >>> len(run.kept) + run.counts["duplicate"] == 20, run.counts["wrong"]
     (True, 0)
     >>> print(run.kept[0].text().splitlines()[0][:9])
@@ -34,9 +34,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
-from lllm.calc import calc
-from lllm.factory_tasks import Task, make_suite, make_task
-from lllm.react import DEFAULT_TOOLS, PROMPT_HEADER, Tool, Trajectory, lookup, run_react
+from lllm.agents.calc import calc
+from lllm.labs.factory_tasks import Task, make_suite, make_task
+from lllm.agents.react import PROMPT_HEADER, Trajectory, run_react
+from lllm.agents.tools import DEFAULT_TOOLS, Tool, lookup
 
 __all__ = ["CRITIQUE_PROMPT", "Critique", "parse_critique", "rule_critique", "PredictorCritic",
            "verify", "Episode", "run_episode", "episode_stream", "FactoryRun", "run_factory",
@@ -324,7 +325,7 @@ def write_run(run: FactoryRun, out: str, pairs: bool = False, seed: int = 0) -> 
 # ---- command line ------------------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    from lllm.brains import add_predictor_args
+    from lllm.predictors import add_predictor_args
     from lllm.cli import non_negative_int
     p = subparsers.add_parser("factory", help="make verified ReAct trajectories (synthetic training data)",
                               description="Run a brain on fresh tasks, critique and verify every run, and "
@@ -342,17 +343,18 @@ def add_cli(subparsers) -> None:
 
 
 def run_cli(args) -> int:
-    from lllm.brains import fail, predictor_from_args
+    from lllm.cli import UsageError
+    from lllm.predictors import predictor_from_args
     if not 0 <= args.min_score <= 1:
-        return fail("factory", f"--min-score must be between 0 and 1, got {args.min_score}")
+        raise UsageError(f"--min-score must be between 0 and 1, got {args.min_score}")
     if args.critic not in ("rule", "self"):
-        return fail("factory", f"--critic must be 'rule' or 'self', got {args.critic!r}")
+        raise UsageError(f"--critic must be 'rule' or 'self', got {args.critic!r}")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
-        return fail("factory", f"--out {args.out} exists and is not a folder")
+        raise UsageError(f"--out {args.out} exists and is not a folder")
     try:
         predictor = predictor_from_args(args)
     except ValueError as error:
-        return fail("factory", str(error))
+        raise UsageError(str(error))
     critic = rule_critique if args.critic == "rule" else PredictorCritic(predictor)
     run = run_factory(args.episodes, predictor, seed=args.seed or 0, critic=critic,
                       min_score=args.min_score, held_out=args.held_out)
@@ -372,7 +374,7 @@ BEFORE_AFTER = (("story model", "tinyllm"), ("agent model", "tinyllm-agent"))
 
 def before_after_reports(models: dict, per_group: int, seed: int = 0, progress=None) -> list:
     """Each of `models` ({name: predictor}, greedy) on the held-out test goals, no forcing."""
-    from lllm.factory_eval import evaluate
+    from lllm.labs.factory_eval import evaluate
     suite = make_suite("test", per_group, seed)
     reports = []
     for name, predictor in models.items():
@@ -384,26 +386,27 @@ def before_after_reports(models: dict, per_group: int, seed: int = 0, progress=N
 
 def before_after_text(reports: list) -> str:
     """The before/after table the terminal prints (and the lab page's demo shows)."""
-    from lllm.factory_eval import compare
+    from lllm.labs.factory_eval import compare
     return (f"held-out test goals: {len(reports[0].rows)}, greedy, no forcing "
             "(format / tool / args / answer, %)\n" + compare(reports))
 
 
-def before_after(per_group: int, seed: int, command: str = "factory", flag: str = "--evaluate") -> int:
+def before_after(per_group: int, seed: int, flag: str = "--evaluate") -> int:
     """The story model and the agent-tuned model, greedy, on the held-out test goals."""
-    from lllm.brains import fail, make_predictor
+    from lllm.cli import UsageError
+    from lllm.predictors import make_predictor
     try:
         models = {name: make_predictor(spec, temperature=0) for name, spec in BEFORE_AFTER}
     except ValueError as error:
-        return fail(command, f"{flag}: {error}")
+        raise UsageError(f"{flag}: {error}") from None
     print(before_after_text(before_after_reports(models, per_group, seed)))
     return 0
 
 
 if __name__ == "__main__":
-    from lllm.brains import RuleBrain
+    from lllm.predictors import RulePredictor
 
-    demo = run_factory(30, RuleBrain(), seed=0, held_out=2)
+    demo = run_factory(30, RulePredictor(), seed=0, held_out=2)
     print(demo.summary())
     print(demo.kept[0].critique_text)
     print(demo.kept[0].text())

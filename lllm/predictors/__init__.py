@@ -1,0 +1,21 @@
+"""Layer 2 · the narrow waist: a predictor maps a prompt to the text that comes next.
+
+Read `contract.py` first (the contract and the scripted predictor tests use), then `rules.py`
+(a stand-in that writes ReAct steps by rules), `http_predictor.py` (an OpenAI-compatible server)
+and `specs.py` (the `--predictor SPEC` every agent command takes). TinyLLM's predictors live
+with the model (`lllm.model.onnx_backend`) and the page (`lllm.web.browser`).
+
+    >>> from lllm.predictors import make_predictor
+    >>> make_predictor("rule")("Tools:\\ncalc: arithmetic\\nQuestion: What is 2 + 3?\\n")
+    'Thought: compute 2 + 3\\nAction: calc[2 + 3]'
+"""
+
+from lllm.predictors.contract import Predictor, ScriptedPredictor, ScriptExhausted
+from lllm.predictors.http_predictor import HttpPredictor
+from lllm.predictors.rules import RulePredictor, echo, find_arithmetic
+from lllm.predictors.specs import (DEFAULT_TINYLLM, DEFAULT_TINYLLM_AGENT, PREDICTOR_SPECS, add_predictor_args,
+                                   load_script, make_predictor, predictor_from_args)
+
+__all__ = ["Predictor", "ScriptedPredictor", "ScriptExhausted", "HttpPredictor", "RulePredictor", "echo",
+           "find_arithmetic", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "PREDICTOR_SPECS", "add_predictor_args",
+           "load_script", "make_predictor", "predictor_from_args"]

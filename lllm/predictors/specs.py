@@ -1,0 +1,123 @@
+"""Layer 2 · choosing a predictor by name: `make_predictor(spec) -> Predictor`, the `--predictor` flag.
+
+Read `contract.py` and `rules.py` first. Every agent command takes `--predictor SPEC`:
+
+    tinyllm[:PATH]   the story model, TinyLLM, on onnxruntime (CPython; default build/model/tinyllm.onnx)
+    tinyllm-agent[:PATH]  TinyLLM trained on the factory's trajectories (`make agent-model`;
+                     default build/model/tinyllm-agent.onnx), greedy unless --temperature is given
+    rule             RulePredictor: a hand-written stand-in that writes correct ReAct steps
+    echo             returns the prompt itself: the original collection's bug, kept as a predictor
+                     so you can watch the lab refuse to credit it
+    scripted:FILE    replays replies from FILE (a JSON list, or text with replies between '---' lines)
+    http:URL         an OpenAI-compatible server, e.g. http:http://127.0.0.1:8080 (http_predictor.py)
+
+In the page, `tinyllm` and `tinyllm-agent` are the browser predictors (`lllm.web.browser`); the
+page adapter passes them in as `models`, so the same resolution serves both platforms.
+A bad spec or a bad file raises ValueError naming `--predictor`.
+
+Usage:
+
+    >>> make_predictor("rule")
+    RulePredictor()
+    >>> make_predictor("nonsense")
+    Traceback (most recent call last):
+    ...
+    ValueError: --predictor 'nonsense' is not one of: tinyllm[:PATH], rule, echo, scripted:FILE, http:URL or tinyllm-agent[:PATH]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.predictors.rules import RulePredictor, echo
+
+__all__ = ["PREDICTOR_SPECS", "load_script", "make_predictor", "add_predictor_args", "predictor_from_args"]
+
+
+# ---- resolving --predictor ---------------------------------------------------------------------
+
+PREDICTOR_SPECS = "tinyllm[:PATH], rule, echo, scripted:FILE, http:URL or tinyllm-agent[:PATH]"
+DEFAULT_TINYLLM = "build/model/tinyllm.onnx"
+DEFAULT_TINYLLM_AGENT = "build/model/tinyllm-agent.onnx"
+
+
+def load_script(path: str) -> list[str]:
+    """Replies for a ScriptedPredictor: a JSON list of strings, or text split on '---' lines."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as error:
+        raise ValueError(f"--predictor scripted: cannot read {path}: {error.strerror}") from None
+    if path.endswith(".json"):
+        try:
+            replies = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"--predictor scripted: {path} is not valid JSON ({error.msg}, line {error.lineno})") from None
+        if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
+            raise ValueError(f"--predictor scripted: {path} must hold a JSON list of strings")
+    else:
+        replies = [r.strip("\n") for r in re.split(r"^---[ \t]*$", text, flags=re.M)]
+    replies = [r for r in replies if r.strip()]
+    if not replies:
+        raise ValueError(f"--predictor scripted: {path} has no replies")
+    return replies
+
+
+def _tinyllm(path: str | None, options: dict):
+    """TinyLLM on onnxruntime, stopping when it starts to write an Observation itself."""
+    from lllm.model.onnx_backend import from_onnx    # CPython + onnxruntime only, so imported late
+    try:
+        return from_onnx(path or DEFAULT_TINYLLM, stop=("Observation:",), **options)
+    except ValueError as error:                 # ModelError: missing, damaged or mismatched files
+        raise ValueError(f"--predictor tinyllm: {error}") from None
+
+
+def _tinyllm_agent(path: str | None, options: dict):
+    """The agent-tuned TinyLLM: it ends a step at `Observation:` and a final answer with a blank line."""
+    from lllm.model.onnx_backend import from_onnx
+    try:
+        return from_onnx(path or DEFAULT_TINYLLM_AGENT, stop=("Observation:", "\n\n"),
+                         **{"temperature": 0.0, **options})
+    except ValueError as error:
+        raise ValueError(f"--predictor tinyllm-agent: {error}; the agent model is built by `make agent-model`") from None
+
+
+def make_predictor(spec: str, *, temperature: float | None = None, seed: int | None = None):
+    """A predictor for `spec` (see the module docstring); ValueError naming --predictor if bad.
+
+    temperature and seed apply to sampling brains (TinyLLM); None keeps each brain's default.
+    """
+    spec = (spec or "").strip()
+    options = {k: v for k, v in (("temperature", temperature), ("seed", seed)) if v is not None}
+    if spec == "rule":
+        return RulePredictor()
+    if spec == "echo":
+        return echo
+    if spec == "tinyllm-agent" or spec.startswith("tinyllm-agent:"):
+        return _tinyllm_agent(spec.partition(":")[2] or None, options)
+    if spec == "tinyllm" or spec.startswith("tinyllm:"):
+        return _tinyllm(spec.partition(":")[2] or None, options)
+    if spec.startswith("scripted:") and spec != "scripted:":
+        return ScriptedPredictor(load_script(spec.partition(":")[2]), cycle=True)
+    if spec.startswith(("http:", "https:")):
+        from lllm.predictors.http_predictor import HttpPredictor
+
+        url = spec if spec.startswith(("http://", "https://")) else spec.partition(":")[2]
+        return HttpPredictor(url if "://" in url else "http://" + url)
+    raise ValueError(f"--predictor {spec!r} is not one of: {PREDICTOR_SPECS}")
+
+
+# ---- shared command-line pieces ----------------------------------------------------------------
+
+def add_predictor_args(parser, default: str = "tinyllm") -> None:
+    """The --predictor, --temperature and --seed flags every agent command shares."""
+    parser.add_argument("--predictor", default=default, metavar="SPEC",
+                        help=f"the brain: {PREDICTOR_SPECS} (default: {default})")
+    parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (TinyLLM)")
+    parser.add_argument("--seed", type=int, default=None, help="sampling seed (TinyLLM)")
+
+
+def predictor_from_args(args):
+    return make_predictor(args.predictor, temperature=args.temperature, seed=args.seed)
