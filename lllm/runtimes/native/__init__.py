@@ -19,7 +19,8 @@ from lllm.runtimes.native.agent import Agent, AgentCallError, AgentCallSession, 
 from lllm.runtimes.native.config import ConfigError
 from lllm.runtimes.native.dialog import Dialog, DialogTree, DialogTreeNode, Message, Role
 from lllm.runtimes.native.handlers import BaseHandler, DefaultSimpleHandler
-from lllm.runtimes.native.invokers import BUILTIN_INVOKERS, Cost, InvokeResult, PredictorInvoker, ScriptedInvoker
+from lllm.runtimes.native.builtin_invokers import BUILTIN_INVOKERS, build_invoker
+from lllm.runtimes.native.invokers import Cost, InvokeResult, PredictorInvoker, ScriptedInvoker
 from lllm.runtimes.native.parsers import BaseParser, DefaultTagParser, ParseError, find_md_blocks, find_xml_blocks
 from lllm.runtimes.native.prompt import Prompt, PromptError
 from lllm.runtimes.native.proxies import BaseProxy, ProxyManager, ProxyRegistrator

@@ -7,7 +7,8 @@ Contract: `invoker(messages, functions, format_schema=None, model_name="", model
 function calls); `usage` counts tokens; `shown` is exactly what the model was given (for the
 session); `error` is set when the raw reply could not even be read (a malformed tool-call line) —
 the agent turns it into a repair turn. Invokers are chosen by name in the config through a
-plain dict of builders, `BUILTIN_INVOKERS` (a Runtime copies it; `register_invoker` adds to the copy):
+plain dict of builders, `BUILTIN_INVOKERS` in builtin_invokers.py (a Runtime copies it;
+`register_invoker` adds to the copy):
 
     scripted   invoker_config {"replies": [...]}: each reply a string or
                {"content": ..., "function_calls": [{"name": ..., "arguments": {...}}]}
@@ -37,7 +38,7 @@ from lllm.runtimes.native.dialog import Message, Role
 from lllm.runtimes.native.parsers import ParseError
 from lllm.runtimes.native.tools import FunctionCall
 
-__all__ = ["Cost", "InvokeResult", "ScriptedInvoker", "PredictorInvoker", "BUILTIN_INVOKERS", "build_invoker"]
+__all__ = ["Cost", "InvokeResult", "ScriptedInvoker", "PredictorInvoker"]
 
 
 # ---- what every invoker returns --------------------------------------------------------------------
@@ -120,41 +121,3 @@ class PredictorInvoker:
             return InvokeResult(Message(Role.ASSISTANT, completion.strip()), usage, prompt, str(exc))
         return InvokeResult(Message(Role.ASSISTANT, content, function_calls=tuple(calls)), usage, prompt)
 # --8<-- [end:predictor]
-
-
-# ---- builders by name ------------------------------------------------------------------------------
-
-def _predictor(config: dict):
-    if "predictor" in config:
-        return PredictorInvoker(config["predictor"], config.get("max_new_tokens", 200))
-    from lllm.predictors import make_predictor   # lazy: brains may load onnxruntime
-    return PredictorInvoker(make_predictor(config.get("spec", "rule")), config.get("max_new_tokens", 200))
-
-
-def _tinyllm(config: dict):
-    from lllm.model.onnx_backend import from_onnx  # lazy: onnxruntime is optional
-    options = {k: v for k, v in config.items() if k != "max_new_tokens"}
-    return PredictorInvoker(from_onnx(**options), config.get("max_new_tokens", 200))
-
-
-def _http(config: dict):
-    from lllm.runtimes.native.http_invoker import HTTPInvoker
-    return HTTPInvoker(**config)
-
-
-BUILTIN_INVOKERS = {
-    "scripted": lambda config: ScriptedInvoker(config.get("replies", ())),
-    "predictor": _predictor,
-    "tinyllm": _tinyllm,
-    "http": _http,
-}
-
-
-def build_invoker(name: str | None, config: dict | None, registry: dict | None = None):
-    """The invoker called `name`, built from `config` (the `invoker_config` section)."""
-    registry = BUILTIN_INVOKERS if registry is None else registry
-    if not name:
-        raise ValueError(f"no invoker configured: set global.invoker (or an agent's invoker) to one of {sorted(registry)}")
-    if name not in registry:
-        raise ValueError(f"invoker {name!r} is not registered (known: {sorted(registry)})")
-    return registry[name](dict(config or {}))

@@ -13,9 +13,10 @@ keyed by name), `tactics/` (Tactic subclasses, by `name`), `proxies/` (BaseProxy
 `path`), `configs/` (*.toml, *.json, *.yaml by path without suffix). `[dependencies] paths = [...]`
 loads other packages. Python files are imported when the runtime loads, never at lllm import time.
 
-The one deliberate global: `load_runtime()` also makes its Runtime the default used by
-`resolve_config`, `build_tactic` and tactics built without `runtime=`, as in upstream LLLM.
-Pass `runtime=` explicitly to avoid it; `default_runtime()` is an empty Runtime until then.
+The one deliberate global: `load_runtime()` also makes its Runtime the default used by the
+functions `resolve_config` and `build_tactic`, as in upstream LLLM (pass `runtime=` to avoid it;
+`default_runtime()` is an empty Runtime until then). A Tactic never reaches for it: it is given
+its runtime, or builds its agents from inline config alone (agent_config.py).
 
 Usage:
 
@@ -35,8 +36,9 @@ import sys
 import tomllib
 
 from lllm.runtimes.native.agent import Agent
+from lllm.runtimes.native.agent_config import build_agent
 from lllm.runtimes.native.config import CONFIG_SUFFIXES, ConfigError, load_config_file, resolve_chain
-from lllm.runtimes.native.invokers import BUILTIN_INVOKERS, build_invoker
+from lllm.runtimes.native.builtin_invokers import BUILTIN_INVOKERS
 from lllm.runtimes.native.prompt import Prompt
 from lllm.runtimes.native.proxies import BaseProxy, ProxyManager
 from lllm.runtimes.native.tactic import Tactic, tactic_as_function
@@ -45,8 +47,6 @@ from lllm.runtimes.native.tools import Function, ToolError
 __all__ = ["Runtime", "load_runtime", "default_runtime", "resolve_config", "build_tactic", "register_invoker", "split_ref"]
 
 SECTIONS = ("prompts", "tools", "tactics", "proxies", "configs")
-AGENT_KEYS = {"name", "system_prompt", "system_prompt_path", "model_name", "invoker", "invoker_config", "model_args",
-              "tools", "max_exception_retry", "max_interrupt_steps"}
 
 
 def split_ref(ref: str) -> tuple[str | None, str | None, str]:
@@ -122,29 +122,9 @@ class Runtime:
                 functions.extend(self.tools(item))
         return prompt.extend(function_list=tuple(functions))
 
-    # --8<-- [start:build_agent]
     def build_agent(self, name: str, config: dict, session_log: list | None = None) -> Agent:
-        """Agent `name` from `config`: its agent_configs entry merged over the `global` section."""
-        entries = [a for a in config.get("agent_configs", []) if a.get("name") == name]
-        if not entries:
-            raise ConfigError(f"agent_configs has no agent named {name!r}")
-        settings = {**config.get("global", {}), **entries[0]}
-        unknown = sorted(set(entries[0]) - AGENT_KEYS)
-        if unknown:
-            raise ConfigError(f"agent_configs[{name}]: unknown key(s) {unknown} (known: {sorted(AGENT_KEYS)})")
-        if "system_prompt" in settings:
-            system = Prompt(path=f"{name}/system", prompt=settings["system_prompt"])
-        elif "system_prompt_path" in settings:
-            system = self.lookup("prompts", settings["system_prompt_path"])[1]
-        else:
-            raise ConfigError(f"agent_configs[{name}]: set system_prompt (text) or system_prompt_path (a name)")
-        system = self.resolve_prompt(system.extend(function_list=system.function_list + tuple(settings.get("tools", ()))))
-        invoker = build_invoker(settings.get("invoker"), settings.get("invoker_config"), self.invokers)
-        return Agent(name, system, invoker, model_name=settings.get("model_name", ""),
-                     model_args=settings.get("model_args"), session_log=session_log,
-                     max_exception_retry=settings.get("max_exception_retry", 3),
-                     max_interrupt_steps=settings.get("max_interrupt_steps", 5))
-    # --8<-- [end:build_agent]
+        """Agent `name` from `config`, with this runtime's prompts, tools and invokers (agent_config.py)."""
+        return build_agent(name, config, session_log, runtime=self)
 
     # ---- discovery ---------------------------------------------------------------------------------------
 

@@ -40,6 +40,7 @@ import inspect
 import sys
 import typing
 
+from lllm.runtimes.native.agent_config import build_agent
 from lllm.runtimes.native.invokers import Cost
 from lllm.runtimes.native.schemas import coerce, is_pydantic_model, json_schema
 from lllm.runtimes.native.tools import Function, result_text
@@ -131,14 +132,11 @@ class Tactic:
     run = __call__
 
     def _build(self, session: TacticCallSession) -> None:
-        runtime = self.runtime
-        if runtime is None and self.agent_group:
-            from lllm.runtimes.native.runtime import default_runtime   # here, not at the top: runtime.py imports this module
-            runtime = default_runtime()
-        self.agents = {name: runtime.build_agent(name, self.config, session.agent_sessions)
+        self.agents = {name: (self.runtime.build_agent(name, self.config, session.agent_sessions) if self.runtime
+                              else build_agent(name, self.config, session.agent_sessions))   # inline config only
                        for name in self.agent_group}
         sub_configs = self.config.get("sub_tactic_configs", {})
-        self.tactics = {name: cls(sub_configs.get(name, self.config), runtime, parent_session=session)
+        self.tactics = {name: cls(sub_configs.get(name, self.config), self.runtime, parent_session=session)
                         for name, cls in self.sub_tactics.items()}
 
     def validate_input(self, task):
