@@ -8,7 +8,7 @@ only the ratio between the two modes, measured back to back, means much).
 Goal: carrying the LSTM state is >= 5x faster than re-running the window for every character.
 Both modes pay the same per-character Python cost (sampling); the window re-run pays the
 LSTM over the whole window again. The default windows are the training window (30, from the
-card) and 64 (the context the browser measurements in DESIGN.md used).
+card) and 64 (the context the browser measurements on the Design page used).
 """
 
 from __future__ import annotations

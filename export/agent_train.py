@@ -1,10 +1,14 @@
 """Layer 1 · training TinyLLM to act as a ReAct agent: `train_agent(settings) -> (params, history)`.
 
+Consumes: layer 1 (`lllm.model.tokenizer`, `lllm.model.generate`), layer 2 (`lllm.predictors`:
+the rule predictor writes the episodes), layer 3 (`lllm.agents.react`) and layer 4 (`lllm.labs.factory`,
+`lllm.labs.factory_tasks`: the tasks and their verification).
+
 Contract: `python -m export.agent_train --out DIR [--steps N] [--seed S] [--seeds K] [--force]`
 leaves in DIR `tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the same card format as
 tinyllm.json, so `lllm.model.onnx_backend.OnnxBackend` opens it), reused when its build key is unchanged.
 
-Read `model.py`, `train.py` and `lllm/labs/factory.py` first. The recipe (shared/NOTES-agent-model.md,
+Read `model.py`, `train.py` and `lllm/labs/factory.py` first. The recipe (site/agents/agent-model.md,
 re-measured here) and where each piece lives:
 
     fresh trajectories every step   fresh_episodes: new verified factory episodes, never a pool
@@ -366,7 +370,7 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
             "format": CARD_FORMAT, "vocab": vocabulary().vocab, "config": config.to_dict(),
             "metrics": {"final_loss": round(float(np.mean(history["loss"][-100:])), 6),
                         "steps": steps_done, "train_seconds": round(history["seconds"], 2),
-                        "loss_per_epoch": [round(float(np.mean(history["loss"][i:i + 100])), 6)
+                        "loss_per_100_steps": [round(float(np.mean(history["loss"][i:i + 100])), 6)
                                            for i in range(0, len(history["loss"]), 100)],
                         "validation": history["validation"],
                         "seed_scores": history.get("seed_scores", {settings.seed: None})},

@@ -1,5 +1,7 @@
 """Layer 1 · `make model`: train TinyLLM, export it to ONNX, write its model card - or reuse it.
 
+Consumes: layer 1 of the package (`lllm.model.tokenizer`) and `lllm.cli`'s argument types.
+
 Contract: `python -m export.build --out DIR [--preset default|seed] [--epochs N] [--seed S]
 [--force]` leaves in DIR, each file written atomically (temp file + rename):
 
@@ -107,11 +109,12 @@ def up_to_date(out: Path, key: str) -> bool:
 
 
 def card_json(card: dict) -> str:
-    """The card, indented, with its two long lists (vocab, loss per epoch) kept on one line each."""
-    metrics = {**card["metrics"], "loss_per_epoch": "@LOSS@"}
+    """The card, indented, with its two long lists (vocab, the loss curve) kept on one line each."""
+    curve = "loss_per_epoch" if "loss_per_epoch" in card["metrics"] else "loss_per_100_steps"
+    metrics = {**card["metrics"], curve: "@LOSS@"}
     text = json.dumps({**card, "vocab": "@VOCAB@", "metrics": metrics}, indent=1)
     text = text.replace('"@VOCAB@"', json.dumps(card["vocab"]))
-    return text.replace('"@LOSS@"', json.dumps(card["metrics"]["loss_per_epoch"])) + "\n"
+    return text.replace('"@LOSS@"', json.dumps(card["metrics"][curve])) + "\n"
 
 
 # ---- checks on the trained model ---------------------------------------------------------------

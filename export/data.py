@@ -1,5 +1,7 @@
 """Layer 1 · the training data: our story, its character vocabulary, and sliding windows.
 
+Consumes: layer 1 of the package (`lllm.model.tokenizer`).
+
 Contract: `load_story() -> str`, `build_vocab(story) -> list[str]` (characters in id order),
 `windows(ids, window) -> (x, y)` int64 arrays of shape (N, window), where y is x shifted by one.
 

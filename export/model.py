@@ -1,5 +1,7 @@
 """Layer 1 · TinyLLM in numpy: Embedding -> LSTM layers -> Linear, forward and backward (BPTT).
 
+Consumes: nothing from the package; it serves layer 1 (`lllm.model.generate` runs it as a backend).
+
 Contract: `init_params(config) -> params` (a dict of float32 arrays), `forward(params, config, x,
 state) -> (logits, cache, state)`, `loss_and_grads(params, config, x, y) -> (loss, grads)`, and
 `NumpyBackend(params, config)`, a backend for `lllm/model/generate.py`: `backend(ids, state) ->

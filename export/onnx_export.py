@@ -1,5 +1,7 @@
 """Layer 1 · TinyLLM as an ONNX graph, so onnxruntime (CPython) and onnxruntime-web (the page) run it.
 
+Consumes: nothing from the package; layer 1 (`lllm.model.onnx_backend`) and the page run its output.
+
 Contract: `to_onnx(params, config) -> onnx.ModelProto` (IR version 8, opset 17, checked), with
 
     inputs   input_ids int64 [batch, seq]   h0, c0 float32 [layers, batch, hidden]   (required)

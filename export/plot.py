@@ -1,5 +1,7 @@
 """Layer 1 · the loss curve as a small hand-written SVG picture (no plotting library).
 
+Consumes: nothing from the package.
+
 Contract: `loss_svg(history, title) -> str`, a complete standalone SVG document: the loss of every
 batch as a faint line, the mean loss of each epoch as dots (at mid-epoch) joined by a line, axes.
 

@@ -1,5 +1,7 @@
 """Layer 1 · training TinyLLM: AdamW, global-norm clipping, and the epoch loop.
 
+Consumes: nothing from the package (numpy only).
+
 Contract: `train(config, x, y) -> (params, history)`; `history` holds the mean loss of every
 epoch (`"loss"`), of every batch (`"batch_loss"`) and the wall time (`"seconds"`). The same
 `config.seed` gives bit-identical weights on the same machine when numpy uses one BLAS thread

@@ -2,7 +2,7 @@
 
 Builds the site into a temporary folder (with SITE_URL pointing at the loopback server, so
 Material's instant navigation works), serves it with hooks/serve.py (the `_headers` CSP in force)
-and launches Debian's Chromium through Playwright with the flags DESIGN.md §4 lists.
+and launches Debian's Chromium through Playwright with the flags site/design.md lists ("Measured facts").
 """
 
 from __future__ import annotations

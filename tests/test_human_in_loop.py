@@ -12,7 +12,7 @@ from lllm.cli import main
 from lllm.labs.human_in_loop import HELP, REJECTED, SKIPPED, OversightSession, confidence, terminal
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.calc import calc
-from lllm.agents.react import Step
+from lllm.agents.react import Outcome, Step
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 CALLS = []
@@ -124,7 +124,7 @@ def test_confidence_heuristic():
     assert confidence(Step(action=("calc", "2 + 5")), "What is 6 times 7?", [], names) == 0.5
     tried = [Step(action=("calc", "6 * 7"), observation="42")]
     assert confidence(Step(action=("calc", "6 * 7")), "What is 6 times 7?", tried, names) == 0.5
-    failed = [Step(action=("calc", "6 *"), observation="error: bad")]
+    failed = [Step(action=("calc", "6 *"), observation="error: bad", outcome=Outcome.TOOL_ERROR)]
     assert confidence(Step(final="42"), "q", failed, names) == 0.5
 
 

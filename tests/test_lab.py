@@ -9,7 +9,8 @@ import pytest
 import lllm.labs.lab
 from lllm.predictors import RulePredictor, echo, make_predictor
 from lllm.agents.calc import calc
-from lllm.labs.lab import SUITE, LabReport, TestCase, answer_matches, evaluate_case, run_lab
+from lllm.labs.lab import SUITE, LabReport, TestCase, evaluate_case, run_lab
+from lllm.labs.scoring import answer_matches
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.tools import DEFAULT_TOOLS, lookup
 

@@ -1,4 +1,4 @@
-"""Rules that keep lllm/ honest (DESIGN.md §1, STYLE.md): stdlib-only, no browser imports in the core,
+"""Rules that keep lllm/ honest (site/design.md: the layers and the house style): stdlib-only, no browser imports in the core,
 a docstring on every module, and a visible line budget per file."""
 
 import ast

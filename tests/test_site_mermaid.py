@@ -1,4 +1,4 @@
-"""Every Mermaid diagram follows the seed's rules (DESIGN.md §5) and parses with the Mermaid the
+"""Every Mermaid diagram follows the seed's rules (site/design.md, "Diagrams") and parses with the Mermaid the
 site ships, in Chromium. Failures name the file and line.
 
 The rules, as checked here:

@@ -9,10 +9,14 @@ ReAct (Reason + Act) alternates the model's text with real tool calls. The whole
         if reply has "Final Answer: X": return X
         if reply has "Action: tool[args]": trajectory += reply, "Observation: " + tool(args)
 
-Everything the model causes becomes a visible, capped step, never a crash: an unknown tool, a
-tool that fails, a reply with neither an action nor an answer (a repair observation asks again),
-a predictor that raises (the run stops, the reason recorded). Errors in what *we* were given (an
-empty goal, max_steps < 1, two tools with one name) raise ValueError.
+One step is one public function, `react_step` (= `think`, then `act` when the model named a
+tool), and the loop, the typed workflow and human-in-the-loop all compose it. Every step records
+what happened as a typed field, `step.outcome` (an Outcome: action, final answer, repair,
+unknown tool, tool error, predictor error); consumers read that field, never the observation's
+text. Everything the model causes becomes a visible, capped step, never a crash: an unknown
+tool, a tool that fails, a reply with neither an action nor an answer (a repair observation asks
+again), a predictor that raises or returns no text (the run stops, the reason recorded). Errors
+in what *we* were given (an empty goal, max_steps < 1, two tools with one name) raise ValueError.
 
 Forcing: when the goal itself is written as a tool call (`calc[12 * 7]`), the agent runs that
 tool once, before asking the model, and labels the step `forced` in the trace. Only the model can
@@ -35,25 +39,44 @@ Usage:
 
 from __future__ import annotations
 
+import enum
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Sequence
 
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
-__all__ = ["Step", "Trajectory", "build_prompt",
-           "parse_action", "parse_final", "parse_step", "run_react", "MAX_NEW_TOKENS", "add_cli"]
+__all__ = ["Outcome", "FAILED", "Step", "Trajectory", "build_prompt", "parse_action", "parse_final", "parse_step",
+           "think", "act", "react_step", "run_react", "terminal_text", "MAX_NEW_TOKENS", "MAX_OBSERVATION_CHARS",
+           "REPAIR_OBSERVATION", "FORCED_RE", "add_cli"]
 
 MAX_NEW_TOKENS = 128         # one step (a thought and an action) fits; a rambling model is cut off
 MAX_OBSERVATION_CHARS = 200  # a tool cannot flood the prompt
 PROMPT_TAIL_CHARS = 160      # how much of the prompt the verbose trace shows
 
 
-# ---- records: a step and a trajectory ----------------------------------------------------------
+# ---- records: what a step did, a step, a trajectory -------------------------------------------
+
+# --8<-- [start:outcome]
+class Outcome(str, enum.Enum):
+    """What one step did. A str, so a trajectory's JSON says "tool error", not a number."""
+
+    ACTION = "action"                    # a tool ran and answered
+    FINAL = "final answer"               # the model answered; the run ends
+    REPAIR = "repair"                    # neither an action nor an answer: the model is asked again
+    UNKNOWN_TOOL = "unknown tool"        # the model named a tool that does not exist
+    TOOL_ERROR = "tool error"            # the tool refused its argument or failed
+    PREDICTOR_ERROR = "predictor error"  # the predictor raised or returned no text; the run ends
+
+
+FAILED = frozenset({Outcome.REPAIR, Outcome.UNKNOWN_TOOL, Outcome.TOOL_ERROR, Outcome.PREDICTOR_ERROR})
+# --8<-- [end:outcome]
+
 
 @dataclass
 class Step:
-    """One turn: what the model wrote (raw), what we parsed from it, and what the tool said."""
+    """One turn: what the model wrote (raw), what we parsed from it, what the tool said, and
+    what happened (`outcome`; None only while a proposed action has not run yet)."""
 
     raw: str = ""
     thought: str | None = None
@@ -62,6 +85,7 @@ class Step:
     observation: str | None = None
     forced: bool = False                      # the agent ran the goal's own tool call
     prompt_tail: str = ""
+    outcome: Outcome | None = None
 
     def render(self) -> str:
         """The lines this step adds to the next prompt."""
@@ -83,6 +107,11 @@ class Trajectory:
     steps: list[Step] = field(default_factory=list)
     answer: str | None = None
     stop_reason: str = ""                     # "final answer", "max steps" or "predictor error"
+
+    @property
+    def own_steps(self) -> list[Step]:
+        """The steps the model itself wrote: not the forced one, not a predictor failure."""
+        return [s for s in self.steps if not s.forced and s.outcome is not Outcome.PREDICTOR_ERROR]
 
     def tool_calls(self) -> list[tuple[str, str]]:
         return [step.action for step in self.steps if step.action]
@@ -154,6 +183,63 @@ def parse_step(raw: str) -> Step:
 # --8<-- [end:parse]
 
 
+# ---- one step: think, then act ----------------------------------------------------------------
+
+def quiet(who: str, text: str) -> None:
+    """The tracer that says nothing (see `run_react(verbose=True)` for the one that prints)."""
+
+
+# --8<-- [start:step]
+def think(predictor, prompt: str, max_new_tokens: int | None = MAX_NEW_TOKENS, say=quiet) -> Step:
+    """Ask the predictor for one step and parse it. A proposed action has not run yet (outcome
+    None); a reply with neither an action nor an answer is a REPAIR step; a predictor that raises
+    or returns something other than text is a PREDICTOR_ERROR step, its message capped."""
+    say("AGENT", f"prompt tail: {prompt[-PROMPT_TAIL_CHARS:]!r}")
+    try:
+        raw = predictor(prompt, max_new_tokens)
+        problem = None if isinstance(raw, str) else f"returned {type(raw).__name__}, not text"
+    except Exception as error:  # the model (or its server) failed: record it, never crash
+        problem = f"{type(error).__name__}: {error}"
+    if problem:
+        say("AGENT", f"predictor failed: {problem}")
+        return Step(observation=_cap(f"predictor error: {problem}"), outcome=Outcome.PREDICTOR_ERROR)
+    say("MODEL", repr(raw))
+    step = replace(parse_step(raw), prompt_tail=prompt[-PROMPT_TAIL_CHARS:])
+    if step.final is not None:
+        return replace(step, outcome=Outcome.FINAL)
+    if step.action is None:
+        say("AGENT", f"no action or final answer; observation: {REPAIR_OBSERVATION}")
+        return replace(step, observation=REPAIR_OBSERVATION, outcome=Outcome.REPAIR)
+    return step
+
+
+def act(step: Step, tools: Sequence[Tool], say=quiet) -> Step:
+    """Run the step's action: the step with its observation and outcome (ACTION, UNKNOWN_TOOL
+    or TOOL_ERROR). The observation is one line of at most MAX_OBSERVATION_CHARS characters."""
+    name, args = step.action
+    by_name = {t.name: t for t in tools}
+    if name not in by_name:
+        observation, outcome = f"error: unknown tool {name!r}; tools are: {', '.join(by_name)}", Outcome.UNKNOWN_TOOL
+    else:
+        try:
+            observation, outcome = str(by_name[name].fn(args)), Outcome.ACTION
+        except (ValueError, LookupError) as error:
+            observation, outcome = f"error: {error}", Outcome.TOOL_ERROR
+        except Exception as error:  # a broken tool is still the run's business, not a crash
+            observation, outcome = f"error: {type(error).__name__}: {error}", Outcome.TOOL_ERROR
+    observation = _cap(observation)
+    say("AGENT", f"action: {name}[{args}] -> observation: {observation}")
+    return replace(step, observation=observation, outcome=outcome)
+
+
+def react_step(goal: str, predictor, tools: Sequence[Tool], steps: Sequence[Step],
+               extra_context: str | None = None, max_new_tokens: int | None = MAX_NEW_TOKENS, say=quiet) -> Step:
+    """One whole ReAct step: build the prompt from the steps so far, think, and act if asked to."""
+    step = think(predictor, build_prompt(goal, tools, steps, extra_context), max_new_tokens, say)
+    return act(step, tools, say) if step.outcome is None else step
+# --8<-- [end:step]
+
+
 # ---- the loop ----------------------------------------------------------------------------------
 
 # --8<-- [start:run-react]
@@ -162,25 +248,19 @@ def run_react(goal: str, predictor, tools: Sequence[Tool] = DEFAULT_TOOLS, max_s
               return_trajectory: bool = False, max_new_tokens: int | None = MAX_NEW_TOKENS):
     """Think, act, observe until a Final Answer or max_steps steps. Returns the answer (None if
     there was none), or the whole Trajectory when return_trajectory is true."""
-    trajectory, by_name = Trajectory(goal=_check(goal, tools, max_steps)), {t.name: t for t in tools}
+    trajectory = Trajectory(goal=_check(goal, tools, max_steps))
     say = _tracer(verbose)
     say("AGENT", f"goal: {goal}")
-    forced = _forced_step(goal, by_name, say)
+    forced = _forced_step(goal, tools, say)
     if forced:
         trajectory.steps.append(forced)
     while len(trajectory.steps) < max_steps and not trajectory.stop_reason:
-        prompt = build_prompt(goal, tools, trajectory.steps, extra_context)
-        step = _think(predictor, prompt, max_new_tokens, say)            # think
-        if step.final is not None:                                       # stop: an answer
+        step = react_step(goal, predictor, tools, trajectory.steps, extra_context, max_new_tokens, say)
+        trajectory.steps.append(step)                                  # think, act, observe
+        if step.outcome is Outcome.FINAL:                               # stop: an answer
             trajectory.answer, trajectory.stop_reason = step.final, "final answer"
-        elif step.action is not None:                                    # act, observe
-            step.observation = _act(step.action, by_name, say)
-        elif step.observation is None:                                   # neither: repair
-            step.observation = REPAIR_OBSERVATION
-            say("AGENT", f"no action or final answer; observation: {REPAIR_OBSERVATION}")
-        else:                                                            # the predictor failed
+        elif step.outcome is Outcome.PREDICTOR_ERROR:                   # stop: no model to ask
             trajectory.stop_reason = "predictor error"
-        trajectory.steps.append(step)
     trajectory.stop_reason = trajectory.stop_reason or "max steps"
     say("AGENT", f"final answer: {trajectory.answer}" if trajectory.answer is not None
         else f"stopped without an answer ({trajectory.stop_reason})")
@@ -188,10 +268,21 @@ def run_react(goal: str, predictor, tools: Sequence[Tool] = DEFAULT_TOOLS, max_s
 # --8<-- [end:run-react]
 
 
+def terminal_text(trajectory: Trajectory) -> str:
+    """What `python -m lllm react GOAL` prints (without --verbose): the trajectory, and why it
+    stopped when there is no answer. The page shows exactly this text."""
+    end = "" if trajectory.answer is not None else f"(no final answer: {trajectory.stop_reason})\n"
+    return trajectory.render() + "\n" + end
+
+
 # ---- the loop's helpers ------------------------------------------------------------------------
 
 REPAIR_OBSERVATION = "no Action or Final Answer found. Write 'Action: tool[input]' or 'Final Answer: ...'"
 FORCED_RE = re.compile(r"\s*([A-Za-z_][\w-]*)\[([^\]\n]*)\]\s*")
+
+
+def _cap(observation: str) -> str:
+    return " ".join(observation.split())[:MAX_OBSERVATION_CHARS]
 
 
 def _check(goal, tools: Sequence[Tool], max_steps) -> str:
@@ -207,51 +298,17 @@ def _check(goal, tools: Sequence[Tool], max_steps) -> str:
 
 def _tracer(verbose: bool) -> Callable[[str, str], None]:
     """`say(who, text)` prints `[WHO] text` when verbose, else does nothing."""
-    return (lambda who, text: print(f"[{who}] {text}")) if verbose else (lambda who, text: None)
+    return (lambda who, text: print(f"[{who}] {text}")) if verbose else quiet
 
 
-def _forced_step(goal: str, by_name: dict, say) -> Step | None:
+def _forced_step(goal: str, tools: Sequence[Tool], say) -> Step | None:
     """If the goal is written as `tool[args]` for a known tool, run it once, before the model."""
     match = FORCED_RE.fullmatch(goal)
-    if not match or match.group(1) not in by_name:
+    if not match or match.group(1) not in {t.name for t in tools}:
         return None
     action = (match.group(1), match.group(2).strip())
     say("AGENT", f"forced: the goal is written as {action[0]}[...], so the agent runs it before asking the model")
-    return Step(action=action, observation=_act(action, by_name, say), forced=True)
-
-
-def _think(predictor, prompt: str, max_new_tokens: int | None, say) -> Step:
-    """Ask the predictor for one step and parse it; a predictor failure becomes a step too."""
-    say("AGENT", f"prompt tail: {prompt[-PROMPT_TAIL_CHARS:]!r}")
-    try:
-        raw = predictor(prompt, max_new_tokens)
-    except Exception as error:  # the model (or its server) failed: record it, never crash
-        say("AGENT", f"predictor failed: {type(error).__name__}: {error}")
-        return Step(observation=f"predictor error: {type(error).__name__}: {error}"[:MAX_OBSERVATION_CHARS])
-    if not isinstance(raw, str):
-        say("AGENT", f"predictor returned {type(raw).__name__}, not text")
-        return Step(observation=f"predictor error: returned {type(raw).__name__}, not text")
-    say("MODEL", repr(raw))
-    step = parse_step(raw)
-    step.prompt_tail = prompt[-PROMPT_TAIL_CHARS:]
-    return step
-
-
-def _act(action: tuple[str, str], by_name: dict, say) -> str:
-    """Run the tool; an unknown tool or a tool error becomes the observation text."""
-    name, args = action
-    if name not in by_name:
-        observation = f"error: unknown tool {name!r}; tools are: {', '.join(by_name)}"
-    else:
-        try:
-            observation = str(by_name[name].fn(args))
-        except (ValueError, LookupError) as error:
-            observation = f"error: {error}"
-        except Exception as error:  # a broken tool is still the run's business, not a crash
-            observation = f"error: {type(error).__name__}: {error}"
-    observation = " ".join(observation.split())[:MAX_OBSERVATION_CHARS]
-    say("AGENT", f"action: {name}[{args}] -> observation: {observation}")
-    return observation
+    return act(Step(action=action, forced=True), tools, say)
 
 
 # ---- command line ------------------------------------------------------------------------------
@@ -286,9 +343,7 @@ def run_cli(args) -> int:
     if args.json:
         print(json.dumps(trajectory.to_dict(), indent=2))
     elif not args.verbose:
-        print(trajectory.render())
-        if trajectory.answer is None:
-            print(f"(no final answer: {trajectory.stop_reason})")
+        print(terminal_text(trajectory), end="")
     return 0 if trajectory.answer is not None else 1
 
 

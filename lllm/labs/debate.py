@@ -24,7 +24,7 @@ The critic's verdict format — one line per proposal, every proposal exactly on
 fit, a missing, unknown or repeated name is a ParseError (the critic gets a repair turn); if the
 critic never answers in format, the verdict is reported as unparsable, with its raw reply, and the
 debate gives no answer. Names are only ever read between `SCORE` and `:`, and scores only before
-`/10`, so the "agent-0" that the original collection's critic read as a score (DESIGN.md §8) can
+`/10`, so the "agent-0" that the original collection's critic read as a score (site/design.md, "Lessons") can
 only ever be a name. Ties at the top score are shown; the fallback takes the first in order, and
 says so.
 
@@ -48,6 +48,7 @@ import re
 from lllm.labs.debate_predictors import DebateRulePredictor
 from lllm.agents.memory import LongTermMemory, format_memories
 from lllm.agents.tools import FACTS, lookup as lookup_fact
+from lllm.labs.scoring import answer_matches
 from lllm.runtimes.native import (AgentCallError, BaseParser, DefaultTagParser, ParseError, PredictorInvoker,
                                   Prompt, Runtime, Tactic, tool)
 
@@ -211,7 +212,7 @@ def show_round(number: int, proposals, previous=None) -> str:
     lines = [f"--- round {number}: {title}"]
     for p in proposals:
         before = next((q for q in previous or () if q.agent == p.agent), None)
-        changed = before is not None and before.ok and p.ok and not same_answer(before.answer, p.answer)
+        changed = before is not None and before.ok and p.ok and not answer_matches(before.answer, p.answer, exact=True)
         lines.append(p.show() + ("   (changed)" if changed else ""))
     return "\n".join(lines)
 
@@ -222,10 +223,6 @@ def show_ending(result: DebateResult) -> str:
         lines += ["--- synthesis", result.synthesis.show()]
     answer = "none" if result.answer is None else result.answer
     return "\n".join(lines + [f"--- answer: {answer}", f"decided by: {result.decided_by}"])
-
-
-def same_answer(a: str, b: str) -> bool:
-    return a.strip().rstrip(".").lower() == b.strip().rstrip(".").lower()
 
 
 # ---- deciding: validate the synthesis, else fall back to the best proposal --------------------
@@ -239,7 +236,7 @@ def decide(final, verdict: Verdict | None, synthesis: Proposal | None) -> tuple[
         return None, "nobody: the critic's verdict could not be parsed (see above)"
     best = verdict.best()
     top = [p for p in final if p.agent in best]
-    if synthesis is not None and synthesis.ok and any(same_answer(synthesis.answer, p.answer) for p in top):
+    if synthesis is not None and synthesis.ok and any(answer_matches(synthesis.answer, p.answer, exact=True) for p in top):
         return synthesis.answer, "the synthesis, validated: it agrees with the best-scored proposal"
     why = (f"the synthesis {synthesis.answer!r} agrees with no best-scored proposal" if synthesis is not None
            and synthesis.ok else "the synthesis gave no valid answer")

@@ -9,7 +9,7 @@ its whole trajectory (`run_react(..., return_trajectory=True)`), with a written 
     right tool      0.2    the model called the expected tool (a forced call is the agent's, not
                            the model's, so it earns nothing here; the lab does count it)
     right args      0.2    one such call's argument contains the expected text (spaces ignored)
-    right answer    0.3    the Final Answer matches the task (lab.answer_matches)
+    right answer    0.3    the Final Answer matches the task (scoring.answer_matches)
     efficiency      0.1    a right answer in at most 2 steps; then linearly less, 0 at max_steps
 
 A stochastic agent (TinyLLM sampling at temperature > 0) gives a different trajectory for each
@@ -32,7 +32,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from lllm.labs.lab import SUITE, TestCase, _squash, answer_matches
+from lllm.labs.lab import SUITE, TestCase
+from lllm.labs.scoring import answer_matches, squash
 from lllm.agents.react import Trajectory, run_react
 
 __all__ = ["RUBRIC", "Score", "score_trajectory", "evaluate_batch", "evaluate_seeds", "EvalReport", "add_cli"]
@@ -58,7 +59,7 @@ class Score:
 
 def score_trajectory(trajectory: Trajectory, case: TestCase, max_steps: int) -> Score:
     """Grade one run against its case with the rubric above."""
-    own = [s for s in trajectory.steps if not s.forced and not (s.observation or "").startswith("predictor error")]
+    own = trajectory.own_steps
     valid = [s for s in own if s.action is not None or s.final is not None]
     used = [s.action[1] for s in own if s.action and s.action[0] == case.expected_tool]
     answer = answer_matches(trajectory.answer, case.expected_answer)
@@ -66,7 +67,7 @@ def score_trajectory(trajectory: Trajectory, case: TestCase, max_steps: int) -> 
     slack = max(max_steps - IDEAL_STEPS, 1)
     efficiency = min(1.0, max(0.0, (max_steps - steps) / slack)) if steps > IDEAL_STEPS else 1.0
     return Score(format=len(valid) / len(own) if own else 0.0, tool=float(bool(used)),
-                 args=float(any(_squash(case.expected_arg_contains) in _squash(a) for a in used)),
+                 args=float(any(squash(case.expected_arg_contains) in squash(a) for a in used)),
                  answer=float(answer), efficiency=efficiency if answer else 0.0, steps=steps)
 # --8<-- [end:rubric]
 

@@ -32,15 +32,16 @@ import os
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 from lllm.agents.calc import calc
 from lllm.labs.factory_tasks import Task, make_suite, make_task
-from lllm.agents.react import PROMPT_HEADER, Trajectory, run_react
+from lllm.agents.react import FAILED, PROMPT_HEADER, Trajectory, run_react
 from lllm.agents.tools import DEFAULT_TOOLS, Tool, lookup
+from lllm.labs.scoring import answer_matches
 
 __all__ = ["CRITIQUE_PROMPT", "Critique", "parse_critique", "rule_critique", "PredictorCritic",
-           "verify", "Episode", "run_episode", "episode_stream", "FactoryRun", "run_factory",
+           "verify", "Episode", "run_episode", "FactoryRun", "run_factory",
            "prompt_header", "agent_mask", "load_corpus", "corrupt", "add_cli"]
 
 MAX_STEPS = 4
@@ -83,7 +84,7 @@ def rule_critique(trajectory: Trajectory, task: Task) -> str:
     score, notes = 1.0, []
     if trajectory.answer is None:
         score, notes = score - 0.5, notes + ["no final answer"]
-    errors = [s for s in trajectory.steps if (s.observation or "").startswith(("error", "no Action"))]
+    errors = [s for s in trajectory.steps if s.outcome in FAILED]
     if errors:
         score, notes = score - 0.3 * len(errors), notes + [f"{len(errors)} failed step(s)"]
     extra = len(trajectory.steps) - (2 if task.tool else 1)
@@ -114,13 +115,6 @@ class PredictorCritic:
 # ---- verification against the task oracle -------------------------------------------------------
 
 # --8<-- [start:verify]
-def _same_answer(answer: str, expected: str) -> bool:
-    try:
-        return abs(float(answer) - float(expected)) < 1e-9
-    except ValueError:
-        return answer.strip() == expected.strip()
-
-
 def verify(trajectory: Trajectory, task: Task) -> str | None:
     """None when the run is right, else why not. Right means: the final answer equals the
     oracle's, the last tool call is the task's tool, and running it again gives the answer."""
@@ -140,9 +134,9 @@ def verify(trajectory: Trajectory, task: Task) -> str | None:
             result = calc(args) if name == "calc" else lookup(args)
         except (ValueError, LookupError) as error:
             return f"the tool call {name}[{args}] fails: {error}"
-        if not _same_answer(result, task.answer):
+        if not answer_matches(result, task.answer, exact=True):
             return f"{name}[{args}] gives {result!r}, the oracle says {task.answer!r}"
-    if not _same_answer(trajectory.answer, task.answer):
+    if not answer_matches(trajectory.answer, task.answer, exact=True):
         return f"final answer {trajectory.answer!r}, the oracle says {task.answer!r}"
     return None
 # --8<-- [end:verify]
@@ -185,15 +179,6 @@ def run_episode(task: Task, predictor, critic: Callable = rule_critique,
         elif not critique.keep or critique.score < min_score:
             episode.rejected = f"critic: score {critique.score} ({critique.reason})"
     return episode
-
-
-def episode_stream(predictor, rng: random.Random, split: str = "train",
-                   critic: Callable = rule_critique) -> Iterator[Episode]:
-    """Kept episodes of fresh tasks, forever: what the trainer draws from at every step."""
-    while True:
-        episode = run_episode(make_task(rng, split), predictor, critic)
-        if episode.rejected is None:
-            yield episode
 
 
 # ---- a factory run -----------------------------------------------------------------------------
@@ -365,41 +350,8 @@ def run_cli(args) -> int:
         print("lllm factory: kept no episode: the corpus is empty (see rejected.jsonl for why)")
         return 1
     if args.evaluate:
+        from lllm.labs.factory_eval import before_after
         return before_after(args.held_out or 10, args.seed or 0)
-    return 0
-
-
-BEFORE_AFTER = (("story model", "tinyllm"), ("agent model", "tinyllm-agent"))
-
-
-def before_after_reports(models: dict, per_group: int, seed: int = 0, progress=None) -> list:
-    """Each of `models` ({name: predictor}, greedy) on the held-out test goals, no forcing."""
-    from lllm.labs.factory_eval import evaluate
-    suite = make_suite("test", per_group, seed)
-    reports = []
-    for name, predictor in models.items():
-        if progress:
-            progress(f"{name}: {len(suite)} held-out goals")
-        reports.append(evaluate(predictor, suite, name))
-    return reports
-
-
-def before_after_text(reports: list) -> str:
-    """The before/after table the terminal prints (and the lab page's demo shows)."""
-    from lllm.labs.factory_eval import compare
-    return (f"held-out test goals: {len(reports[0].rows)}, greedy, no forcing "
-            "(format / tool / args / answer, %)\n" + compare(reports))
-
-
-def before_after(per_group: int, seed: int, flag: str = "--evaluate") -> int:
-    """The story model and the agent-tuned model, greedy, on the held-out test goals."""
-    from lllm.cli import UsageError
-    from lllm.predictors import make_predictor
-    try:
-        models = {name: make_predictor(spec, temperature=0) for name, spec in BEFORE_AFTER}
-    except ValueError as error:
-        raise UsageError(f"{flag}: {error}") from None
-    print(before_after_text(before_after_reports(models, per_group, seed)))
     return 0
 
 

@@ -27,31 +27,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from lllm.labs.factory import _same_answer
-from lllm.labs.factory_tasks import Task
+from lllm.labs.factory_tasks import Task, make_suite
 from lllm.agents.react import Trajectory, run_react
+from lllm.labs.scoring import answer_matches, squash
 
-__all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "compare", "table_rows"]
+__all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "compare", "table_rows", "BEFORE_AFTER",
+           "before_after_reports", "before_after_text", "before_after"]
 
 CRITERIA = ("format", "tool", "args", "answer")
 
 
 # --8<-- [start:score]
-def _squash(text: str) -> str:
-    return "".join(text.lower().split())
-
-
 def score(trajectory: Trajectory, task: Task) -> dict[str, float]:
     """The four criteria for one run (1.0 = right, 0.0 = wrong; format is a share)."""
-    model_steps = [s for s in trajectory.steps if not s.forced and s.raw]
+    model_steps = trajectory.own_steps
     parsed = [s for s in model_steps if s.action or s.final is not None]
     calls = trajectory.tool_calls()
     if task.tool is None:
         tool = args = not calls and trajectory.answer is not None
     else:
         used = [a for name, a in calls if name == task.tool]
-        tool, args = bool(used), any(_squash(a) == _squash(task.args) for a in used)
-    answer = trajectory.answer is not None and _same_answer(trajectory.answer, task.answer)
+        tool, args = bool(used), any(squash(a) == squash(task.args) for a in used)
+    answer = answer_matches(trajectory.answer, task.answer, exact=True)
     return {"format": len(parsed) / len(model_steps) if model_steps else 0.0,
             "tool": float(tool), "args": float(args), "answer": float(answer)}
 # --8<-- [end:score]
@@ -103,6 +100,40 @@ def compare(reports: Sequence[SuiteReport]) -> str:
         lines.append(f"{row['group']:30s} {row['n']:4d}  {cells}")
     return "\n".join(lines)
 # --8<-- [end:compare]
+
+
+# ---- before and after: the story model and the agent-tuned model ---------------------------------
+
+BEFORE_AFTER = (("story model", "tinyllm"), ("agent model", "tinyllm-agent"))
+
+
+def before_after_reports(models: dict, per_group: int, seed: int = 0, progress=None) -> list:
+    """Each of `models` ({name: predictor}, greedy) on the held-out test goals, no forcing."""
+    suite = make_suite("test", per_group, seed)
+    reports = []
+    for name, predictor in models.items():
+        if progress:
+            progress(f"{name}: {len(suite)} held-out goals")
+        reports.append(evaluate(predictor, suite, name))
+    return reports
+
+
+def before_after_text(reports: list) -> str:
+    """The before/after table the terminal prints (and the lab page's demo shows)."""
+    return (f"held-out test goals: {len(reports[0].rows)}, greedy, no forcing "
+            "(format / tool / args / answer, %)\n" + compare(reports))
+
+
+def before_after(per_group: int, seed: int, flag: str = "--evaluate") -> int:
+    """The story model and the agent-tuned model, greedy, on the held-out test goals."""
+    from lllm.cli import UsageError
+    from lllm.predictors import make_predictor
+    try:
+        models = {name: make_predictor(spec, temperature=0) for name, spec in BEFORE_AFTER}
+    except ValueError as error:
+        raise UsageError(f"{flag}: {error}") from None
+    print(before_after_text(before_after_reports(models, per_group, seed)))
+    return 0
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
-from lllm.agents.react import (FORCED_RE, MAX_NEW_TOKENS, REPAIR_OBSERVATION, Step, _act, build_prompt, parse_step)
+from lllm.agents.react import FORCED_RE, Outcome, Step, act, build_prompt, think
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 __all__ = ["MODES", "ACTIONS", "HELP", "Intervention", "Proposal", "confidence", "OversightSession",
@@ -105,7 +105,7 @@ def confidence(step: Step, goal: str, history: Sequence[Step], tool_names: Seque
             score -= 0.5
         if name == "calc" and not set(re.findall(r"\d+", args)) <= set(re.findall(r"\d+", seen_text)):
             score -= 0.5
-    elif history and (history[-1].observation or "").startswith("error"):
+    elif history and history[-1].outcome in (Outcome.UNKNOWN_TOOL, Outcome.TOOL_ERROR):
         score -= 0.5
     return max(0.0, score)
 # --8<-- [end:confidence]
@@ -157,20 +157,16 @@ class OversightSession:
     # --8<-- [end:next]
 
     def _propose(self) -> Proposal | None:
-        prompt = build_prompt(self.goal, self.tools, self.steps)
-        try:
-            raw = self.predictor(prompt, MAX_NEW_TOKENS)
-        except Exception as error:
-            self.steps.append(Step(observation=f"predictor error: {type(error).__name__}: {error}"))
-            self.stop_reason = "predictor error"
-            return None
-        step = parse_step(raw if isinstance(raw, str) else "")
-        if step.action is None and step.final is None:
-            step.observation = REPAIR_OBSERVATION
+        """The model's next step as a Proposal; a repair or a predictor failure is recorded as a
+        step instead (the same step react.think makes in the ReAct loop), and None returned."""
+        step = think(self.predictor, build_prompt(self.goal, self.tools, self.steps))
+        if step.outcome in (Outcome.REPAIR, Outcome.PREDICTOR_ERROR):
             self.steps.append(step)
+            if step.outcome is Outcome.PREDICTOR_ERROR:
+                self.stop_reason = "predictor error"
             return None
         score = confidence(step, self.goal, self.steps, [t.name for t in self.tools])
-        return Proposal(len(self.steps) + 1, step.thought, step.action, step.final, score, raw)
+        return Proposal(len(self.steps) + 1, step.thought, step.action, step.final, score, step.raw)
 
     # --8<-- [start:decide]
     def decide(self, action: str, text: str = "", reason: str = "") -> None:
@@ -202,17 +198,18 @@ class OversightSession:
                 match = FORCED_RE.fullmatch(text)
                 step.action = (match.group(1), match.group(2).strip())
             if action in ("approve", "edit"):
-                step.observation = _act(step.action, {t.name: t for t in self.tools}, lambda *a: None)
-            else:
+                step = act(step, self.tools)
+            else:               # the human answered for the tool, or stopped it: nothing ran
                 step.observation = text if action == "inject" else SKIPPED
+                step.outcome = Outcome.ACTION if action == "inject" else Outcome.REPAIR
             after = f"{step.action[0]}[{step.action[1]}] -> {step.observation}"
             self.steps.append(step)
         elif action == "skip":
-            step.observation = REJECTED
+            step.observation, step.outcome = REJECTED, Outcome.REPAIR
             self.steps.append(step)
             after = "answer rejected"
         else:
-            step.final = text if action == "edit" else p.final
+            step.final, step.outcome = (text if action == "edit" else p.final), Outcome.FINAL
             self.steps.append(step)
             self.answer, self.stop_reason = step.final, "final answer"
             after = f"Final Answer: {step.final}"

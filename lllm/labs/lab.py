@@ -9,7 +9,7 @@ ReAct agent on a fixed suite of goals and credits a case only when all three hol
                    equals the expected number, or it contains the expected words
 
 An echoed prompt, a tool call without an answer, or an answer without the tool scores nothing
-(the original collection scored its echoed instructions as 100%; DESIGN.md §8).
+(the original collection scored its echoed instructions as 100%; site/design.md, "Lessons").
 
 Tools are recorded by handing `run_react` wrapped *copies*; the original Tool records are frozen
 and never patched, so nothing needs restoring, even when the agent raises.
@@ -31,8 +31,9 @@ from typing import Sequence
 
 from lllm.agents.react import run_react
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
+from lllm.labs.scoring import answer_matches, squash
 
-__all__ = ["TestCase", "CaseResult", "LabReport", "SUITE", "answer_matches", "evaluate_case",
+__all__ = ["TestCase", "CaseResult", "LabReport", "SUITE", "evaluate_case",
            "run_lab", "add_cli"]
 
 
@@ -103,20 +104,6 @@ class CaseResult:
         return self.right_tool and self.right_args and self.right_answer
 
 
-def _squash(text: str) -> str:
-    return "".join(text.lower().split())
-
-
-def answer_matches(answer: str | None, expected: str) -> bool:
-    """A numeric task wants the answer's last number; a fact wants the expected words in it."""
-    if answer is None:
-        return False
-    if re.fullmatch(r"-?\d+(\.\d+)?", expected):
-        numbers = re.findall(r"-?\d+(?:\.\d+)?", answer.replace(",", ""))
-        return bool(numbers) and abs(float(numbers[-1]) - float(expected)) < 1e-6
-    return _squash(expected) in _squash(answer)
-
-
 def _recording(tools: Sequence[Tool], calls: list) -> list[Tool]:
     """Copies of `tools` whose functions note (name, args) before running the original."""
     def wrap(tool: Tool):
@@ -139,7 +126,7 @@ def evaluate_case(case: TestCase, predictor, tools: Sequence[Tool] = DEFAULT_TOO
         return CaseResult(case, None, calls, False, False, False, 0, "error", f"{type(error).__name__}: {error}")
     used = [args for name, args in calls if name == case.expected_tool]
     return CaseResult(case, trajectory.answer, calls, right_tool=bool(used),
-                      right_args=any(_squash(case.expected_arg_contains) in _squash(a) for a in used),
+                      right_args=any(squash(case.expected_arg_contains) in squash(a) for a in used),
                       right_answer=answer_matches(trajectory.answer, case.expected_answer),
                       steps=len(trajectory.steps), stop_reason=trajectory.stop_reason)
 # --8<-- [end:evaluate-case]
@@ -232,7 +219,7 @@ def run_cli(args) -> int:
     if args.before_after:
         if args.per_group < 1:
             raise UsageError(f"--per-group must be >= 1, got {args.per_group}")
-        from lllm.labs.factory import before_after
+        from lllm.labs.factory_eval import before_after
         return before_after(args.per_group, args.seed or 0, flag="--before-after")
     try:
         predictor = predictor_from_args(args)

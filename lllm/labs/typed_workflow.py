@@ -10,8 +10,10 @@ observations in a row) stops the run at once instead of producing a plausible-lo
     THOUGHT -> ACTION | FINAL | ERROR               OBSERVATION, ERROR -> THOUGHT | ACTION | FINAL | ERROR
     FINAL -> nothing (the run is complete)
 
-Malformed model output (neither an action nor a final answer) becomes an explicit ERROR step,
-and the next prompt carries the same repair observation the ReAct loop uses.
+Each turn is one `react.react_step`, the same step the ReAct loop takes, turned into typed steps
+by its outcome. Malformed model output (neither an action nor a final answer) becomes an explicit
+ERROR step, and the next prompt carries the same repair observation the ReAct loop uses; a
+predictor that fails is one ERROR step and ends the run, as it ends the loop.
 
 Usage:
 
@@ -27,7 +29,7 @@ import enum
 from dataclasses import dataclass
 from typing import Sequence
 
-from lllm.agents.react import MAX_NEW_TOKENS, REPAIR_OBSERVATION, Step, _act, build_prompt, parse_step
+from lllm.agents.react import REPAIR_OBSERVATION, Outcome, Step, react_step
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 __all__ = ["StepKind", "TypedStep", "TRANSITIONS", "IllegalTransition", "TypedTrajectory",
@@ -129,16 +131,18 @@ def _react_steps(typed: TypedTrajectory) -> list[Step]:
     return steps
 
 
-def _model_steps(raw: str) -> list[TypedStep]:
-    """The typed steps one model reply makes: a thought if any, then an action or a final
-    answer; neither is an ERROR step holding the raw text."""
-    step = parse_step(raw)
+def _typed_steps(step: Step) -> list[TypedStep]:
+    """The typed steps one ReAct step makes, by its outcome: a thought if any, then the final
+    answer, or the action and its observation, or an ERROR step (repair or predictor error)."""
     out = [TypedStep(K.THOUGHT, step.thought)] if step.thought else []
-    if step.final is not None:
+    if step.outcome is Outcome.FINAL:
         return out + [TypedStep(K.FINAL, step.final)]
-    if step.action is not None:
-        return out + [TypedStep(K.ACTION, "", tool=step.action[0], args=step.action[1])]
-    return out + [TypedStep(K.ERROR, f"malformed output: {raw[:80]!r}")]
+    if step.outcome is Outcome.REPAIR:
+        return out + [TypedStep(K.ERROR, f"malformed output: {step.raw[:80]!r}")]
+    if step.outcome is Outcome.PREDICTOR_ERROR:
+        return out + [TypedStep(K.ERROR, step.observation)]
+    return out + [TypedStep(K.ACTION, "", tool=step.action[0], args=step.action[1]),
+                  TypedStep(K.OBSERVATION, step.observation)]
 
 
 # --8<-- [start:run-typed]
@@ -147,26 +151,15 @@ def run_typed(goal: str, predictor, tools: Sequence[Tool] = DEFAULT_TOOLS,
     """Ask the model at most `max_turns` times; every step is checked against TRANSITIONS."""
     if not goal.strip():
         raise ValueError("goal is empty: ask the agent a question")
-    by_name = {t.name: t for t in tools}
     run = TypedTrajectory().append(TypedStep(K.GOAL, goal))
     for _ in range(max_turns):
-        prompt = build_prompt(goal, tools, _react_steps(run))
-        try:
-            raw = predictor(prompt, MAX_NEW_TOKENS)
-        except Exception as error:                       # the model failed: an error step, stop
-            return run.append(TypedStep(K.ERROR, f"predictor error: {type(error).__name__}: {error}"))
-        for step in _model_steps(raw if isinstance(raw, str) else ""):
-            run = run.append(step)
-            if step.kind is K.ACTION:
-                run = run.append(TypedStep(K.OBSERVATION, _act((step.tool, step.args), by_name, _quiet)))
-        if run.completed:
+        step = react_step(goal, predictor, tools, _react_steps(run))
+        for typed in _typed_steps(step):
+            run = run.append(typed)
+        if step.outcome in (Outcome.FINAL, Outcome.PREDICTOR_ERROR):
             break
     return run
 # --8<-- [end:run-typed]
-
-
-def _quiet(who: str, text: str) -> None:
-    pass
 
 
 # ---- command line ------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Layer 2 · autoregressive generation: predict the next character, append it, repeat.
+"""Layer 1 · autoregressive generation: predict the next character, append it, repeat.
 
 Read `tokenizer.py` and `sampling.py` first. A *backend* is the model as a function:
 

@@ -1,4 +1,4 @@
-"""Layer 2 · TinyLLM in CPython: the exported ONNX model run by onnxruntime, as a backend and a Predictor.
+"""Layer 1 · TinyLLM in CPython: the exported ONNX model run by onnxruntime, as a backend and a Predictor.
 
 Read `generate.py` first. This is a platform adapter: onnxruntime (and numpy, which it brings) are
 imported only when a model is opened, so `import lllm` stays stdlib-only. In the page the same

@@ -1,4 +1,4 @@
-"""Layer 2 · choosing the next character from the model's logits, reproducibly everywhere.
+"""Layer 1 · choosing the next character from the model's logits, reproducibly everywhere.
 
 Read `tokenizer.py` first. The page (JavaScript) must produce the same text as the terminal
 (Python) for the same seed, so both the random number generator and the order of operations

@@ -1,4 +1,4 @@
-"""Layer 2 · the character tokenizer: text <-> integer ids, one id per character.
+"""Layer 1 · the character tokenizer: text <-> integer ids, one id per character.
 
 Read `predictor.py` first. The vocabulary is stored in the model card (`tinyllm.json`, key
 `vocab`, the characters in id order), so the tokenizer always matches the model it came with.

@@ -7,7 +7,7 @@ model only through this contract, so swapping the "brain" never touches agent co
 
 The returned string is the *completion only* — never the prompt echoed back. (The original
 prototype collection echoed the prompt and its labs then scored the echoed instructions as
-answers; see DESIGN.md §8.)
+answers; the Design page, "Lessons from the original collection", tells the story.)
 
 Usage:
 

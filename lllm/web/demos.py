@@ -1,4 +1,4 @@
-"""Layer 4 · the agent pages' live demos: `run_json(params_json) -> JSON text` — the same functions, as data.
+"""Platform adapter · the agent pages' live demos: `run_json(params_json) -> JSON text` — the same functions, as data.
 
 Read `react.py`, `brains.py`, `lab.py`, `evaluator.py`, `memory_explainer.py` and
 `inference_playground.py` first. This module adds no agent logic: it calls those modules exactly
@@ -229,7 +229,7 @@ MAX_PER_GROUP = 10                 # before-after: 7 groups, so at most 70 goals
 def before_after_demo(p: dict, make: Callable[..., object], progress) -> dict:
     """The story model and the agent-tuned one, greedy, on `per_group` held-out goals per group:
     the text `python -m lllm lab --before-after --per-group N` prints."""
-    from lllm.labs.factory import BEFORE_AFTER, before_after_reports, before_after_text
+    from lllm.labs.factory_eval import BEFORE_AFTER, before_after_reports, before_after_text
     from lllm.labs.factory_eval import CRITERIA, table_rows
     per_group = _int(p, "per_group", 2)
     if not 1 <= per_group <= MAX_PER_GROUP:

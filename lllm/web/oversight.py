@@ -1,4 +1,4 @@
-"""Layer 4 · the human-in-the-loop page's buttons: `start(...)` and `decide_json(session, ...)` -> JSON text.
+"""Platform adapter · the human-in-the-loop page's buttons: `start(...)` and `decide_json(session, ...)` -> JSON text.
 
 Read `human_in_loop.py` first. This module adds no oversight logic: it drives an
 `OversightSession` through its step API (`next()` / `decide()`) and returns the session's state

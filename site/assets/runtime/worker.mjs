@@ -1,6 +1,6 @@
 // The in-page runtime's engine room: a module Web Worker hosting Pyodide (Python 3.14 with the
 // lllm wheel unpacked) and onnxruntime-web sessions on TinyLLM. Read lllm.mjs (the page side)
-// first; DESIGN.md §3–4 explains why a worker, why JSPI, and why only the plain wasm build of ORT.
+// first; the Design page (site/design.md) explains why a worker, why JSPI, and why only the plain wasm build of ORT.
 //
 // Models are named as in runtime.json (hooks/runtime.py): the story model "tinyllm" loads at
 // start; another ("tinyllm-agent") loads the first time something asks for it by name.
