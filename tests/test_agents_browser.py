@@ -38,8 +38,8 @@ def lllm_cli(*argv) -> str:
 
 def cpython(params: dict) -> dict:
     """The oracle for a widget run: the same params through page_demos in CPython (TinyLLM on onnxruntime)."""
-    tinyllm = lambda temperature, seed: make_predictor(f"tinyllm:{MODEL}", temperature=temperature, seed=seed)
-    return json.loads(run_json(json.dumps(params), tinyllm=tinyllm))
+    from lllm.model.onnx_backend import from_onnx
+    return json.loads(run_json(json.dumps(params), models={"tinyllm": lambda **options: from_onnx(MODEL, **options)}))
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from lllm.web import demos as page_demos
-from lllm.predictors import make_predictor
+from lllm.predictors import TINYLLM_AGENT_STOP, make_predictor, parse_script
 from lllm.cli import main
-from lllm.web.demos import parse_script, run_json
+from lllm.labs.lab import CATEGORIES
+from lllm.model.onnx_backend import from_onnx
+from lllm.web.demos import run_json
 from lllm.model.sampling import Mulberry32
 from model_files import require_agent_model
 
@@ -106,9 +108,9 @@ def test_retrieve_shows_the_shared_words_and_the_block():
 
 @pytest.mark.skipif(not MODEL.exists(), reason="run `make model` first")
 def test_tinyllm_react_is_the_terminal_one(capsys):
-    tinyllm = lambda temperature, seed: make_predictor(f"tinyllm:{MODEL}", temperature=temperature, seed=seed)
+    models = {"tinyllm": lambda **options: from_onnx(MODEL, **options)}
     out = demo({"demo": "react", "goal": "Who is Pip?", "brain": "tinyllm", "seed": 1, "temperature": 0.8,
-                    "max_steps": 2}, tinyllm=tinyllm)
+                    "max_steps": 2}, models=models)
     expected = terminal(capsys, "react", "Who is Pip?", "--predictor", f"tinyllm:{MODEL}", "--seed", "1",
                         "--temperature", "0.8", "--max-steps", "2", "--json")
     assert out["trajectory"] == json.loads(expected)
@@ -132,11 +134,11 @@ def test_garbage_forever_is_capped_by_max_steps():
 
 
 def test_a_predictor_that_raises_is_a_step_not_a_crash():
-    def broken(temperature, seed):
+    def broken(**options):
         def predictor(prompt, max_new_tokens=None):
             raise RuntimeError("the model could not be loaded")
         return predictor
-    out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, tinyllm=broken)
+    out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, models={"tinyllm": broken})
     assert out["ok"] and out["trajectory"]["stop_reason"] == "predictor error"
     assert out["trajectory"]["steps"][0]["observation"] == "predictor error: RuntimeError: the model could not be loaded"
 
@@ -208,7 +210,7 @@ def test_runnable_cells_run_in_cpython(page):
 def test_the_widget_offers_the_labs_categories_and_the_brains():
     widget = (ROOT / "site" / "assets" / "agents" / "demos.mjs").read_text(encoding="utf-8")
     categories = re.search(r"^const CATEGORIES = (\[.*\]);$", widget, re.M).group(1)
-    assert json.loads(categories) == list(page_demos.CATEGORIES)
+    assert json.loads(categories) == list(CATEGORIES)
     labels = re.search(r"^const BRAIN_LABELS = \{(.*)\};$", widget, re.M).group(1)
     assert re.findall(r"\"?([\w-]+)\"?: \"", labels) == list(page_demos.BRAINS)
 
@@ -220,7 +222,7 @@ def test_a_page_model_that_did_not_load_is_a_clear_message(monkeypatch):
     def from_browser(**options):
         raise RuntimeError("Could not download the TinyLLM model: HTTP 404")
     monkeypatch.setitem(sys.modules, "lllm.web.browser", types.SimpleNamespace(from_browser=from_browser))
-    out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, tinyllm=page_demos.browser_tinyllm)
+    out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, models=page_demos.browser_models())
     assert out == {"ok": False, "error": "TinyLLM could not be loaded in this page: Could not download the TinyLLM model: HTTP 404"}
 
 
@@ -232,17 +234,17 @@ def agent_model():
 
 
 def cpython_models(agent_model):
-    """What the page passes as tinyllm= and tinyllm_agent=, built from the terminal's own brains."""
-    return {"tinyllm": lambda temperature, seed: make_predictor(f"tinyllm:{MODEL}", temperature=temperature, seed=seed),
-            "tinyllm_agent": lambda: make_predictor(f"tinyllm-agent:{agent_model}")}
+    """What the page passes as models=, with CPython's onnxruntime standing in for onnxruntime-web."""
+    return {"models": {"tinyllm": lambda **options: from_onnx(MODEL, **options),
+                       "tinyllm-agent": lambda **options: from_onnx(agent_model, **options)}}
 
 
 def test_the_page_builds_the_agent_brain_as_make_predictor_does(agent_model):
     from lllm.web.browser import from_browser
     terminal_brain = make_predictor(f"tinyllm-agent:{agent_model}")
     page_defaults = {k: p.default for k, p in inspect.signature(from_browser).parameters.items()}
-    assert page_demos.TINYLLM_AGENT_STOP == terminal_brain.stop == ("Observation:", "\n\n")
-    assert terminal_brain.temperature == 0.0         # browser_tinyllm_agent passes temperature=0.0
+    assert TINYLLM_AGENT_STOP == terminal_brain.stop == ("Observation:", "\n\n")
+    assert terminal_brain.temperature == 0.0         # make_predictor passes temperature=0.0 to either platform
     assert page_defaults["max_new_tokens"] == terminal_brain.max_new_tokens == 200
     assert (page_defaults["top_k"], page_defaults["top_p"]) == (terminal_brain.top_k, terminal_brain.top_p)
     assert terminal_brain.rng.state == Mulberry32(page_defaults["seed"]).state
@@ -285,8 +287,7 @@ def test_an_agent_model_that_did_not_load_is_a_clear_message(monkeypatch):
             raise RuntimeError("Error: The agent model is not built: run `make agent-model`")
         return lambda prompt, max_new_tokens=None: ""
     monkeypatch.setitem(sys.modules, "lllm.web.browser", types.SimpleNamespace(from_browser=from_browser))
-    out = demo({"demo": "versus", "goal": "hi"}, tinyllm=page_demos.browser_tinyllm,
-               tinyllm_agent=page_demos.browser_tinyllm_agent)
+    out = demo({"demo": "versus", "goal": "hi"}, models=page_demos.browser_models())
     assert out == {"ok": False, "error": "the agent-tuned TinyLLM could not be loaded in this page: "
                                          "The agent model is not built: run `make agent-model`"}
 

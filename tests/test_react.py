@@ -1,6 +1,7 @@
 """ReAct: the prompt, the naive parsers, the loop, forcing, and every way a model can misbehave."""
 
 import doctest
+import json
 import re
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import lllm.agents.react
 from lllm.predictors.contract import ScriptedPredictor
-from lllm.agents.react import Step, build_prompt, parse_action, parse_final, parse_step, run_react
+from lllm.agents.react import Outcome, Step, build_prompt, parse_action, parse_final, parse_step, run_react
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS, Tool, lookup
 
 STORY = Path(__file__).resolve().parent.parent / "export" / "story.txt"
@@ -194,3 +195,42 @@ def test_run_react_always_ends_within_max_steps(replies, max_steps, forced_goal)
     assert len(trajectory.steps) <= max_steps and len(brain.prompts) <= max_steps
     assert trajectory.stop_reason in ("final answer", "max steps")
     assert all(s.observation is None or len(s.observation) <= 200 for s in trajectory.steps)
+
+
+# ---- one step everywhere: the loop, the typed workflow and human-in-the-loop fail alike ----------
+
+def returns_none(prompt, max_new_tokens=None):
+    return None
+
+
+def raises_long(prompt, max_new_tokens=None):
+    raise RuntimeError("server says: " + "x" * 600)
+
+
+@pytest.mark.parametrize("predictor, observation", [
+    (returns_none, "predictor error: returned NoneType, not text"),
+    (raises_long, ("predictor error: RuntimeError: server says: " + "x" * 600)[:200]),
+])
+def test_a_failing_predictor_ends_every_consumer_after_one_step(predictor, observation):
+    from lllm.labs.human_in_loop import OversightSession
+    from lllm.labs.typed_workflow import run_typed
+
+    loop = run_react("What is 2 + 2?", predictor, return_trajectory=True)
+    assert [s.outcome for s in loop.steps] == [Outcome.PREDICTOR_ERROR] and loop.stop_reason == "predictor error"
+    assert loop.steps[0].observation == observation
+
+    session = OversightSession("What is 2 + 2?", predictor)
+    assert session.next() is None and session.stop_reason == "predictor error"
+    assert [s.observation for s in session.steps] == [observation]
+
+    typed = run_typed("What is 2 + 2?", predictor)
+    assert [(s.kind.name, s.text) for s in typed.steps[1:]] == [("ERROR", observation)]
+
+
+def test_outcomes_are_typed_and_name_what_happened():
+    script = ScriptedPredictor(["Action: search[x]", "Action: calc[1 / 0]", "hmm", "Final Answer: 4"])
+    trajectory = run_react("What is 2 + 2?", script, return_trajectory=True)
+    assert [s.outcome for s in trajectory.steps] == [Outcome.UNKNOWN_TOOL, Outcome.TOOL_ERROR, Outcome.REPAIR,
+                                                     Outcome.FINAL]
+    assert json.loads(json.dumps(trajectory.to_dict()))["steps"][0]["outcome"] == "unknown tool"
+    assert [s.outcome for s in trajectory.own_steps] == [s.outcome for s in trajectory.steps]

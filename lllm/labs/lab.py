@@ -33,7 +33,7 @@ from lllm.agents.react import run_react
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.labs.scoring import answer_matches, squash
 
-__all__ = ["TestCase", "CaseResult", "LabReport", "SUITE", "evaluate_case",
+__all__ = ["TestCase", "CaseResult", "LabReport", "SUITE", "CATEGORIES", "evaluate_case",
            "run_lab", "add_cli"]
 
 
@@ -82,6 +82,7 @@ SUITE = (
         ("Tom buys 4 loaves at 2 coins each. How many coins does he pay?", "4", "8"),
         ("There are 7 white ducks and 9 brown ducks. How many ducks?", "7", "16")])
 )
+CATEGORIES = tuple(dict.fromkeys(c.category for c in SUITE))   # in suite order; the page lists them too
 # --8<-- [end:suite]
 
 
@@ -186,9 +187,16 @@ def _short(answer: str | None) -> str:
     return "none" if answer is None else repr(answer if len(answer) <= 40 else answer[:37] + "...")
 
 
-def run_lab(predictor, cases: Sequence[TestCase] = SUITE, max_steps: int = 4, name: str = "") -> LabReport:
-    """Evaluate every case in order with the same predictor."""
-    return LabReport(name or repr(predictor), [evaluate_case(c, predictor, max_steps=max_steps) for c in cases])
+def run_lab(predictor, cases: Sequence[TestCase] = SUITE, max_steps: int = 4, name: str = "",
+            progress=None) -> LabReport:
+    """Evaluate every case in order with the same predictor; `progress(text)`, if given, hears
+    about each case before it runs (the page shows it)."""
+    results = []
+    for number, case in enumerate(cases, 1):
+        if progress:
+            progress(f"case {number}/{len(cases)}: {case.goal}")
+        results.append(evaluate_case(case, predictor, max_steps=max_steps))
+    return LabReport(name or repr(predictor), results)
 
 
 # ---- command line ------------------------------------------------------------------------------
@@ -199,7 +207,7 @@ def add_cli(subparsers) -> None:
                               description=f"Run the ReAct agent on {len(SUITE)} goals and report success "
                                           "overall, per category, and every failure.")
     add_predictor_args(p)
-    p.add_argument("--category", action="append", choices=sorted({c.category for c in SUITE}),
+    p.add_argument("--category", action="append", choices=sorted(CATEGORIES),
                    help="run only this category (repeatable)")
     p.add_argument("--max-steps", type=int, default=4, help="steps per case (default 4)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

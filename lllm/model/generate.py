@@ -58,7 +58,7 @@ class Generation:
     top: list[list[tuple[str, float]]] = field(default_factory=list)  # per step, when asked
 
 
-def _check_count(max_new_tokens: int) -> None:
+def check_count(max_new_tokens: int) -> None:
     if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 0:
         raise ValueError(f"max-new-tokens must be an integer >= 0, got {max_new_tokens!r}")
 
@@ -76,7 +76,7 @@ def generate(backend: Backend, tokenizer: CharTokenizer, prompt: str, max_new_to
              rng: Mulberry32 | None = None, mode: str = "carry", window: int = 30,
              stop: Sequence[str] = (), show_top: int = 0) -> Generation:
     """Continue `prompt` by up to `max_new_tokens` characters; returns the completion only."""
-    _check_count(max_new_tokens)
+    check_count(max_new_tokens)
     check_sampling(temperature, top_k, top_p)
     if mode not in ("carry", "window"):
         raise ValueError(f"mode must be 'carry' or 'window', got {mode!r}")
@@ -146,7 +146,7 @@ class BackendPredictor:
                  top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_new_tokens: int = 200,
                  stop: Sequence[str] = (), reads_from: str | None = None):
         check_sampling(temperature, top_k, top_p)
-        _check_count(max_new_tokens)
+        check_count(max_new_tokens)
         self.backend, self.tokenizer = backend, tokenizer
         self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
         self.max_new_tokens, self.stop = max_new_tokens, tuple(stop)

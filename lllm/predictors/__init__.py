@@ -13,9 +13,10 @@ with the model (`lllm.model.onnx_backend`) and the page (`lllm.web.browser`).
 from lllm.predictors.contract import Predictor, ScriptedPredictor, ScriptExhausted
 from lllm.predictors.http_predictor import HttpPredictor
 from lllm.predictors.rules import RulePredictor, echo, find_arithmetic
-from lllm.predictors.specs import (DEFAULT_TINYLLM, DEFAULT_TINYLLM_AGENT, PREDICTOR_SPECS, add_predictor_args,
-                                   load_script, make_predictor, predictor_from_args)
+from lllm.predictors.specs import (DEFAULT_TINYLLM, DEFAULT_TINYLLM_AGENT, PREDICTOR_SPECS, TINYLLM_AGENT_STOP,
+                                   TINYLLM_STOP, add_predictor_args, load_script, make_predictor, parse_script,
+                                   predictor_from_args)
 
 __all__ = ["Predictor", "ScriptedPredictor", "ScriptExhausted", "HttpPredictor", "RulePredictor", "echo",
-           "find_arithmetic", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "PREDICTOR_SPECS", "add_predictor_args",
-           "load_script", "make_predictor", "predictor_from_args"]
+           "find_arithmetic", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "PREDICTOR_SPECS", "TINYLLM_STOP",
+           "TINYLLM_AGENT_STOP", "add_predictor_args", "load_script", "make_predictor", "parse_script", "predictor_from_args"]

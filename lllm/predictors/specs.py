@@ -33,7 +33,8 @@ import re
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.rules import RulePredictor, echo
 
-__all__ = ["PREDICTOR_SPECS", "load_script", "make_predictor", "add_predictor_args", "predictor_from_args"]
+__all__ = ["PREDICTOR_SPECS", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "TINYLLM_STOP", "TINYLLM_AGENT_STOP",
+           "parse_script", "load_script", "make_predictor", "add_predictor_args", "predictor_from_args"]
 
 
 # ---- resolving --predictor ---------------------------------------------------------------------
@@ -41,6 +42,12 @@ __all__ = ["PREDICTOR_SPECS", "load_script", "make_predictor", "add_predictor_ar
 PREDICTOR_SPECS = "tinyllm[:PATH], rule, echo, scripted:FILE, http:URL or tinyllm-agent[:PATH]"
 DEFAULT_TINYLLM = "build/model/tinyllm.onnx"
 DEFAULT_TINYLLM_AGENT = "build/model/tinyllm-agent.onnx"
+
+
+def parse_script(text: str) -> list[str]:
+    """The replies in `text`: one per block, blocks separated by `---` lines (empty blocks dropped)."""
+    replies = [r.strip("\n") for r in re.split(r"^---[ \t]*$", text or "", flags=re.M)]
+    return [r for r in replies if r.strip()]
 
 
 def load_script(path: str) -> list[str]:
@@ -57,37 +64,50 @@ def load_script(path: str) -> list[str]:
             raise ValueError(f"--predictor scripted: {path} is not valid JSON ({error.msg}, line {error.lineno})") from None
         if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
             raise ValueError(f"--predictor scripted: {path} must hold a JSON list of strings")
+        replies = [r for r in replies if r.strip()]
     else:
-        replies = [r.strip("\n") for r in re.split(r"^---[ \t]*$", text, flags=re.M)]
-    replies = [r for r in replies if r.strip()]
+        replies = parse_script(text)
     if not replies:
         raise ValueError(f"--predictor scripted: {path} has no replies")
     return replies
 
 
-def _tinyllm(path: str | None, options: dict):
-    """TinyLLM on onnxruntime, stopping when it starts to write an Observation itself."""
+# --8<-- [start:make_predictor]
+TINYLLM_STOP = ("Observation:",)                  # the story model may not write an observation itself
+TINYLLM_AGENT_STOP = ("Observation:", "\n\n")     # the agent model also ends a final answer with a blank line
+
+
+def _tinyllm(path: str | None, options: dict, models: dict | None):
+    """TinyLLM (the page's when `models` has one, else onnxruntime), stopping at an Observation."""
+    if models and "tinyllm" in models:
+        return models["tinyllm"](stop=TINYLLM_STOP, **options)
     from lllm.model.onnx_backend import from_onnx    # CPython + onnxruntime only, so imported late
     try:
-        return from_onnx(path or DEFAULT_TINYLLM, stop=("Observation:",), **options)
+        return from_onnx(path or DEFAULT_TINYLLM, stop=TINYLLM_STOP, **options)
     except ValueError as error:                 # ModelError: missing, damaged or mismatched files
         raise ValueError(f"--predictor tinyllm: {error}") from None
 
 
-def _tinyllm_agent(path: str | None, options: dict):
-    """The agent-tuned TinyLLM: it ends a step at `Observation:` and a final answer with a blank line."""
+def _tinyllm_agent(path: str | None, options: dict, models: dict | None):
+    """The agent-tuned TinyLLM, greedy unless told otherwise."""
+    options = {"temperature": 0.0, **options}
+    if models and "tinyllm-agent" in models:
+        return models["tinyllm-agent"](stop=TINYLLM_AGENT_STOP, **options)
     from lllm.model.onnx_backend import from_onnx
     try:
-        return from_onnx(path or DEFAULT_TINYLLM_AGENT, stop=("Observation:", "\n\n"),
-                         **{"temperature": 0.0, **options})
+        return from_onnx(path or DEFAULT_TINYLLM_AGENT, stop=TINYLLM_AGENT_STOP, **options)
     except ValueError as error:
         raise ValueError(f"--predictor tinyllm-agent: {error}; the agent model is built by `make agent-model`") from None
 
 
-def make_predictor(spec: str, *, temperature: float | None = None, seed: int | None = None):
+def make_predictor(spec: str, *, temperature: float | None = None, seed: int | None = None,
+                   models: dict | None = None):
     """A predictor for `spec` (see the module docstring); ValueError naming --predictor if bad.
 
-    temperature and seed apply to sampling brains (TinyLLM); None keeps each brain's default.
+    temperature and seed apply to sampling predictors (TinyLLM); None keeps each one's default.
+    `models` maps "tinyllm" / "tinyllm-agent" to a function `(stop=..., temperature=..., seed=...)
+    -> predictor` that loads that model elsewhere (the page passes its browser models); without
+    it, TinyLLM runs on onnxruntime.
     """
     spec = (spec or "").strip()
     options = {k: v for k, v in (("temperature", temperature), ("seed", seed)) if v is not None}
@@ -96,9 +116,9 @@ def make_predictor(spec: str, *, temperature: float | None = None, seed: int | N
     if spec == "echo":
         return echo
     if spec == "tinyllm-agent" or spec.startswith("tinyllm-agent:"):
-        return _tinyllm_agent(spec.partition(":")[2] or None, options)
+        return _tinyllm_agent(spec.partition(":")[2] or None, options, models)
     if spec == "tinyllm" or spec.startswith("tinyllm:"):
-        return _tinyllm(spec.partition(":")[2] or None, options)
+        return _tinyllm(spec.partition(":")[2] or None, options, models)
     if spec.startswith("scripted:") and spec != "scripted:":
         return ScriptedPredictor(load_script(spec.partition(":")[2]), cycle=True)
     if spec.startswith(("http:", "https:")):
@@ -107,6 +127,7 @@ def make_predictor(spec: str, *, temperature: float | None = None, seed: int | N
         url = spec if spec.startswith(("http://", "https://")) else spec.partition(":")[2]
         return HttpPredictor(url if "://" in url else "http://" + url)
     raise ValueError(f"--predictor {spec!r} is not one of: {PREDICTOR_SPECS}")
+# --8<-- [end:make_predictor]
 
 
 # ---- shared command-line pieces ----------------------------------------------------------------
@@ -114,7 +135,7 @@ def make_predictor(spec: str, *, temperature: float | None = None, seed: int | N
 def add_predictor_args(parser, default: str = "tinyllm") -> None:
     """The --predictor, --temperature and --seed flags every agent command shares."""
     parser.add_argument("--predictor", default=default, metavar="SPEC",
-                        help=f"the brain: {PREDICTOR_SPECS} (default: {default})")
+                        help=f"the predictor: {PREDICTOR_SPECS} (default: {default})")
     parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (TinyLLM)")
     parser.add_argument("--seed", type=int, default=None, help="sampling seed (TinyLLM)")
 

@@ -31,7 +31,7 @@ import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
-from lllm.model.generate import EMPTY_PROMPT, Generation, _check_count, prompt_view
+from lllm.model.generate import EMPTY_PROMPT, Generation, check_count, prompt_view
 from lllm.model.sampling import Mulberry32, check_sampling
 from lllm.model.tokenizer import CharTokenizer
 
@@ -75,7 +75,7 @@ class BrowserPredictor:
     def __init__(self, temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,
                  max_new_tokens: int = 200, stop: Sequence[str] = (), model: str = STORY_MODEL):
         check_sampling(temperature, top_k, top_p)
-        _check_count(max_new_tokens)
+        check_count(max_new_tokens)
         self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
         self.max_new_tokens, self.stop, self.model = max_new_tokens, tuple(stop), model
         self.rng = Mulberry32(seed)
@@ -86,7 +86,7 @@ class BrowserPredictor:
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
         from pyodide.ffi import run_sync, to_js
         n = self.max_new_tokens if max_new_tokens is None else max_new_tokens
-        _check_count(n)
+        check_count(n)
         prompt = prompt_view(prompt, self.reads_from)
         ids, dropped = self.tokenizer.encode_lossy(prompt)
         if not ids:

@@ -1,6 +1,6 @@
 """Platform adapter · the agent pages' live demos: `run_json(params_json) -> JSON text` — the same functions, as data.
 
-Read `react.py`, `brains.py`, `lab.py`, `evaluator.py`, `memory_explainer.py` and
+Read `react.py`, `predictors/specs.py`, `lab.py`, `evaluator.py`, `memory_explainer.py` and
 `inference_playground.py` first. This module adds no agent logic: it calls those modules exactly
 as `python -m lllm ...` does and turns what they return (trajectories, reports, turns, rows) into
 JSON, so a page's widget (`site/assets/agents/demos.mjs`) can draw them. The widget sends one
@@ -21,10 +21,10 @@ next to the agent-tuned one; "before-after" is `python -m lllm lab --before-afte
 on the factory's held-out goals) for the lab page.
 
 The same params give the same JSON in CPython and in the page (tests compare them literally),
-except where the models come from: CPython loads them with onnxruntime (`brains.make_predictor`),
-the page passes `tinyllm=browser_tinyllm, tinyllm_agent=browser_tinyllm_agent` (`lllm.web.browser`,
-imported only when called, so this module stays importable anywhere). Timings in the playground
-demo are measured, so they differ.
+except where the models come from: both resolve a predictor with `make_predictor`, CPython's on
+onnxruntime, the page's through `models=browser_models()` (`lllm.web.browser`, imported only when
+called, so this module stays importable anywhere). Timings in the playground demo are measured,
+so they differ.
 
 Usage:
 
@@ -46,50 +46,39 @@ from contextlib import redirect_stdout
 from dataclasses import asdict
 from typing import Callable
 
-from lllm.predictors import RulePredictor, echo, make_predictor
+from lllm.predictors import make_predictor, parse_script
 from lllm.labs.evaluator import evaluate_seeds
 from lllm.labs.inference_playground import compare
-from lllm.labs.lab import SUITE, LabReport, evaluate_case
+from lllm.labs.lab import CATEGORIES, SUITE, run_lab
 from lllm.agents.memory import LongTermMemory, format_memories, words
 from lllm.labs.memory_explainer import DEMO_GOALS, explain_memory
 from lllm.predictors.contract import ScriptedPredictor
-from lllm.agents.react import FORCED_RE, run_react
+from lllm.agents.react import FORCED_RE, run_react, terminal_text
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS
 
-__all__ = ["BRAINS", "DEMOS", "TINYLLM_STOP", "TINYLLM_AGENT_STOP", "browser_tinyllm", "browser_tinyllm_agent",
-           "make_brain", "parse_script", "run_demo", "run_json"]
+__all__ = ["BRAINS", "DEMOS", "browser_models", "make_brain", "run_demo", "run_json"]
 
 BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
-TINYLLM_STOP = ("Observation:",)   # as brains.make_predictor("tinyllm"): the model may not observe for itself
-TINYLLM_AGENT_STOP = ("Observation:", "\n\n")   # as make_predictor("tinyllm-agent"): also a final answer's blank line
 VERSUS_BRAINS = ("tinyllm", "tinyllm-agent")     # the agent-model page: the story model, then the agent-tuned one
 MAX_STEPS_LIMIT = 10               # the page's ceiling: a reader's typo must not start a long run
-CATEGORIES = tuple(dict.fromkeys(c.category for c in SUITE))
 
 
-# ---- brains: the page's choice, resolved the way the command line resolves --predictor ---------
+# ---- predictors: the page's choice, resolved by the same make_predictor as --predictor ------------
 
-def browser_tinyllm(temperature: float, seed: int):
-    """The page's TinyLLM (onnxruntime-web in the runtime worker), stopping as the CPython one does."""
+def browser_models() -> dict:
+    """The page's TinyLLMs (onnxruntime-web in the runtime worker) for make_predictor(models=...)."""
     from lllm.web.browser import from_browser      # works only inside the page's Pyodide
-    try:
-        return from_browser(temperature=temperature, seed=seed, stop=TINYLLM_STOP)
-    except ValueError:
-        raise
-    except Exception as error:                 # the page's model did not load: a sentence, not a traceback
-        raise ValueError(f"TinyLLM could not be loaded in this page: {_sentence(error)}") from None
 
-
-def browser_tinyllm_agent():
-    """The page's agent-tuned TinyLLM, built as `make_predictor("tinyllm-agent")`: greedy, the same
-    stops, the same default length (200; run_react asks for 128 per step)."""
-    from lllm.web.browser import from_browser
-    try:
-        return from_browser(temperature=0.0, stop=TINYLLM_AGENT_STOP, model="tinyllm-agent")
-    except ValueError:
-        raise
-    except Exception as error:                 # e.g. the agent model was not built: the worker says which command
-        raise ValueError(f"the agent-tuned TinyLLM could not be loaded in this page: {_sentence(error)}") from None
+    def load(model: str, what: str):
+        def build(**options):
+            try:
+                return from_browser(model=model, **options)
+            except ValueError:
+                raise
+            except Exception as error:         # the model did not load: a sentence, not a traceback
+                raise ValueError(f"{what} could not be loaded in this page: {_sentence(error)}") from None
+        return build
+    return {"tinyllm": load("tinyllm", "TinyLLM"), "tinyllm-agent": load("tinyllm-agent", "the agent-tuned TinyLLM")}
 
 
 def _sentence(error: Exception) -> str:
@@ -97,31 +86,19 @@ def _sentence(error: Exception) -> str:
     return str(error).removeprefix("Error: ")
 
 
-def parse_script(text: str) -> list[str]:
-    """Replies for the scripted brain: text with one reply between `---` lines (as `scripted:FILE`)."""
-    replies = [r.strip("\n") for r in re.split(r"^---[ \t]*$", text or "", flags=re.M)]
-    replies = [r for r in replies if r.strip()]
-    if not replies:
-        raise ValueError("the script has no replies: write one reply per block, blocks separated by --- lines")
-    return replies
-
-
-def make_brain(spec: str, seed: int = 0, temperature: float = 0.8, script: str = "",
-               tinyllm: Callable | None = None, tinyllm_agent: Callable | None = None):
-    """A fresh predictor for `spec` (one of BRAINS); ValueError naming the choice if it is unknown."""
-    if spec == "rule":
-        return RulePredictor()
-    if spec == "echo":
-        return echo
+def make_brain(spec: str, seed: int = 0, temperature: float = 0.8, script: str = "", models: dict | None = None):
+    """A fresh predictor for `spec` (one of BRAINS): `make_predictor`, except that the page's
+    scripted predictor takes its replies from the page, and the agent model is always greedy."""
+    if spec not in BRAINS:
+        raise ValueError(f"brain {spec!r} is not one of: {', '.join(BRAINS)}")
     if spec == "scripted":
-        return ScriptedPredictor(parse_script(script), cycle=True)
-    if spec == "tinyllm":
-        if tinyllm is not None:
-            return tinyllm(temperature=temperature, seed=seed)
-        return make_predictor("tinyllm", temperature=temperature, seed=seed)
+        replies = parse_script(script)
+        if not replies:
+            raise ValueError("the script has no replies: write one reply per block, blocks separated by --- lines")
+        return ScriptedPredictor(replies, cycle=True)
     if spec == "tinyllm-agent":                # greedy: temperature and seed do not apply
-        return tinyllm_agent() if tinyllm_agent is not None else make_predictor("tinyllm-agent")
-    raise ValueError(f"brain {spec!r} is not one of: {', '.join(BRAINS)}")
+        return make_predictor(spec, models=models)
+    return make_predictor(spec, temperature=temperature, seed=seed, models=models)
 
 
 # ---- the demos: each calls the module that does the work and returns plain data ----------------
@@ -136,13 +113,8 @@ def react_demo(p: dict, make: Callable[..., object], progress) -> dict:
 
 
 def lab_demo(p: dict, make: Callable[..., object], progress) -> dict:
-    """The reliability lab for one brain (as `lab --json`), one case at a time so the page can show progress."""
-    cases = _cases(p)
-    predictor, results = make(_int(p, "seed", 0)), []
-    for number, case in enumerate(cases, 1):   # run_lab's loop, with a progress line per case
-        progress(f"case {number}/{len(cases)}: {case.goal}")
-        results.append(evaluate_case(case, predictor, max_steps=_steps(p, 4)))
-    report = LabReport(p.get("brain", "rule"), results)
+    """The reliability lab for one brain (as `lab --json`), with a progress line per case."""
+    report = run_lab(make(_int(p, "seed", 0)), _cases(p), _steps(p, 4), p.get("brain", "rule"), progress)
     return {"report": report.to_dict(), "text": report.format()}
 
 
@@ -218,7 +190,7 @@ def versus_demo(p: dict, make: Callable[..., object], progress) -> dict:
     for name, predictor in predictors.items():
         progress(f"{name}: {goal}")
         trajectory = run_react(goal, predictor, max_steps=max_steps, return_trajectory=True)
-        runs.append({"brain": name, "trajectory": trajectory.to_dict(), "terminal": _terminal(trajectory),
+        runs.append({"brain": name, "trajectory": trajectory.to_dict(), "terminal": terminal_text(trajectory),
                      "command": _react_command(goal, name, max_steps)})
     return {"runs": runs}
 
@@ -241,12 +213,6 @@ def before_after_demo(p: dict, make: Callable[..., object], progress) -> dict:
             "rows": table_rows(reports), "text": before_after_text(reports), "command": command}
 
 
-def _terminal(trajectory) -> str:
-    """What `python -m lllm react GOAL` prints for this trajectory (react.run_cli without --verbose)."""
-    end = "" if trajectory.answer is not None else f"(no final answer: {trajectory.stop_reason})\n"
-    return trajectory.render() + "\n" + end
-
-
 def _react_command(goal: str, brain: str, max_steps: int) -> str:
     """The terminal command for one greedy run (the story model samples unless told --temperature 0)."""
     flags = ["--predictor", brain] + (["--temperature", "0"] if brain == "tinyllm" else [])
@@ -261,8 +227,7 @@ DEMOS = {"react": react_demo, "lab": lab_demo, "evaluate": evaluate_demo, "memor
 
 # ---- the entry point the page calls ------------------------------------------------------------
 
-def run_demo(params: dict, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None,
-             tinyllm_agent: Callable | None = None) -> dict:
+def run_demo(params: dict, models: dict | None = None, progress: Callable[[str], None] | None = None) -> dict:
     """Run one demo; bad input (ValueError) becomes {"ok": False, "error": ...}, never a traceback."""
     if not isinstance(params, dict) or params.get("demo") not in DEMOS:
         return {"ok": False, "error": f"demo must be one of: {', '.join(DEMOS)}"}
@@ -270,8 +235,7 @@ def run_demo(params: dict, tinyllm: Callable | None = None, progress: Callable[[
     def make(seed: int, spec: str | None = None, temperature: float | None = None):
         """A fresh predictor: the page's chosen brain, or `spec` (the playground and versus compare several)."""
         temperature = params.get("temperature", 0.8) if temperature is None else temperature
-        return make_brain(spec or params.get("brain", "rule"), seed, temperature, params.get("script", ""),
-                          tinyllm, tinyllm_agent)
+        return make_brain(spec or params.get("brain", "rule"), seed, temperature, params.get("script", ""), models)
     try:
         if params.get("brain", "rule") not in BRAINS:
             raise ValueError(f"brain {params.get('brain')!r} is not one of: {', '.join(BRAINS)}")
@@ -281,14 +245,13 @@ def run_demo(params: dict, tinyllm: Callable | None = None, progress: Callable[[
     return {"ok": True, "demo": params["demo"], **result}
 
 
-def run_json(params_json: str, tinyllm: Callable | None = None, progress: Callable[[str], None] | None = None,
-             tinyllm_agent: Callable | None = None) -> str:
+def run_json(params_json: str, models: dict | None = None, progress: Callable[[str], None] | None = None) -> str:
     """`run_demo` from JSON text to JSON text (the page's widget sends and parses these)."""
     try:
         params = json.loads(params_json)
     except json.JSONDecodeError as error:
         return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})
-    return json.dumps(run_demo(params, tinyllm, progress, tinyllm_agent))
+    return json.dumps(run_demo(params, models, progress))
 
 
 # ---- checking the page's numbers ---------------------------------------------------------------

@@ -326,8 +326,7 @@ function pythonFor(params) {
   return [
     "import sys",
     "from lllm.web import demos as page_demos",
-    `print(page_demos.run_json(${JSON.stringify(JSON.stringify(params))}, tinyllm=page_demos.browser_tinyllm,`,
-    "                          tinyllm_agent=page_demos.browser_tinyllm_agent,",
+    `print(page_demos.run_json(${JSON.stringify(JSON.stringify(params))}, models=page_demos.browser_models(),`,
     "                          progress=lambda text: print(text, file=sys.stderr)))",
   ].join("\n");
 }
