@@ -8,6 +8,7 @@ In a page:
   layer (a "group"), arrows between groups.
 - `<!-- lllm:pieces 004 -->` (or another name in VIEWS) becomes one seed family's diagram: each of
   its pieces by layer, coloured by status; other pieces linked to them appear as their group.
+- `<!-- lllm:folders -->` becomes the table of lllm/'s folders (the layers), read from the tree.
 - `<!-- lllm:interconnections -->` becomes the table: module, piece, imports from, imported by,
   optional third-party imports. The table keeps every import; the diagrams draw structure.
 
@@ -313,9 +314,33 @@ def framed(name: str, text: str) -> str:
     return f'<div class="lllm-diagram"{least} markdown>\n\n```mermaid\n{text}```\n\n</div>'
 
 
+# ---- the folders: the layers as `ls lllm/` shows them ---------------------------------------------
+
+def folders(root: Path = ROOT, package: str = PACKAGE) -> list[tuple[str, str, list[str]]]:
+    """(folder, the first line of its __init__ docstring, its modules) for every package folder,
+    root first: what `ls lllm/` shows, read from the tree itself."""
+    rows = []
+    for init in sorted((root / package).rglob("__init__.py")):
+        folder = init.parent.relative_to(root).as_posix()
+        doc = (ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or "").splitlines()
+        modules = sorted(p.name for p in init.parent.glob("*.py") if p.name != "__init__.py")
+        rows.append((folder + "/", doc[0] if doc else "", modules))
+    order = lambda row: (0 if row[0] == package + "/" else int(row[1][6]) if row[1].startswith("Layer ") else 5, row[0])
+    return sorted(rows, key=order)
+
+
+def folders_table() -> str:
+    lines = ["| folder | what it is (its `__init__` docstring) | modules |", "|---|---|---|"]
+    for folder, summary, modules in folders():
+        lines.append(f"| `{folder}` | {summary.replace('|', '/')} | {', '.join(f'`{m}`' for m in modules)} |")
+    return "\n".join(lines) + "\n"
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if "<!-- lllm:" not in markdown:
         return markdown
+    if "<!-- lllm:folders -->" in markdown:
+        markdown = markdown.replace("<!-- lllm:folders -->", folders_table())
     for name in VIEWS:
         marker = f"<!-- lllm:pieces {name} -->"
         if marker in markdown:

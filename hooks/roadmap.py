@@ -118,11 +118,33 @@ def readme_with_block(text: str, roadmap: Roadmap) -> str:
 
 # ---- MkDocs hook -----------------------------------------------------------------------------------
 
+API_PAGES = (("lllm.model", "model"), ("lllm.predictors", "predictors"), ("lllm.agents", "agents"),
+             ("lllm.reasoning", "agents"), ("lllm.runtimes", "native"), ("lllm.labs", "labs"),
+             ("lllm.web", "web"), ("lllm.cli", "web"))
+
+
+def api_page(module: str) -> str | None:
+    """The API reference page (site/api/*.md) that documents `module`, or None."""
+    return next((f"api/{page}.md" for prefix, page in API_PAGES if module == prefix or module.startswith(prefix + ".")), None)
+
+
+def api_links(roadmap: Roadmap, src: str) -> str:
+    """A closing line for a concept page: its pieces' modules, linked to the API reference."""
+    modules = [m for item in roadmap.items if item.page == src for m in item.modules
+               if "*" not in m and not m.endswith("__main__") and api_page(m)]
+    if not modules:
+        return ""
+    here = posixpath.dirname(src) or "."
+    links = ", ".join(f"[`{m}`]({posixpath.relpath(api_page(m), here)}#{m})" for m in dict.fromkeys(modules))
+    return f"\n\n---\n\n**API reference:** {links}.\n"
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    if "<!-- lllm:roadmap -->" not in markdown and "<!-- lllm:prototypes -->" not in markdown:
-        return markdown
     roadmap = load()
     src = page.file.src_uri
+    markdown += api_links(roadmap, src)
+    if "<!-- lllm:roadmap -->" not in markdown and "<!-- lllm:prototypes -->" not in markdown:
+        return markdown
     markdown = markdown.replace("<!-- lllm:roadmap -->", roadmap_table(roadmap, src))
     return markdown.replace("<!-- lllm:prototypes -->", prototypes_list(roadmap, src))
 

@@ -296,3 +296,10 @@ def test_the_agent_model_page_has_the_side_by_side_demo():
     text = (ROOT / "site" / "agents" / "agent-model.md").read_text(encoding="utf-8")
     assert DEMO.findall(text) == ["versus"] and 'data-goal="What is 48 plus 17?"' in text
     assert "**What the demo shows.**" in text and "live demo" in text
+
+
+def test_the_widget_marks_failed_steps_by_their_typed_outcome():
+    from lllm.agents.react import FAILED
+    widget = (ROOT / "site" / "assets" / "agents" / "demos.mjs").read_text(encoding="utf-8")
+    listed = re.search(r"^const FAILED = new Set\((\[.*\])\);$", widget, re.M).group(1)
+    assert set(json.loads(listed)) == {outcome.value for outcome in FAILED}

@@ -77,7 +77,8 @@ function bar(fraction, label) {
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const isError = (text) => /^(error|no Action|predictor error)/.test(text ?? "");
+// A step that failed, by its typed outcome (lllm/agents/react.py: Outcome), never by its text.
+const FAILED = new Set(["repair", "unknown tool", "tool error", "predictor error"]);
 
 // ---- the controls each demo needs -----------------------------------------------------------------
 
@@ -196,7 +197,7 @@ function renderSteps(trajectory, { tail = true } = {}) {
     if (step.final !== null) item.append(labelled("final answer", el("strong", "lllm-demo__final", step.final)));
     if (step.observation !== null) {
       const obs = labelled("observation", el("code", "lllm-demo__obs", step.observation));
-      if (isError(step.observation)) obs.classList.add("lllm-demo__row--error");
+      if (FAILED.has(step.outcome)) obs.classList.add("lllm-demo__row--error");
       item.append(obs);
     }
     list.append(item);
