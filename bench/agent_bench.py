@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lllm.predictors import make_predictor  # noqa: E402
-from lllm.labs.factory_eval import CRITERIA, compare, evaluate  # noqa: E402
+from lllm.labs.factory_eval import CRITERIA, comparison_table, evaluate  # noqa: E402
 from lllm.labs.factory_tasks import make_suite  # noqa: E402
 
 
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
         print(f"agent model: {metrics['steps']} training steps, {metrics['train_seconds']:.0f} s of training")
     print(f"held-out {args.split} suite, {len(suite)} goals, greedy, no forcing "
           "(format / right tool / right args / right answer, %)")
-    print(compare(reports))
+    print(comparison_table(reports))
     if args.json:
         scores = {r.name: {g[0] + ", " + g[1]: {c: r.mean(c, g) for c in CRITERIA} for g in r.groups()}
                   | {"all": {c: r.mean(c) for c in CRITERIA}} for r in reports}

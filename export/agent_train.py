@@ -20,7 +20,7 @@ re-measured here) and where each piece lives:
     chrono forget-gate init         chrono_init: forget biases spread over log(1..T) so some
                                     units remember across a whole question
     small batches, many updates     batch 8, AdamW, lr 8e-3 with warm-up and cosine decay
-    short copies                    the rule brain writes "Thought: compute 48 + 17", then the
+    short copies                    the rule predictor writes "Thought: compute 48 + 17", then the
                                     action; "Thought: repeat apple"; the final answer right
                                     under the observation it copies
     many phrasings, hard numbers    30 arithmetic prefixes (two held out); training draws more
@@ -140,11 +140,11 @@ def weighted_loss_and_grads(params, config: Config, x, y, w, state):
 # --8<-- [end:weighted-loss]
 
 
-def fresh_episodes(brain, rng: random.Random, batch: int) -> list[str]:
+def fresh_episodes(predictor, rng: random.Random, batch: int) -> list[str]:
     """`batch` new verified episodes of one family (similar lengths pad less)."""
     family, texts = rng.choice(MIX), []
     while len(texts) < batch:
-        episode = run_episode(make_task(rng, "train", family), brain)
+        episode = run_episode(make_task(rng, "train", family), predictor)
         if episode.rejected is None:
             texts.append(episode.text())
     return texts
@@ -216,7 +216,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     if settings.chrono:
         chrono_init(params, config, settings.chrono, np.random.default_rng([settings.seed, 2]))
     optimiser = AdamW(params, settings.lr, settings.weight_decay)
-    rng, brain = random.Random(settings.seed), RulePredictor()
+    rng, rule = random.Random(settings.seed), RulePredictor()
     header = prompt_header() if settings.header else ""
     header_ids = tok.encode(header)
     history = {"loss": [], "validation": [], "seconds": 0.0}
@@ -224,7 +224,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     every = max(1, settings.steps // max(1, settings.checkpoints))
     for step in range(1, settings.steps + 1):
         texts = ([corpus[rng.randrange(len(corpus))] for _ in range(settings.batch)] if corpus
-                 else fresh_episodes(brain, rng, settings.batch))
+                 else fresh_episodes(rule, rng, settings.batch))
         x, y, w = make_batch(texts, tok, settings.mask)
         if header_ids and (step - 1) % settings.header_every == 0:
             state = header_state(params, config, header_ids, settings.batch)

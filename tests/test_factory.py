@@ -15,7 +15,7 @@ from lllm.predictors import RulePredictor, echo
 from lllm.cli import main
 from lllm.labs.factory import (Critique, PredictorCritic, agent_mask, corrupt, load_corpus, parse_critique,
                           rule_critique, run_episode, run_factory, verify)
-from lllm.labs.factory_eval import compare, evaluate, score
+from lllm.labs.factory_eval import comparison_table, evaluate, score
 from lllm.labs.factory_tasks import SPLITS, Task, content_split, make_suite, make_task
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.react import run_react
@@ -223,7 +223,7 @@ def test_score_and_compare_credit_only_real_work():
     suite = make_suite("test", per_group=3)
     rule, echoed = evaluate(RulePredictor(), suite, "rule"), evaluate(echo, suite, "echo")
     assert rule.mean("answer") == 1.0 and echoed.mean("answer") == 0.0 and echoed.mean("args") == 0.0
-    table = compare([echoed, rule])
+    table = comparison_table([echoed, rule])
     assert table.splitlines()[-1].split()[-4:] == ["100.0"] * 4
     assert "arithmetic, new template" in table
     trajectory = run_react(ADD.goal, ScriptedPredictor(["Action: calc[17+48]", "Final Answer: 65"]),

@@ -1,6 +1,6 @@
 """Layer 3 · the ReAct loop: `run_react(goal, predictor, tools) -> final answer or None`.
 
-Read `predictor.py` (the only way we talk to a model) and `calc.py` (a tool) first.
+Read `lllm/predictors/contract.py` (the only way we talk to a model), `calc.py` and `tools.py` first.
 ReAct (Reason + Act) alternates the model's text with real tool calls. The whole agent:
 
     trajectory = []
@@ -25,11 +25,11 @@ turn the observation into a Final Answer, so a lab still measures the model.
 Usage:
 
     >>> from lllm.predictors.contract import ScriptedPredictor
-    >>> brain = ScriptedPredictor(["Thought: compute 17 * 23\\nAction: calc[17 * 23]",
+    >>> predictor = ScriptedPredictor(["Thought: compute 17 * 23\\nAction: calc[17 * 23]",
     ...                            "Thought: I have the result\\nFinal Answer: 391"])
-    >>> run_react("What is 17 * 23?", brain)
+    >>> run_react("What is 17 * 23?", predictor)
     '391'
-    >>> print(brain.prompts[1].split("Final Answer: the answer\\n")[1])
+    >>> print(predictor.prompts[1].split("Final Answer: the answer\\n")[1])
     Question: What is 17 * 23?
     Thought: compute 17 * 23
     Action: calc[17 * 23]

@@ -68,7 +68,7 @@ def lookup(topic: str) -> str:
 
 
 DEFAULT_TOOLS = (
-    # The examples are deliberately concrete: a stand-in brain that copies them instead of reading
+    # The examples are deliberately concrete: a stand-in predictor that copies them instead of reading
     # the goal answers every question with 7 (site/design.md, "Lessons"), and tests check that ours does not.
     Tool("calc", "arithmetic with + - * / ** and parentheses. Example: Action: calc[2 + 5]", calc),
     Tool("lookup", "a fact about the town of Brookfield. Topics: " + ", ".join(FACTS)

@@ -1,6 +1,6 @@
 """Layer 4 · multi-agent debate: `Debate()(question)` — specialists propose and revise, a critic scores, a synthesis answers.
 
-Read `runtimes/native/tactic.py` and `runtimes/native/agent.py` first; `debate_brains.py` holds
+Read `runtimes/native/tactic.py` and `runtimes/native/agent.py` first; `debate_predictors.py` holds
 the rule-based stand-in brains the demos use. The whole debate, as a Tactic on the native runtime:
 
     proposals = [s.propose(question) for s in specialists]                     round 0

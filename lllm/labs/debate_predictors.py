@@ -1,6 +1,6 @@
 """Layer 4 · the debate's rule-based stand-ins: `DebateRulePredictor(role, seed, temperature)` is a Predictor.
 
-Read `debate.py` first (the formats these brains write); `brains.py` has the ReAct stand-in.
+Read `debate.py` first (the formats these predictors write); `lllm/predictors/rules.py` has the ReAct stand-in.
 
 These are not language models and do not pretend to be. Each reads only its prompt — the flat
 chat template the native runtime renders (`chat_format.py`) — and writes what `debate.py` asks

@@ -1,7 +1,7 @@
 """Layer 4 · the synthetic data factory: `run_factory(n, predictor) -> FactoryRun` of verified trajectories.
 
-Read `factory_tasks.py` (the task families and the held-out rule), `react.py` and `brains.py`
-first. The factory turns a brain that can act (the rule brain by default, any predictor works)
+Read `factory_tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/rules.py`
+first. The factory turns a predictor that can act (the rule predictor by default, any predictor works)
 into training data for a model that cannot yet, and never keeps a wrong answer:
 
     for each new task (goal + oracle):
@@ -313,7 +313,7 @@ def add_cli(subparsers) -> None:
     from lllm.predictors import add_predictor_args
     from lllm.cli import non_negative_int
     p = subparsers.add_parser("factory", help="make verified ReAct trajectories (synthetic training data)",
-                              description="Run a brain on fresh tasks, critique and verify every run, and "
+                              description="Run a predictor on fresh tasks, critique and verify every run, and "
                                           "write the kept episodes, the rejected ones and a training corpus.")
     p.add_argument("--episodes", type=non_negative_int, default=200, help="training tasks to try (default 200)")
     p.add_argument("--out", required=True, help="output folder")

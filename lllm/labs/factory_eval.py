@@ -10,7 +10,7 @@ so nothing is forced — and scored on four criteria:
     args     one such call's argument is the task's (spaces and case ignored)
     answer   the Final Answer equals the oracle's (numbers compared as numbers)
 
-`compare({"story model": p1, "agent model": p2}, suite)` prints the table the factory page and
+`comparison_table({"story model": p1, "agent model": p2}, suite)` prints the table the factory page and
 `bench/agent_bench.py` show, one row per (family, phrasing) group.
 
 Usage:
@@ -31,7 +31,7 @@ from lllm.labs.factory_tasks import Task, make_suite
 from lllm.agents.react import Trajectory, run_react
 from lllm.labs.scoring import answer_matches, squash
 
-__all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "compare", "table_rows", "BEFORE_AFTER",
+__all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "comparison_table", "table_rows", "BEFORE_AFTER",
            "before_after_reports", "before_after_text", "before_after"]
 
 CRITERIA = ("format", "tool", "args", "answer")
@@ -88,7 +88,7 @@ def table_rows(reports: Sequence[SuiteReport]) -> list[dict]:
     return rows
 
 
-def compare(reports: Sequence[SuiteReport]) -> str:
+def comparison_table(reports: Sequence[SuiteReport]) -> str:
     """A text table: for each group and overall, each report's four criteria in percent."""
     head = f"{'group':30s} {'n':>4s}  " + "  ".join(
         f"{r.name[:23]:^23s}" for r in reports)
@@ -121,7 +121,7 @@ def before_after_reports(models: dict, per_group: int, seed: int = 0, progress=N
 def before_after_text(reports: list) -> str:
     """The before/after table the terminal prints (and the lab page's demo shows)."""
     return (f"held-out test goals: {len(reports[0].rows)}, greedy, no forcing "
-            "(format / tool / args / answer, %)\n" + compare(reports))
+            "(format / tool / args / answer, %)\n" + comparison_table(reports))
 
 
 def before_after(per_group: int, seed: int, flag: str = "--evaluate") -> int:
@@ -141,4 +141,4 @@ if __name__ == "__main__":
     from lllm.labs.factory_tasks import make_suite
 
     suite = make_suite("test", per_group=5)
-    print(compare([evaluate(echo, suite, "echo (the old bug)"), evaluate(RulePredictor(), suite, "rule brain")]))
+    print(comparison_table([evaluate(echo, suite, "echo (the old bug)"), evaluate(RulePredictor(), suite, "rule brain")]))

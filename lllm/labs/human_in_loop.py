@@ -45,7 +45,7 @@ from typing import Callable, Sequence
 from lllm.agents.react import FORCED_RE, Outcome, Step, act, build_prompt, think
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
-__all__ = ["MODES", "ACTIONS", "HELP", "Intervention", "Proposal", "confidence", "OversightSession",
+__all__ = ["MODES", "ACTIONS", "HELP", "Intervention", "PendingStep", "confidence", "OversightSession",
            "terminal", "add_cli"]
 
 MODES = ("approve", "low-confidence", "review")
@@ -73,7 +73,7 @@ class Intervention:
 
 
 @dataclass(frozen=True)
-class Proposal:
+class PendingStep:
     """What the model wants to do next, waiting for a decision."""
 
     step: int
@@ -126,7 +126,7 @@ class OversightSession:
     interventions: list[Intervention] = field(default_factory=list)
     answer: str | None = None
     stop_reason: str = ""
-    pending: Proposal | None = None
+    pending: PendingStep | None = None
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -139,7 +139,7 @@ class OversightSession:
         return bool(self.stop_reason)
 
     # --8<-- [start:next]
-    def next(self) -> Proposal | None:
+    def next(self) -> PendingStep | None:
         """Run until a proposal needs a human (return it) or the run ends (return None)."""
         while self.pending is None and not self.done:
             if len(self.steps) >= self.max_steps:
@@ -156,8 +156,8 @@ class OversightSession:
         return self.pending
     # --8<-- [end:next]
 
-    def _propose(self) -> Proposal | None:
-        """The model's next step as a Proposal; a repair or a predictor failure is recorded as a
+    def _propose(self) -> PendingStep | None:
+        """The model's next step as a PendingStep; a repair or a predictor failure is recorded as a
         step instead (the same step react.think makes in the ReAct loop), and None returned."""
         step = think(self.predictor, build_prompt(self.goal, self.tools, self.steps))
         if step.outcome in (Outcome.REPAIR, Outcome.PREDICTOR_ERROR):
@@ -166,7 +166,7 @@ class OversightSession:
                 self.stop_reason = "predictor error"
             return None
         score = confidence(step, self.goal, self.steps, [t.name for t in self.tools])
-        return Proposal(len(self.steps) + 1, step.thought, step.action, step.final, score, step.raw)
+        return PendingStep(len(self.steps) + 1, step.thought, step.action, step.final, score, step.raw)
 
     # --8<-- [start:decide]
     def decide(self, action: str, text: str = "", reason: str = "") -> None:
@@ -187,7 +187,7 @@ class OversightSession:
         self._apply(proposal, action, text.strip(), reason)
     # --8<-- [end:decide]
 
-    def _apply(self, p: Proposal, action: str, text: str, reason: str, human: bool = True) -> None:
+    def _apply(self, p: PendingStep, action: str, text: str, reason: str, human: bool = True) -> None:
         step = Step(raw=p.raw, thought=p.thought)
         if action == "quit":
             self.stop_reason = "quit by the human"

@@ -1,6 +1,6 @@
 """Layer 1 · the character tokenizer: text <-> integer ids, one id per character.
 
-Read `predictor.py` first. The vocabulary is stored in the model card (`tinyllm.json`, key
+Read `lllm/predictors/contract.py` first. The vocabulary is stored in the model card (`tinyllm.json`, key
 `vocab`, the characters in id order), so the tokenizer always matches the model it came with.
 
 Characters outside the vocabulary are never dropped in silence: `encode` raises

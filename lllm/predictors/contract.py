@@ -1,7 +1,7 @@
 """Layer 2 · the narrow waist: a Predictor maps a prompt to the text that comes next.
 
 Read this first. Every higher layer (ReAct, memory, the labs, the native runtime) talks to a
-model only through this contract, so swapping the "brain" never touches agent code:
+model only through this contract, so swapping the model never touches agent code:
 
     predictor(prompt: str, max_new_tokens: int | None = None) -> str
 
@@ -12,12 +12,12 @@ answers; the Design page, "Lessons from the original collection", tells the stor
 Usage:
 
     >>> from lllm.predictors.contract import ScriptedPredictor
-    >>> brain = ScriptedPredictor(["Thought: add them", "Final Answer: 5"])
-    >>> brain("What is 2 + 3?")
+    >>> predictor = ScriptedPredictor(["Thought: add them", "Final Answer: 5"])
+    >>> predictor("What is 2 + 3?")
     'Thought: add them'
-    >>> brain("...", max_new_tokens=5)
+    >>> predictor("...", max_new_tokens=5)
     'Final'
-    >>> brain.prompts
+    >>> predictor.prompts
     ['What is 2 + 3?', '...']
 """
 

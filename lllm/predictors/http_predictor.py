@@ -1,6 +1,6 @@
 """Layer 2 · a Predictor backed by an OpenAI-compatible server: `HttpPredictor(url)(prompt) -> completion`.
 
-Read `predictor.py` first. Many local model servers (llama.cpp's `llama-server`, Ollama, vLLM,
+Read `contract.py` first. Many local model servers (llama.cpp's `llama-server`, Ollama, vLLM,
 LM Studio) speak the same `POST /v1/chat/completions` protocol. This adapter sends the whole
 agent prompt as one user message and returns the reply text — the completion only, as the
 contract requires — so every agent in LLLM can run on a real model with no code change.

@@ -62,7 +62,7 @@ def find_arithmetic(goal: str) -> str | None:
 
 
 def _goal_and_steps(prompt: str) -> tuple[str, str]:
-    """(the last `Question:` line, everything after it) — what the brain has to go on."""
+    """(the last `Question:` line, everything after it) — what the predictor has to go on."""
     at = prompt.rfind("Question:")
     if at < 0:
         return "", ""
@@ -99,7 +99,7 @@ class RulePredictor:
     @staticmethod
     def _recall(goal: str, prompt: str) -> str:
         """'that' or 'it' in the goal means the last numeric answer in the recent conversation
-        (the memory block, see memory.py) — the one way this brain uses memory."""
+        (the memory block, see memory.py) — the one way this predictor uses memory."""
         answers = re.findall(r"^- user: .*\| agent: (.+)$", prompt, re.M)
         if answers and re.fullmatch(r"-?\d+(\.\d+)?", answers[-1].strip()):
             return re.sub(r"\b(that|it)\b", answers[-1].strip(), goal)
