@@ -65,3 +65,20 @@ def test_import_lllm_pulls_in_no_third_party_module():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_every_public_name_of_the_package_resolves_lazily():
+    import subprocess
+    code = ("import sys, lllm; before = set(sys.modules); names = list(lllm.__all__); "
+            "print(len(names), 'lllm.runtimes.native' in before, "
+            "all(getattr(lllm, n) is not None for n in names), 'lllm.runtimes.native' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    count, loaded_early, resolved, loaded_late = out.stdout.split()
+    assert int(count) > 20 and loaded_early == "False" and resolved == "True" and loaded_late == "True"
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    import lllm
+    with pytest.raises(AttributeError, match="no attribute 'Nonsense'"):
+        lllm.Nonsense
