@@ -137,7 +137,7 @@ def test_two_seeds_train_side_by_side_and_the_better_one_is_kept(monkeypatch):
     from export import agent_train
     from export.agent_train import train_seeds
     monkeypatch.setattr(agent_train, "validation_suite",
-                        lambda: __import__("lllm.labs.factory_tasks").factory_tasks.make_suite("validation", 1)[:2])
+                        lambda: __import__("lllm.labs.factory_tasks").labs.factory_tasks.make_suite("validation", 1)[:2])
     settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=1, seed=5)
     params, history = train_seeds(settings, 2, progress=False)
     scores = history["seed_scores"]
