@@ -79,8 +79,7 @@ class Framework:
         return len(self.tree) - 1
 
     def _finish(self, puzzle_idx: int, state: State) -> Result:
-        start, now = self._usage_at_start, self.agent.usage
-        usage = Usage(now.calls - start.calls, now.hits - start.hits)
+        usage = self.agent.usage.since(self._usage_at_start)
         return Result(self.name, puzzle_idx, state, self.environment.verify(state), self.tree, usage)
 
 
