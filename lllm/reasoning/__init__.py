@@ -1,8 +1,10 @@
 """Layer 3 · reasoning frameworks (seed 003): Framework, Agent, Task (Environment), Model.
 
 Read in this order: `records.py` (State, Inference, Verification), `data.py`, `arithmetic.py`,
-`game24.py` (the task), `agent.py`, `frameworks.py`, `search.py`, `simulated.py` (a stand-in
-model), `bench.py` (compare frameworks; the `python -m lllm reason` command).
+`game24.py` (the task), `agent.py`, `frameworks.py`, `search.py`, `graph.py` (Graph of
+Thoughts), `mcts.py` (RAP), `simulated.py` (a stand-in model), `brookfield.py` (a second task:
+multi-hop questions answered with a lookup tool), and `lllm/labs/reasoning_lab.py` (compare
+frameworks; the `python -m lllm reason` command).
 
 The framework knows neither task nor model; the agent knows no task; only the environment
 knows Game of 24.
@@ -21,11 +23,13 @@ knows Game of 24.
 from lllm.reasoning.agent import Agent, Usage
 from lllm.reasoning.data import Data, DataError
 from lllm.reasoning.frameworks import IO, CoT, CoTSC, Dummy, Framework, Node, ReAct, Reflexion, Result
+from lllm.reasoning.graph import GraphOfThoughts
+from lllm.reasoning.mcts import RAP
 from lllm.reasoning.game24 import Game24, load_game24
 from lllm.reasoning.records import Inference, State, Verification
 from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
 from lllm.reasoning.simulated import SimulatedModel
 
 __all__ = ["Agent", "Usage", "Data", "DataError", "Framework", "Node", "Result", "Dummy", "IO", "CoT",
-           "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "Game24", "load_game24",
+           "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "GraphOfThoughts", "RAP", "Game24", "load_game24",
            "Inference", "State", "Verification", "SimulatedModel"]
