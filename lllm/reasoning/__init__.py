@@ -15,9 +15,9 @@ knows Game of 24.
     >>> tot.initialize(Agent(SimulatedModel(error_rate=0.3, rng=Mulberry32(2))), Game24())
     >>> result = tot.run(900)
     >>> result.state.steps
-    ('12 / 2 = 6 (left: 2 6 9)', '2 * 9 = 18 (left: 6 18)', '6 + 18 = 24 (left: 24)')
+    ('4 * 5 = 20 (left: 6 10 20)', '10 + 20 = 30 (left: 6 30)', '30 - 6 = 24 (left: 24)')
     >>> result.verification.correct, result.usage.calls
-    (True, 44)
+    (True, 72)
 """
 
 from lllm.reasoning.agent import Agent, Usage

@@ -16,9 +16,9 @@ Usage:
     >>> from lllm.predictors.contract import ScriptedPredictor
     >>> from lllm.reasoning import Agent, Game24
     >>> io = IO()
-    >>> io.initialize(Agent(ScriptedPredictor(["Answer: 12 + 12 + 12 - 12 = 24"])), Game24())
+    >>> io.initialize(Agent(ScriptedPredictor(["Answer: 4 * 6 * 1 * 1 = 24"])), Game24())
     >>> io.run(0).verification
-    Verification(finished=True, correct=True, message='12 + 12 + 12 - 12 = 24')
+    Verification(finished=True, correct=True, message='4 * 6 * 1 * 1 = 24')
 """
 
 from __future__ import annotations
