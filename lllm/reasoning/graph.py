@@ -9,8 +9,9 @@ reasoning strategy as a graph of operations over thoughts. For Game of 24 it is 
     Score      value each new thought (the model's votes)
     KeepBest   keep the best `breadth`; repeat `depth` times
 
-Merging is what makes it a graph: "4 + 8, then 6 - 4" and "6 - 4, then 4 + 8" reach the same
-numbers, so they are valued once and kept once, and the node records both parents (`merged`).
+Merging is what makes it a graph: "2 + 2, then 9 + 12" and "9 + 12, then 2 + 2" reach the same
+numbers (4 21), so they become one node, valued once and kept once, that records both parents
+(`merged`) and keeps the first path's steps.
 
 Usage:
 
@@ -30,7 +31,12 @@ from __future__ import annotations
 from lllm.reasoning.frameworks import Framework, Result
 from lllm.reasoning.records import State
 
-__all__ = ["GraphOfThoughts"]
+__all__ = ["GraphOfThoughts", "position"]
+
+
+def position(state: State) -> tuple:
+    """What a thought has reached, whatever the path: two thoughts at one position are merged."""
+    return state.puzzle, state.current_state, state.reflexions
 
 
 # --8<-- [start:got]
@@ -44,23 +50,25 @@ class GraphOfThoughts(Framework):
         root = self._begin(puzzle_idx)
         frontier = [(root, 0)]                                          # (thought, node id)
         for _ in range(self.depth):
-            level: dict[State, int] = {}                                # position -> its node
+            level: dict[tuple, int] = {}                                # position -> its node
             for state, parent in frontier:
                 for child in self.agent.propose(state, self.environment):          # Generate
                     child = self._refine(state, child)                              # Refine
-                    if child in level:                                              # Aggregate
-                        if parent not in self.tree[level[child]].merged + [self.tree[level[child]].parent]:
-                            self.tree[level[child]].merged.append(parent)
+                    node = level.get(position(child))
+                    if node is not None:                                            # Aggregate
+                        if parent != self.tree[node].parent and parent not in self.tree[node].merged:
+                            self.tree[node].merged.append(parent)
                         continue
-                    level[child] = self._node(child, parent)
-            for child, node in level.items():                                       # Score
-                self.tree[node].value = self.agent.evaluate(child, self.environment, self.n_evaluate)
-            ranked = sorted(level.items(), key=lambda cn: -self.tree[cn[1]].value)  # stable on ties
-            for rank, (child, node) in enumerate(ranked):                           # KeepBest
+                    level[position(child)] = self._node(child, parent)
+            nodes = list(level.values())
+            for node in nodes:                                                      # Score
+                self.tree[node].value = self.agent.evaluate(self.tree[node].state, self.environment, self.n_evaluate)
+            ranked = sorted(nodes, key=lambda n: -self.tree[n].value)              # stable on ties
+            for rank, node in enumerate(ranked):                                    # KeepBest
                 self.tree[node].note = "kept" if rank < self.breadth else "pruned"
             if not ranked:
                 break
-            frontier = ranked[:self.breadth]
+            frontier = [(self.tree[n].state, n) for n in ranked[:self.breadth]]
         return self._finish(puzzle_idx, frontier[0][0])
 # --8<-- [end:got]
 
