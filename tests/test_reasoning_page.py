@@ -22,7 +22,7 @@ def test_runnable_cells_run_and_print():
         with contextlib.redirect_stdout(out):
             exec(compile(code, "reasoning/index.md cell", "exec"), namespace)
         outputs.append(out.getvalue())
-    assert len(outputs) == 6
+    assert len(outputs) == 5
     assert outputs[0].startswith("#0 4 5 6 10  [root]\n") and "-> " in outputs[0]
     assert "also from #" in outputs[1]
     assert outputs[1].splitlines()[-4:] == [

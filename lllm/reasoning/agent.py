@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 
 from lllm.predictors.contract import Predictor
@@ -112,6 +111,7 @@ class Agent:
             return self.model(prompt, self.max_new_tokens), None
 
         if self.workers > 1 and len(prompts) > 1 and sys.platform != "emscripten":
+            from concurrent.futures import ThreadPoolExecutor    # CPython only: Pyodide has no threads
             with ThreadPoolExecutor(min(self.workers, len(prompts))) as pool:
                 return list(pool.map(one, prompts))           # map keeps the order: reproducible
         return [one(p) for p in prompts]

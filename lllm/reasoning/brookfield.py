@@ -33,6 +33,7 @@ import re
 
 from lllm.agents.tools import FACTS, lookup
 from lllm.reasoning.data import Data
+from lllm.reasoning.game24 import Parser, reply_lines
 from lllm.reasoning.records import Inference, State, Verification
 
 __all__ = ["BrookfieldQA", "QAPrompter", "QAParser", "load_brookfield", "BROOKFIELD_CSV", "normalize"]
@@ -69,6 +70,7 @@ REACT_PROMPT = TOOL + "{lessons}Question: {question}\n{history}Thought:"
 ACT_PROMPT = TOOL + "{lessons}Question: {question}\n{history}Next action:"
 PROPOSE_PROMPT = TOOL + "Question: {question}\n{history}Possible next actions:"
 VALUE_PROMPT = TOOL + "Question: {question}\n{history}Can this reach the answer? sure, likely or impossible.\nEvaluation:"
+# Values: the same labels and numbers as Game of 24 (game24.VALUES), read by the same parser.
 IO_PROMPT = "Answer the question about the town of Brookfield.\n{lessons}Question: {question}\nAnswer:"
 COT_PROMPT = "Answer the question about the town of Brookfield. Think step by step.\n{lessons}Question: {question}\nSteps:"
 REFLECT_PROMPT = """You answered a question about Brookfield and failed.
@@ -78,8 +80,6 @@ Attempt:
 Feedback: {feedback}
 In one sentence, what should you avoid next time?
 Lesson:"""
-
-VALUES = {"sure": 20.0, "likely": 1.0, "impossible": 0.001}
 # --8<-- [end:qa-prompts]
 
 
@@ -113,44 +113,34 @@ class QAPrompter:
 
 # ---- parsing replies -----------------------------------------------------------------------------
 
-def _lines(reply: str) -> list[str]:
-    return [line.strip() for line in reply.strip().splitlines() if line.strip()]
-
-
 def _action(line: str) -> str:
     return line[len("Action:"):].strip() if line.startswith("Action:") else line
 
 
-class QAParser:
+class QAParser(Parser):
+    """Game of 24's parser for lessons and values (sure / likely / impossible); its own for actions."""
+
     def act(self, reply: str, state: State) -> Inference:
-        lines = [_action(l) for l in _lines(reply)]
+        lines = [_action(l) for l in reply_lines(reply)]
         return Inference(action=next((l for l in lines if l.startswith(("lookup[", "Answer:"))), lines[0] if lines else ""))
 
     def react(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         thought = " ".join(l for l in lines if not l.startswith(("Action:", "Observation:"))) or None
         action = next((_action(l) for l in lines if l.startswith("Action:")), "")
         return Inference(action=action, thought=thought)
 
     def propose(self, reply: str, state: State) -> list[Inference]:
-        return [Inference(action=_action(l)) for l in _lines(reply)]
+        return [Inference(action=_action(l)) for l in reply_lines(reply)]
 
     def io(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         answer = lines[-1] if lines else ""
         return Inference(action="Answer: " + answer.removeprefix("Answer:").strip())
 
     def cot(self, reply: str, state: State) -> Inference:
         return self.io(reply, state)
 
-    def reflect(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
-        return Inference(reflexion=lines[0] if lines else None)
-
-    def evaluate(self, reply: str, state: State) -> Inference:
-        words = re.findall(r"[a-z]+", reply.lower())
-        label = next((w for w in reversed(words) if w in VALUES), None)
-        return Inference(value=VALUES[label] if label else None)
 
 
 # ---- the environment -----------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from lllm.reasoning.arithmetic import apply_step, check_answer, fmt_numbers, par
 from lllm.reasoning.data import Data
 from lllm.reasoning.records import Inference, State, Verification
 
-__all__ = ["Game24", "Prompter", "Parser", "load_game24", "GAME24_CSV", "PUZZLE_COLUMN", "SPLITS"]
+__all__ = ["Game24", "Prompter", "Parser", "load_game24", "reply_lines", "GAME24_CSV", "PUZZLE_COLUMN", "SPLITS", "VALUES"]
 
 GAME24_CSV = os.path.join(os.path.dirname(__file__), "data", "game24-4nums.csv")
 PUZZLE_COLUMN = "Puzzles"
@@ -146,38 +146,39 @@ class Prompter:
 
 # ---- parsing replies (a reply that makes no sense becomes a step the environment rejects) -----
 
-def _lines(reply: str) -> list[str]:
+def reply_lines(reply: str) -> list[str]:
+    """The reply's non-blank lines, stripped."""
     return [line.strip() for line in reply.strip().splitlines() if line.strip()]
 
 
 class Parser:
     def io(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         answer = next((l for l in lines if l.startswith("Answer:")), lines[0] if lines else "")
         answer = answer[len("Answer:"):].strip() if answer.startswith("Answer:") else answer
         return Inference(action=f"Answer: {answer}")
 
     def cot(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         answer = next((l for l in lines if l.startswith("Answer:")), "Answer: " + (lines[-1] if lines else ""))
         thought = "\n".join(l for l in lines if not l.startswith("Answer:"))
         return Inference(action=answer, thought=thought or None)
 
     def act(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         return Inference(action=lines[0] if lines else "")
 
     def propose(self, reply: str, state: State) -> list[Inference]:
-        return [Inference(action=line) for line in _lines(reply)]
+        return [Inference(action=line) for line in reply_lines(reply)]
 
     def react(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         action = next((l[len("Action:"):].strip() for l in lines if l.startswith("Action:")), "")
         thought = " ".join(l for l in lines if not l.startswith(("Action:", "Observation:")))
         return Inference(action=action, thought=thought.removeprefix("Thought:").strip() or None)
 
     def reflect(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         return Inference(reflexion=lines[0] if lines else None)
 
     def evaluate(self, reply: str, state: State) -> Inference:
