@@ -99,3 +99,19 @@ def test_the_lab_runs_the_second_task_and_the_sweep(page, site_server):
     assert rows.count() == 5
     assert rows.nth(4).locator("td").nth(1).text_content().startswith(f"{100 * want['sweep']['rap'][0]['success']:.1f}%")
     page.assert_clean()
+
+
+def test_the_lab_runs_on_the_pages_own_tinyllm(page, site_server):
+    from playwright.sync_api import expect
+    pg = page.page
+    pg.goto(site_server.url + "reasoning/")
+    lab = pg.locator(".lllm-reasoning-lab")
+    lab.locator("select[name=model]").select_option("tinyllm")
+    lab.locator("select[name=framework]").select_option("io")
+    lab.locator(".lllm-reasoning-lab__run").click()
+    expect(lab).to_have_attribute("data-state", "done", timeout=180_000)
+    result = pg.evaluate("document.querySelector('.lllm-reasoning-lab').lllmResult")
+    assert (result["usage"]["calls"], result["usage"]["unit"]) == (1, "chars")
+    assert 0 < result["usage"]["tokens_out"] <= 80                  # max_new_tokens is sent to the page's model
+    assert "TinyLLM in this page" in lab.locator(".lllm-reasoning-lab__note").text_content()
+    page.assert_clean()
