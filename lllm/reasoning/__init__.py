@@ -21,6 +21,7 @@ knows Game of 24.
 """
 
 from lllm.reasoning.agent import Agent, Usage
+from lllm.reasoning.brookfield import BrookfieldQA
 from lllm.reasoning.data import Data, DataError
 from lllm.reasoning.frameworks import IO, CoT, CoTSC, Dummy, Framework, Node, ReAct, Reflexion, Result
 from lllm.reasoning.graph import GraphOfThoughts
@@ -29,7 +30,9 @@ from lllm.reasoning.game24 import Game24, load_game24
 from lllm.reasoning.records import Inference, State, Verification
 from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
 from lllm.reasoning.simulated import SimulatedModel
+from lllm.reasoning.simulated_reader import SimulatedReader
 
 __all__ = ["Agent", "Usage", "Data", "DataError", "Framework", "Node", "Result", "Dummy", "IO", "CoT",
-           "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "GraphOfThoughts", "RAP", "Game24", "load_game24",
-           "Inference", "State", "Verification", "SimulatedModel"]
+           "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "GraphOfThoughts", "RAP",
+           "Game24", "load_game24", "BrookfieldQA", "Inference", "State", "Verification", "SimulatedModel",
+           "SimulatedReader"]
