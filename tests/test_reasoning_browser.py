@@ -40,7 +40,6 @@ def press(lab, button, state="done", timeout=180_000):
 
 
 def test_the_lab_grows_the_tree_that_cpython_computes(page, site_server):
-    pg = page.page
     lab = open_lab(page, site_server)
     lab.locator("input[name=puzzle]").fill("950")
     lab.locator("select[name=framework]").select_option("tot-dfs")
@@ -81,7 +80,6 @@ def test_the_lab_draws_got_as_a_graph_and_rap_as_a_tree(page, site_server):
 
 
 def test_the_lab_runs_the_second_task_and_the_sweep(page, site_server):
-    pg = page.page
     lab = open_lab(page, site_server)
     lab.locator("select[name=task]").select_option("brookfield")
     lab.locator("select[name=framework]").select_option("react")
