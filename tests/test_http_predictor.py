@@ -120,3 +120,17 @@ def test_a_dead_server_is_a_visible_step_in_the_agent():
     trajectory = run_react("What is 2 + 2?", HttpPredictor(f"http://127.0.0.1:{port}"), return_trajectory=True)
     assert trajectory.stop_reason == "predictor error"
     assert "connection refused" in trajectory.steps[0].observation
+
+
+def test_complete_returns_the_servers_token_counts_and_sends_max_tokens(server):
+    server.behaviour = lambda body: (200, {"choices": [{"message": {"content": "hi"}}],
+                                           "usage": {"prompt_tokens": 7, "completion_tokens": 1, "total_tokens": 8,
+                                                     "prompt_tokens_details": {"cached_tokens": 3}}})
+    predictor = HttpPredictor(url_of(server), max_tokens=64)
+    assert predictor.complete("hello") == ("hi", {"prompt_tokens": 7, "completion_tokens": 1, "cached_tokens": 3})
+    assert predictor("hello", max_new_tokens=5) == "hi"
+    assert [body["max_tokens"] for _, body in server.requests] == [64, 5]
+
+
+def test_a_server_without_usage_gives_no_counts(server):
+    assert HttpPredictor(url_of(server)).complete("hello") == ("Final Answer: 4", None)

@@ -12,17 +12,17 @@ ROOT = State("2 2 9 12", "2 2 9 12")
 
 
 def test_docstring_example():
-    agent = Agent(ScriptedPredictor(["12 + 12 = 24 (left: 12 12 24)"]))
-    assert agent.act(env.reset(0), env)[0].current_state == "12 12 24"
-    assert agent.act(env.reset(0), env)[0].current_state == "12 12 24"
-    assert agent.usage == Usage(calls=1, hits=1)
+    agent = Agent(ScriptedPredictor(["4 * 6 = 24 (left: 1 1 24)"]))
+    assert agent.act(env.reset(0), env)[0].current_state == "1 1 24"
+    assert agent.act(env.reset(0), env)[0].current_state == "1 1 24"
+    assert (agent.usage.calls, agent.usage.hits, agent.usage.tokens_out, agent.usage.unit) == (1, 1, 25, "chars")
 
 
 def test_request_draws_only_missing_samples():
     agent = Agent(ScriptedPredictor(["a", "b", "c", "d"]))
     assert agent.request("p", 2) == ["a", "b"]
     assert agent.request("p", 3) == ["a", "b", "c"]
-    assert agent.usage == Usage(calls=3, hits=2)
+    assert agent.usage == Usage(calls=3, hits=2, tokens_in=3, tokens_out=3)     # characters: "p" in, "a" out
     assert agent.request("p", 1, namespace="other") == ["d"]       # a new namespace: new samples
 
 
@@ -34,7 +34,7 @@ def test_duplicates_get_fresh_steps_but_share_values():
     assert (first.current_state, second.current_state) == ("4 9 12", "2 12 18")
     assert agent.evaluate(second, env) == 20.0
     assert agent.evaluate(second.duplicate(randomness=5), env) == 20.0   # the same position: cached
-    assert agent.usage == Usage(calls=3, hits=1)
+    assert (agent.usage.calls, agent.usage.hits) == (3, 1)
 
 
 def test_act_samples_n():
@@ -88,3 +88,36 @@ def test_answer_style_is_checked():
 def test_max_new_tokens_reaches_the_model():
     agent = Agent(ScriptedPredictor(["2 + 2 = 4 (left: 4 9 12)"]), max_new_tokens=5)
     assert agent.act(ROOT, env)[0].steps == ("2 + 2 = 4 (left: 4 9 12)",)   # "2 + 2" is a bare step
+
+
+def test_the_proposal_shape_initializes_the_model_later():
+    agent = Agent()
+    with pytest.raises(ValueError, match=r"Agent has no model: call agent.initialize\(predictor\) first"):
+        agent.request("p")
+    assert agent.initialize(ScriptedPredictor(["a"])) is agent
+    assert agent.request("p") == ["a"]
+
+
+class CountingModel:
+    """A model that reports token counts the way HttpPredictor.complete does."""
+
+    def complete(self, prompt, max_new_tokens=None):
+        return prompt.upper(), {"prompt_tokens": 10, "completion_tokens": 2, "cached_tokens": 4}
+
+
+def test_a_model_that_counts_its_tokens_is_counted_in_tokens():
+    agent = Agent(CountingModel(), workers=3)
+    assert agent.request("ab", 3) == ["AB", "AB", "AB"]             # drawn in three threads, in order
+    assert agent.usage == Usage(calls=3, hits=0, tokens_in=30, tokens_out=6, cached_in=12, unit="tokens")
+
+
+def test_usage_since_subtracts_and_keeps_the_unit():
+    later = Usage(calls=5, hits=2, tokens_in=50, tokens_out=9, cached_in=4, seconds=1.5, unit="tokens")
+    assert later.since(Usage(calls=1, tokens_in=10)) == Usage(4, 2, 40, 9, 4, unit="tokens")
+
+
+def test_reflect_verifies_the_attempt_when_not_told():
+    agent = Agent(ScriptedPredictor([" Avoid 2 + 2."]))
+    attempt = ROOT.step("Answer: 2 + 2 + 9 + 12 = 24", "invalid: 25")
+    assert agent.reflect(attempt, env) == "Avoid 2 + 2."
+    assert "Feedback: 2 + 2 + 9 + 12 = 25, not 24" in agent.model.prompts[0]

@@ -7,7 +7,9 @@ from itertools import combinations_with_replacement
 
 from lllm.reasoning.arithmetic import (apply_step, check_answer, evaluate_expression, good_moves, legal_moves,
                                        solvable, solve, success_probability)
-from lllm.reasoning.game24 import GAME24_CSV
+from lllm.reasoning.game24 import GAME24_CSV, PUZZLE_COLUMN
+
+SOLVER_CSV = GAME24_CSV.replace("game24-4nums.csv", "game24.csv")
 
 
 @lru_cache(maxsize=None)
@@ -61,7 +63,7 @@ def test_solver_agrees_with_brute_force_on_every_puzzle():
 
 
 def test_every_csv_row_is_solved_by_its_own_solution():
-    with open(GAME24_CSV, newline="") as f:
+    with open(SOLVER_CSV, newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 1362
     for row in rows:
@@ -107,3 +109,11 @@ def test_moves_and_difficulty():
     assert good_moves([4, 6]) == ["4 * 6 = 24 (left: 24)"]
     assert success_probability([4, 6]) == Fraction(1, 6)
     assert success_probability([1, 1, 1, 1]) == 0
+
+
+def test_the_benchmark_ranking_holds_the_same_puzzles_as_the_solver():
+    with open(SOLVER_CSV, newline="") as f:
+        ours = {row["puzzle"] for row in csv.DictReader(f)}
+    with open(GAME24_CSV, newline="") as f:
+        ranked = [row[PUZZLE_COLUMN] for row in csv.DictReader(f)]
+    assert len(ranked) == 1362 and set(ranked) == ours

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from lllm.cli import main
-from lllm.labs.reasoning_lab import Row, Summary, benchmark, format_chart, format_table, make_framework, summarize
+from lllm.labs.reasoning_lab import benchmark, lab_json, make_framework, sweep
 
 
 def test_docstring_example():
@@ -15,35 +15,29 @@ def test_docstring_example():
     assert [(r.framework, r.solved, r.puzzles) for r in rows] == [("io", 1, 10), ("tot-bfs", 10, 10)]
 
 
-def test_search_beats_a_single_answer_on_the_test_split_and_reproduces():
-    names = ["io", "cot", "tot-bfs", "tot-dfs", "foa"]
-    rows = benchmark(names, split="test", seeds=[0], error_rate=0.5)
+def test_search_beats_a_single_answer_and_reproduces():
+    rows = benchmark(["io", "cot", "tot-bfs", "got", "rap"], split="test", seeds=[0], error_rate=0.5, limit=20)
     solved = {r.framework: r.solved for r in rows}
-    assert all(r.puzzles == 100 for r in rows)
-    for search in ("tot-bfs", "tot-dfs", "foa"):
-        assert solved[search] >= solved["io"] + 10 and solved[search] >= solved["cot"] + 10, solved
-    assert benchmark(["foa"], split="test", seeds=[0], error_rate=0.5) == [r for r in rows if r.framework == "foa"]
+    for search in ("tot-bfs", "got", "rap"):
+        assert solved[search] >= solved["io"] + 10, solved
+    assert benchmark(["rap"], split="test", seeds=[0], error_rate=0.5, limit=20) == [r for r in rows if r.framework == "rap"]
 
 
-def test_summary_and_table():
-    rows = [Row("io", 0, 1, 10, 10, 0), Row("io", 1, 3, 10, 10, 0), Row("foa", 0, 9, 10, 300, 100)]
-    s = summarize(rows)
-    assert s[0] == Summary("io", pytest.approx(0.2), pytest.approx(0.1), 1.0, 0.0, 2)
-    assert format_table(s).splitlines() == [
-        "framework   success  ± spread  calls/puzzle  hits/puzzle  bar",
-        "io            20.0%     10.0%           1.0          0.0  ########",
-        "foa           90.0%      0.0%          30.0         10.0  ####################################"]
+def test_a_row_counts_the_stand_in_in_characters():
+    row = benchmark(["cot"], seeds=[0], limit=2)[0]
+    assert (row.calls, row.hits, row.unit, row.puzzles) == (2, 0, "chars", 2)
+    assert row.tokens_in > 2 * 200 and row.tokens_out > 0
 
 
-def test_chart_puts_success_up_and_calls_right():
-    chart = format_chart([Summary("io", 0.1, 0.0, 1.0, 0.0, 1), Summary("foa", 1.0, 0.0, 100.0, 0.0, 1)], height=2, width=10)
-    assert chart.splitlines() == [
-        " 100% |          2",
-        "  50% |           ",
-        "   0% |1          ",
-        "      +-----------",
-        "       1 call  100 calls per puzzle",
-        "       1 io  2 foa  (* = overlap)"]
+def test_search_degrades_as_the_evaluator_gets_worse():
+    table = sweep(["tot-bfs"], [0.0, 1.0], error_rate=0.5, seeds=[0], limit=20)
+    perfect, random = (s.success for s in table["tot-bfs"])
+    assert perfect == 1.0 and random < perfect
+
+
+def test_the_second_task_needs_the_tool():
+    rows = benchmark(["io", "react", "reflexion"], task="brookfield", seeds=[0], error_rate=0.0)
+    assert [(r.framework, r.solved, r.puzzles) for r in rows] == [("io", 0, 11), ("react", 11, 11), ("reflexion", 11, 11)]
 
 
 def test_unknown_framework_name():
@@ -52,30 +46,47 @@ def test_unknown_framework_name():
 
 
 def test_cli_prints_a_comparison(capsys):
-    assert main(["reason", "--framework", "io,foa", "--limit", "5", "--seeds", "2"]) == 0
+    assert main(["reason", "--framework", "io,rap", "--limit", "5", "--seeds", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "Game of 24, test split (5 puzzles), simulated model, error rate 0.5, 2 seed(s)"
-    assert [line.split()[0] for line in out[2:]] == ["io", "foa"]
+    assert out[0] == ("game24, test split (5 puzzles), stand-in (a program, not an LLM), error rate 0.5, "
+                      "value noise 0.5, 2 repeat(s)")
+    assert out[1].split()[:4] == ["framework", "success", "95%", "interval"]
+    assert [line.split()[0] for line in out[2:4]] == ["io", "rap"]
+    assert out[4].startswith("wall time per puzzle: io ")
 
 
 def test_cli_json_and_one_puzzle(capsys):
-    assert main(["reason", "--framework", "cot", "--limit", "3", "--seeds", "1", "--json"]) == 0
+    assert main(["reason", "--framework", "got", "--limit", "3", "--seeds", "2", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["rows"] == [{"framework": "cot", "seed": 0, "solved": record["rows"][0]["solved"], "puzzles": 3,
-                               "calls": 3, "hits": 0}]
-    assert main(["reason", "--framework", "tot-bfs", "--puzzle", "900", "--error-rate", "0"]) == 0
+    assert [(r["framework"], r["seed"], r["puzzles"], r["unit"]) for r in record["rows"]] == [
+        ("got", 0, 3, "chars"), ("got", 1, 3, "chars")]
+    summary = record["summary"][0]
+    assert summary["low"] <= summary["success"] <= summary["high"] and summary["repeats"] == 2
+    assert {"calls", "hits", "tokens_in", "tokens_out", "cached_in", "seconds"} <= set(summary)
+    assert main(["reason", "--framework", "rap", "--puzzle", "900", "--error-rate", "0"]) == 0
     tree = capsys.readouterr().out
-    assert tree.startswith("2 2 9 12  [root]\n")
-    assert "-> reached 24 in 3 steps (correct)" in tree
+    assert tree.startswith("#0 4 5 6 10  [root")
+    assert "(correct); " in tree.splitlines()[-1]
+
+
+def test_cli_sweep(capsys):
+    assert main(["reason", "--sweep", "value-noise", "--framework", "io", "--limit", "2", "--seeds", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "game24, test split, stand-in error rate 0.5: success as value noise grows"
+    assert out[1].split()[:3] == ["framework", "value", "noise"]
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--framework", "tot"], "lllm reason: error: --framework 'tot' is unknown; choose from io, cot"),
+    (["--task", "chess"], "lllm reason: error: --task 'chess' is unknown; choose from game24, brookfield"),
     (["--split", "dev"], "lllm reason: error: --split: unknown split 'dev'; choose from train, test, validation"),
     (["--error-rate", "1.5"], "lllm reason: error: --error-rate must be in [0, 1], got 1.5"),
+    (["--value-noise", "-0.1"], "lllm reason: error: --value-noise must be in [0, 1], got -0.1"),
     (["--seeds", "0"], "lllm reason: error: --seeds must be at least 1"),
     (["--puzzle", "5000"], "lllm reason: error: --puzzle must be below 1362, got 5000"),
     (["--limit", "-1"], "lllm reason: error: argument --limit: must be >= 0, got -1"),
+    (["--predictor", "bogus"], "lllm reason: error: --predictor 'bogus' is not one of: tinyllm[:PATH]"),
+    (["--sweep", "value-noise", "--predictor", "rule"], "lllm reason: error: --sweep varies the stand-in's evaluator"),
 ])
 def test_cli_bad_input_is_one_line(capsys, argv, message):
     try:
@@ -87,8 +98,27 @@ def test_cli_bad_input_is_one_line(capsys, argv, message):
     assert err.startswith(message) and err.count("\n") == 1
 
 
+def test_lab_json_names_bad_fields():
+    assert json.loads(lab_json('{"kind": "run", "puzzle": 5000, "framework": "io"}')) == {
+        "ok": False, "error": "puzzle must be a row 0..1361, got 5000"}
+    assert json.loads(lab_json('{"kind": "run", "puzzle": 1, "framework": "io", "value_noise": 2}'))["error"] == \
+        "value noise must be in [0, 1], got 2"
+    assert json.loads(lab_json('{"kind": "run", "puzzle": 1, "framework": "io", "model": "tinyllm"}'))["error"] == \
+        "model must be stand-in, got 'tinyllm'"
+    assert json.loads(lab_json('{"kind": "run", "task": "chess", "puzzle": 1, "framework": "io"}'))["error"] == \
+        "unknown task 'chess'; choose from game24, brookfield"
+
+
+def test_lab_json_runs_both_tasks():
+    run = json.loads(lab_json('{"kind": "run", "task": "brookfield", "puzzle": 1, "framework": "react", "error_rate": 0}'))
+    assert run["verification"] == {"finished": True, "correct": True, "message": "'5' is right"}
+    bench = json.loads(lab_json('{"kind": "benchmark", "frameworks": ["io", "got"], "limit": 2}'))
+    assert [s["framework"] for s in bench["summary"]] == ["io", "got"]
+
+
 @pytest.mark.parametrize("module", ["records", "data", "arithmetic", "game24", "agent", "frameworks", "search",
-                                    "simulated", "__init__", "lllm.labs.reasoning_lab"])
+                                    "graph", "mcts", "brookfield", "simulated", "simulated_reader", "__init__",
+                                    "lllm.labs.reasoning_lab", "lllm.labs.reasoning_report"])
 def test_module_docstring_examples_run(module):
     name = "lllm.reasoning" if module == "__init__" else module if "." in module else f"lllm.reasoning.{module}"
     result = doctest.testmod(importlib.import_module(name))

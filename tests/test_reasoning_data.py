@@ -42,11 +42,27 @@ def test_missing_file_is_named(tmp_path):
 def test_game24_csv_and_splits():
     data = load_game24()
     assert len(data) == 1362
-    assert data.read(0) == {"rank": "0", "puzzle": "12 12 12 12", "success_probability": "0.102130",
-                            "solution": "12 + 12 = 24 (left: 12 12 24) | 12 - 12 = 0 (left: 0 24) | 0 + 24 = 24 (left: 24)"}
+    assert data.read(0) == {"Rank": "1", "Puzzles": "1 1 4 6", "AMT (s)": "4.4", "Solved rate": "99.20%",
+                            "1-sigma Mean (s)": "4.67", "1-sigma STD (s)": "1.48"}
     test, val, train = (data.get_set_idxs(s) for s in ("test", "validation", "train"))
     assert (test[0], test[-1], len(test)) == (900, 999, 100)
     assert (val[0], val[-1], len(val)) == (1000, 1099, 100)
     assert len(train) == 1162
     assert set(test) | set(val) | set(train) == set(range(1362))
-    assert data.read(900)["puzzle"] == "2 2 9 12"
+    assert data.read(900)["Puzzles"] == "4 5 6 10"                  # rank 901: the first test puzzle
+    assert data.read(999)["Rank"] == "1000"
+
+
+def test_the_proposal_shape_reads_a_csv_into_an_empty_data(tmp_path):
+    path = tmp_path / "tiny.csv"
+    path.write_text(CSV)
+    data = Data(splits={"test": [2]}, columns=["puzzle"])
+    assert data.initialize(str(path)) is data
+    assert [data.read(i)["puzzle"] for i in data.get_set_idxs("test")] == ["1 1 4 6"]
+
+
+def test_a_csv_without_the_task_columns_is_named(tmp_path):
+    path = tmp_path / "other.csv"
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(DataError, match=r"other.csv: missing column\(s\) Rank, Puzzles \(found: a, b\)"):
+        load_game24(str(path))

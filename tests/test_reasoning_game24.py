@@ -7,7 +7,7 @@ env = Game24()
 
 
 def test_docstring_example():
-    s = env.reset(0)
+    s = env.reset(36)
     assert s == State("12 12 12 12", "12 12 12 12")
     t = env.step(Inference(action="12 + 12 = 24 (left: 12 12 24)"), s)
     assert env.verify(t) == Verification(False, False, "3 numbers left: 12 12 24")
@@ -15,7 +15,7 @@ def test_docstring_example():
 
 
 def test_three_steps_to_24():
-    s = env.reset(900)                                   # 2 2 9 12
+    s = env.reset(1196)                                   # 2 2 9 12
     for step in ["2 + 2 = 4 (left: 4 9 12)", "4 * 9 = 36", "36 - 12 = 24 (left: 24)"]:
         s = env.get_next_state(Inference(action=step), s)
     assert s.steps == ("2 + 2 = 4 (left: 4 9 12)", "4 * 9 = 36 (left: 12 36)", "36 - 12 = 24 (left: 24)")
@@ -31,7 +31,7 @@ def test_wrong_final_number():
 
 
 def test_malformed_and_impossible_steps_become_rejected_states():
-    s = env.reset(900)
+    s = env.reset(1196)
     bad = env.step(Inference(action="two plus two"), s)
     assert bad.current_state == "invalid: 'two plus two' is not of the form 'a op b = c (left: ...)'"
     assert env.verify(bad) == Verification(True, False, "step 1: 'two plus two' is not of the form 'a op b = c (left: ...)'")
@@ -54,7 +54,7 @@ def test_verify_replays_steps_and_trusts_no_current_state():
 
 
 def test_answers():
-    s = env.reset(900)
+    s = env.reset(1196)
     right = env.step(Inference(action="Answer: (2 + 2) * 9 - 12 = 24"), s)
     assert right.current_state == "24" and env.verify(right) == Verification(True, True, "(2 + 2) * 9 - 12 = 24")
     assert env.verify(env.step(Inference(action="Answer: 2 * 12 = 24"), s)) == \
@@ -66,7 +66,7 @@ def test_answers():
 
 
 def test_get_value_is_a_free_heuristic():
-    assert env.get_value(env.reset(900)) is None
+    assert env.get_value(env.reset(1196)) is None
     assert env.get_value(State("2 2 9 12", "24", ("x",))) == 20.0
     assert env.get_value(State("2 2 9 12", "25", ("x",))) == 0.0
 
@@ -85,7 +85,7 @@ def test_prompts_end_with_their_cue_and_show_the_numbers_left():
 
 
 def test_parser():
-    s = env.reset(900)
+    s = env.reset(1196)
     p = env.parser
     assert p.io(" (2 + 2) * 9 - 12 = 24\nInput: 1 1 1 1", s) == Inference(action="Answer: (2 + 2) * 9 - 12 = 24")
     assert p.cot("\n2 + 2 = 4 (left: 4 9 12)\nAnswer: (2 + 2) * 9 - 12 = 24", s) == \

@@ -7,7 +7,7 @@ from lllm.model.sampling import Mulberry32
 env = Game24()
 
 
-def run(framework, model, idx=900):
+def run(framework, model, idx=1196):
     framework.initialize(Agent(model), env)
     return framework.run(idx)
 
@@ -15,7 +15,7 @@ def run(framework, model, idx=900):
 def test_docstring_example():
     model = ScriptedPredictor(["12 + 12 = 24 (left: 12 12 24)", "sure", "12 - 12 = 0 (left: 0 24)", "sure",
                                "0 + 24 = 24 (left: 24)"])
-    result = run(ToTBFS(breadth=1, n_evaluate=1), model, idx=0)
+    result = run(ToTBFS(breadth=1, n_evaluate=1), model, idx=36)
     assert result.verification == (True, True, "reached 24 in 3 steps")
     assert [p.splitlines()[-1] for p in model.prompts] == ["Possible next steps:", "Evaluation:"] * 2 + ["Possible next steps:"]
 
@@ -63,7 +63,7 @@ def test_fleet_solves_with_a_perfect_model_and_reproduces():
 def test_fleet_backtracks_to_an_earlier_state_when_the_fleet_looks_hopeless():
     foa = FleetOfAgents(n_agents=4, n_evaluate=1)
     foa.initialize(Agent(ScriptedPredictor(["impossible"], cycle=True)), env)
-    foa._begin(900)
+    foa._begin(1196)
     earlier = State("2 2 9 12", "4 9 12", ("2 + 2 = 4 (left: 4 9 12)",))
     past = {earlier: (20.0, earlier, 0)}
     dead = State("2 2 9 12", "2 2 21", ("9 + 12 = 21 (left: 2 2 21)",))

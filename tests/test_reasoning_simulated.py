@@ -21,7 +21,7 @@ def test_docstring_example():
 
 def test_it_reads_the_goal_not_the_examples():
     model = SimulatedModel(error_rate=0.0, rng=Mulberry32(1))
-    root = env.reset(900)                                             # 2 2 9 12
+    root = env.reset(1196)                                             # 2 2 9 12
     step = model(PROMPTER.act(root)).strip()
     assert step in good_moves([2, 2, 9, 12])                          # not the few-shot "4 + 8 = 12"
     answer = model(PROMPTER.io(root))
@@ -44,10 +44,10 @@ def test_a_hopeless_model_always_claims_24_and_is_caught():
 
 def test_propose_lists_distinct_steps_drawn_like_single_steps():
     perfect = SimulatedModel(0.0, Mulberry32(2))
-    lines = perfect(PROMPTER.propose(env.reset(900))).strip().splitlines()
+    lines = perfect(PROMPTER.propose(env.reset(1196))).strip().splitlines()
     assert sorted(lines) == sorted(good_moves([2, 2, 9, 12]))          # every good step, nothing else
     sloppy = SimulatedModel(1.0, Mulberry32(2))
-    lines = sloppy(PROMPTER.propose(env.reset(900))).strip().splitlines()
+    lines = sloppy(PROMPTER.propose(env.reset(1196))).strip().splitlines()
     assert len(lines) == len(set(lines)) == 8
     rejected = [line for line in lines if apply_step([2, 2, 9, 12], line)[0] is None]
     assert rejected and all(" is " in apply_step([2, 2, 9, 12], line)[1] for line in rejected)  # slips
@@ -55,7 +55,7 @@ def test_propose_lists_distinct_steps_drawn_like_single_steps():
 
 def test_errors_happen_at_the_set_rate():
     model = SimulatedModel(0.5, Mulberry32(7))
-    prompt = PROMPTER.act(env.reset(900))
+    prompt = PROMPTER.act(env.reset(1196))
     good = set(good_moves([2, 2, 9, 12]))
     hits = sum(model(prompt).strip() in good for _ in range(400))
     assert 190 < hits < 280                                          # 0.5 + 0.5 * (chance a random step is good)
@@ -63,7 +63,7 @@ def test_errors_happen_at_the_set_rate():
 
 def test_lessons_steer_it_away_and_reflection_names_the_first_step():
     model = SimulatedModel(0.0, Mulberry32(1))
-    state = env.reset(900)
+    state = env.reset(1196)
     lesson = model("You tried ...\nAttempt:\n2 + 2 = 4 (left: 4 9 12)\nAnswer: x\nFeedback: no\nLesson:")
     assert lesson == " Avoid starting with 2 + 2 = 4 (left: 4 9 12)."
     banned = state.__class__(state.puzzle, state.current_state, reflexions=(lesson.strip(),))

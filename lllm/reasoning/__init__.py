@@ -1,8 +1,10 @@
 """Layer 3 · reasoning frameworks (seed 003): Framework, Agent, Task (Environment), Model.
 
 Read in this order: `records.py` (State, Inference, Verification), `data.py`, `arithmetic.py`,
-`game24.py` (the task), `agent.py`, `frameworks.py`, `search.py`, `simulated.py` (a stand-in
-model), `bench.py` (compare frameworks; the `python -m lllm reason` command).
+`game24.py` (the task), `agent.py`, `frameworks.py`, `search.py`, `graph.py` (Graph of
+Thoughts), `mcts.py` (RAP), `simulated.py` (a stand-in model), `brookfield.py` (a second task:
+multi-hop questions answered with a lookup tool), and `lllm/labs/reasoning_lab.py` (compare
+frameworks; the `python -m lllm reason` command).
 
 The framework knows neither task nor model; the agent knows no task; only the environment
 knows Game of 24.
@@ -13,19 +15,24 @@ knows Game of 24.
     >>> tot.initialize(Agent(SimulatedModel(error_rate=0.3, rng=Mulberry32(2))), Game24())
     >>> result = tot.run(900)
     >>> result.state.steps
-    ('12 / 2 = 6 (left: 2 6 9)', '2 * 9 = 18 (left: 6 18)', '6 + 18 = 24 (left: 24)')
+    ('4 * 5 = 20 (left: 6 10 20)', '10 + 20 = 30 (left: 6 30)', '30 - 6 = 24 (left: 24)')
     >>> result.verification.correct, result.usage.calls
-    (True, 44)
+    (True, 72)
 """
 
 from lllm.reasoning.agent import Agent, Usage
+from lllm.reasoning.brookfield import BrookfieldQA
 from lllm.reasoning.data import Data, DataError
 from lllm.reasoning.frameworks import IO, CoT, CoTSC, Dummy, Framework, Node, ReAct, Reflexion, Result
+from lllm.reasoning.graph import GraphOfThoughts
+from lllm.reasoning.mcts import RAP
 from lllm.reasoning.game24 import Game24, load_game24
 from lllm.reasoning.records import Inference, State, Verification
 from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
 from lllm.reasoning.simulated import SimulatedModel
+from lllm.reasoning.simulated_reader import SimulatedReader
 
 __all__ = ["Agent", "Usage", "Data", "DataError", "Framework", "Node", "Result", "Dummy", "IO", "CoT",
-           "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "Game24", "load_game24",
-           "Inference", "State", "Verification", "SimulatedModel"]
+           "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "GraphOfThoughts", "RAP",
+           "Game24", "load_game24", "BrookfieldQA", "Inference", "State", "Verification", "SimulatedModel",
+           "SimulatedReader"]

@@ -3,6 +3,8 @@
 Read `records.py` first. `Data` knows nothing about any particular task: it checks that the
 columns a task needs are present, and maps a split name to a fixed list of row indices, so
 "the test split" means the same 100 puzzles in every run, in the terminal and in the page.
+The proposal's shape is `Data(); data.initialize(csv_path)`; `Data.from_csv` and
+`Data.from_text` are conveniences that do both at once.
 
 Usage:
 
@@ -26,32 +28,54 @@ class DataError(ValueError):
 
 
 class Data:
-    def __init__(self, rows: list[dict], splits: Mapping[str, Iterable[int]], source: str = "<data>"):
-        self.rows = rows
+    def __init__(self, rows: list[dict] | None = None, splits: Mapping[str, Iterable[int]] | None = None,
+                 source: str = "<data>", columns: Iterable[str] = ()):
+        self.splits = {name: list(idxs) for name, idxs in (splits or {}).items()}
+        self.columns = list(columns)
+        self.rows: list[dict] = []
         self.source = source
-        self.splits = {name: list(idxs) for name, idxs in splits.items()}
+        if rows is not None:
+            self._load(list(rows), source)
+
+    # ---- the proposal's loader ---------------------------------------------------------------------
+
+    def initialize(self, csv_path: str) -> "Data":
+        """Read `csv_path` (checking the columns and the splits against it); returns self."""
+        try:
+            with open(csv_path, encoding="utf-8", newline="") as f:
+                text = f.read()
+        except OSError as e:
+            raise DataError(f"{csv_path}: cannot read ({e.strerror})") from None
+        return self._parse(text, csv_path)
+
+    def _parse(self, text: str, source: str) -> "Data":
+        reader = csv.DictReader(io.StringIO(text))
+        found = reader.fieldnames or []
+        missing = [c for c in self.columns if c not in found]
+        if missing:
+            raise DataError(f"{source}: missing column(s) {', '.join(missing)} (found: {', '.join(found) or 'none'})")
+        self._load(list(reader), source)
+        return self
+
+    def _load(self, rows: list[dict], source: str) -> None:
         for name, idxs in self.splits.items():
             bad = [i for i in idxs if not 0 <= i < len(rows)]
             if bad:
                 raise DataError(f"{source}: split {name!r} names row {bad[0]}, but there are {len(rows)} rows")
+        self.rows, self.source = rows, source
+
+    # ---- conveniences --------------------------------------------------------------------------------
 
     @classmethod
     def from_text(cls, text: str, splits: Mapping[str, Iterable[int]], columns: Iterable[str] = (),
                   source: str = "<text>") -> "Data":
-        reader = csv.DictReader(io.StringIO(text))
-        missing = [c for c in columns if c not in (reader.fieldnames or [])]
-        if missing:
-            raise DataError(f"{source}: missing column(s) {', '.join(missing)} (found: {', '.join(reader.fieldnames or []) or 'none'})")
-        return cls(list(reader), splits, source)
+        return cls(splits=splits, columns=columns)._parse(text, source)
 
     @classmethod
     def from_csv(cls, path: str, splits: Mapping[str, Iterable[int]], columns: Iterable[str] = ()) -> "Data":
-        try:
-            with open(path, encoding="utf-8", newline="") as f:
-                text = f.read()
-        except OSError as e:
-            raise DataError(f"{path}: cannot read ({e.strerror})") from None
-        return cls.from_text(text, splits, columns, source=path)
+        return cls(splits=splits, columns=columns).initialize(path)
+
+    # ---- reading -------------------------------------------------------------------------------------
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -16,9 +16,9 @@ Usage:
     >>> from lllm.predictors.contract import ScriptedPredictor
     >>> from lllm.reasoning import Agent, Game24
     >>> io = IO()
-    >>> io.initialize(Agent(ScriptedPredictor(["Answer: 12 + 12 + 12 - 12 = 24"])), Game24())
+    >>> io.initialize(Agent(ScriptedPredictor(["Answer: 4 * 6 * 1 * 1 = 24"])), Game24())
     >>> io.run(0).verification
-    Verification(finished=True, correct=True, message='12 + 12 + 12 - 12 = 24')
+    Verification(finished=True, correct=True, message='4 * 6 * 1 * 1 = 24')
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from lllm.reasoning.agent import Agent, Usage
 from lllm.reasoning.records import State, Verification
 
-__all__ = ["Framework", "Node", "Result", "Dummy", "IO", "CoT", "CoTSC", "ReAct", "Reflexion"]
+__all__ = ["Framework", "Node", "Result", "Dummy", "IO", "CoT", "CoTSC", "ReAct", "Reflexion", "react_episode"]
 
 
 # ---- what a run returns -------------------------------------------------------------------------
@@ -42,6 +42,8 @@ class Node:
     state: State
     value: float | None = None
     note: str = ""                  # "root", "kept", "pruned", "solved", "failed", a thought ...
+    merged: list[int] = field(default_factory=list)   # other parents that reached this state (GoT)
+    visits: int = 0                 # times a tree search passed through it (RAP)
 
 
 @dataclass
@@ -79,8 +81,7 @@ class Framework:
         return len(self.tree) - 1
 
     def _finish(self, puzzle_idx: int, state: State) -> Result:
-        start, now = self._usage_at_start, self.agent.usage
-        usage = Usage(now.calls - start.calls, now.hits - start.hits)
+        usage = self.agent.usage.since(self._usage_at_start)
         return Result(self.name, puzzle_idx, state, self.environment.verify(state), self.tree, usage)
 
 
@@ -154,36 +155,54 @@ class ReAct(Framework):
         self.max_steps = max_steps
 
     def run(self, puzzle_idx: int) -> Result:
-        state = self._begin(puzzle_idx)
-        parent, last = 0, state
-        for turn in range(self.max_steps):
-            thought, last = self.agent.react(state, self.environment)[0]          # think + act
-            verification = self.environment.verify(last)                          # observe
-            node = self._node(last, parent, note=thought or "")
-            if verification.correct or (verification.finished and not last.current_state.startswith("invalid")):
-                break                                                             # solved, or a dead end
-            if last.current_state.startswith("invalid"):
-                state = state.duplicate(state.randomness + 1)                     # rejected: try again
-            else:
-                state, parent = last, node
-        return self._finish(puzzle_idx, last)
+        root = self._begin(puzzle_idx)
+        return self._finish(puzzle_idx, react_episode(self, root, 0, self.max_steps))
+
+
+def react_episode(framework: Framework, state: State, parent: int, max_steps: int) -> State:
+    """ReAct's loop from `state` (tree node `parent`), recorded in `framework`'s tree; the last state."""
+    agent, environment, last = framework.agent, framework.environment, state
+    for turn in range(max_steps):
+        thought, last = agent.react(state, environment)[0]                        # think + act
+        verification = environment.verify(last)                                   # observe
+        node = framework._node(last, parent, note=thought or "")
+        if verification.correct or (verification.finished and not last.current_state.startswith("invalid")):
+            break                                                                 # solved, or a dead end
+        if last.current_state.startswith("invalid"):
+            state = state.duplicate(state.randomness + 1)                         # rejected: try again
+        else:
+            state, parent = last, node
+    return last
 # --8<-- [end:react]
 
 
 # --8<-- [start:reflexion]
 class Reflexion(Framework):
-    """Answer (chain of thought); if the verifier says no, write a lesson and try again with it."""
+    """Attempt; if the verifier says no, write a lesson and try again with it.
+
+    An attempt is one chain of thought (`actor="cot"`, for Game of 24) or a whole ReAct episode
+    (`actor="react"`, for tasks that need a tool, as the Reflexion paper ran HotpotQA).
+    """
     name = "reflexion"
 
-    def __init__(self, max_trials: int = 3):
-        self.max_trials = max_trials
+    def __init__(self, max_trials: int = 3, actor: str = "cot", max_steps: int = 6):
+        if actor not in ("cot", "react"):
+            raise ValueError(f"actor must be 'cot' or 'react', got {actor!r}")
+        self.max_trials, self.actor, self.max_steps = max_trials, actor, max_steps
+
+    def _attempt(self, state: State) -> State:
+        if self.actor == "react":
+            return react_episode(self, state, 0, self.max_steps)     # its steps join this tree
+        thought, attempt = self.agent.answer(state, self.environment, 1, "cot")[0]
+        self._node(attempt, 0)
+        return attempt
 
     def run(self, puzzle_idx: int) -> Result:
         state = self._begin(puzzle_idx)
         for trial in range(self.max_trials):
-            thought, attempt = self.agent.answer(state, self.environment, 1, "cot")[0]
+            attempt = self._attempt(state)
             verification = self.environment.verify(attempt)
-            self._node(attempt, 0, note=verification.message)
+            self.tree[-1].note = verification.message                 # the attempt's last node
             if verification.correct or trial == self.max_trials - 1:
                 break
             lesson = self.agent.reflect(attempt, self.environment, verification)

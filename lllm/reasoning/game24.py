@@ -9,20 +9,22 @@ turns the parsed Inference into the next State and verifies states exactly (Frac
     a step  "4 + 8 = 12 (left: 4 6 12)"     two numbers become one
     answer  "Answer: (4 + 8) * (6 - 4) = 24"
 
-Splits are fixed (rows of data/game24.csv, easiest first, see arithmetic.success_probability):
-test = rows 900-999 (as the Tree-of-Thoughts paper tested on ranks 901-1,000), validation =
-1000-1099, train = the other 1,162.
+The puzzles are the standard set: `data/game24-4nums.csv`, the 1,362 puzzles from 4nums.com
+ranked by human solving time, as the Tree of Thoughts benchmark uses them (source and columns
+in `data/SOURCES.txt`). Splits are fixed: test = rows 900-999 (ranks 901-1,000, the split the
+Tree of Thoughts paper and its successors report), validation = 1000-1099, train = the other
+1,162 rows.
 
 Usage:
 
     >>> env = Game24()
     >>> s = env.reset(0)
     >>> s.puzzle
-    '12 12 12 12'
-    >>> t = env.step(Inference(action="12 + 12 = 24 (left: 12 12 24)"), s)
+    '1 1 4 6'
+    >>> t = env.step(Inference(action="4 * 6 = 24 (left: 1 1 24)"), s)
     >>> env.verify(t)
-    Verification(finished=False, correct=False, message='3 numbers left: 12 12 24')
-    >>> env.verify(env.step(Inference(action="Answer: 12 + 12 + 12 - 12 = 24"), s)).correct
+    Verification(finished=False, correct=False, message='3 numbers left: 1 1 24')
+    >>> env.verify(env.step(Inference(action="Answer: (1 * 1) * 4 * 6 = 24"), s)).correct
     True
 """
 
@@ -36,15 +38,16 @@ from lllm.reasoning.arithmetic import apply_step, check_answer, fmt_numbers, par
 from lllm.reasoning.data import Data
 from lllm.reasoning.records import Inference, State, Verification
 
-__all__ = ["Game24", "Prompter", "Parser", "load_game24", "GAME24_CSV", "SPLITS"]
+__all__ = ["Game24", "Prompter", "Parser", "load_game24", "reply_lines", "GAME24_CSV", "PUZZLE_COLUMN", "SPLITS", "VALUES"]
 
-GAME24_CSV = os.path.join(os.path.dirname(__file__), "data", "game24.csv")
+GAME24_CSV = os.path.join(os.path.dirname(__file__), "data", "game24-4nums.csv")
+PUZZLE_COLUMN = "Puzzles"
 SPLITS = {"train": list(range(0, 900)) + list(range(1100, 1362)),
           "test": range(900, 1000), "validation": range(1000, 1100)}
 
 
 def load_game24(path: str = GAME24_CSV) -> Data:
-    return Data.from_csv(path, SPLITS, columns=["rank", "puzzle"])
+    return Data(splits=SPLITS, columns=["Rank", PUZZLE_COLUMN]).initialize(path)
 
 
 # ---- prompts (each ends with the cue its parser reads after) ----------------------------------
@@ -143,38 +146,39 @@ class Prompter:
 
 # ---- parsing replies (a reply that makes no sense becomes a step the environment rejects) -----
 
-def _lines(reply: str) -> list[str]:
+def reply_lines(reply: str) -> list[str]:
+    """The reply's non-blank lines, stripped."""
     return [line.strip() for line in reply.strip().splitlines() if line.strip()]
 
 
 class Parser:
     def io(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         answer = next((l for l in lines if l.startswith("Answer:")), lines[0] if lines else "")
         answer = answer[len("Answer:"):].strip() if answer.startswith("Answer:") else answer
         return Inference(action=f"Answer: {answer}")
 
     def cot(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         answer = next((l for l in lines if l.startswith("Answer:")), "Answer: " + (lines[-1] if lines else ""))
         thought = "\n".join(l for l in lines if not l.startswith("Answer:"))
         return Inference(action=answer, thought=thought or None)
 
     def act(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         return Inference(action=lines[0] if lines else "")
 
     def propose(self, reply: str, state: State) -> list[Inference]:
-        return [Inference(action=line) for line in _lines(reply)]
+        return [Inference(action=line) for line in reply_lines(reply)]
 
     def react(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         action = next((l[len("Action:"):].strip() for l in lines if l.startswith("Action:")), "")
         thought = " ".join(l for l in lines if not l.startswith(("Action:", "Observation:")))
         return Inference(action=action, thought=thought.removeprefix("Thought:").strip() or None)
 
     def reflect(self, reply: str, state: State) -> Inference:
-        lines = _lines(reply)
+        lines = reply_lines(reply)
         return Inference(reflexion=lines[0] if lines else None)
 
     def evaluate(self, reply: str, state: State) -> Inference:
@@ -194,7 +198,7 @@ class Game24:
         self.parser = Parser()
 
     def reset(self, puzzle_idx: int, randomness: int = 0) -> State:
-        puzzle = self.data.read(puzzle_idx)["puzzle"]
+        puzzle = self.data.read(puzzle_idx)[PUZZLE_COLUMN]
         return State(puzzle=puzzle, current_state=puzzle, randomness=randomness)
 
     # --8<-- [start:next-state]

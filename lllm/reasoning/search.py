@@ -14,9 +14,9 @@ Usage:
 
     >>> from lllm.predictors.contract import ScriptedPredictor
     >>> from lllm.reasoning import Agent, Game24
-    >>> model = ScriptedPredictor(["12 + 12 = 24 (left: 12 12 24)", "sure",
-    ...                            "12 - 12 = 0 (left: 0 24)", "sure",
-    ...                            "0 + 24 = 24 (left: 24)"])
+    >>> model = ScriptedPredictor(["4 * 6 = 24 (left: 1 1 24)", "sure",
+    ...                            "1 * 1 = 1 (left: 1 24)", "sure",
+    ...                            "1 * 24 = 24 (left: 24)"])
     >>> bfs = ToTBFS(breadth=1, n_evaluate=1)
     >>> bfs.initialize(Agent(model), Game24())
     >>> bfs.run(0).verification

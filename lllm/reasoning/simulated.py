@@ -4,8 +4,12 @@ Read `game24.py` first. TinyLLM was trained on children's stories and cannot do 
 it: `python -m lllm reason --model tinyllm`). To compare frameworks without a real LLM we use a
 *stand-in*, and we say so everywhere it is used. It is a Predictor like any other — prompt in,
 completion out — and it reads only the prompt: the cue on the last line says which operation
-is asked, the last "Input:" line says which numbers. It knows the exact solver, and it makes a
-mistake with probability `error_rate` every time it takes a reasoning step:
+is asked, the last "Input:" line says which numbers. It knows the exact solver, and it has two
+separate knobs: `error_rate`, the chance of a mistake every time it takes a reasoning step, and
+`value_noise`, the chance that a value judgment is a random label (by default the same as
+`error_rate`). At value_noise 0 its judgments are perfect, which no LLM's are: that is why search
+scores near 100% on the stand-in, and why the lab sweeps `value_noise` to show how each search
+degrades as its evaluator gets worse.
 
     a step      with prob. 1 - e a step that keeps 24 reachable (if one exists); otherwise a
                 random legal step, or (half of those mistakes) an arithmetic slip ("4 + 8 = 13")
@@ -13,7 +17,8 @@ mistake with probability `error_rate` every time it takes a reasoning step:
                 claims 24, right or not (so one answer succeeds with about (1 - e)^3)
     propose     up to eight distinct steps, each drawn as above (24 draws at most), so a good
                 step is rarely missing — sampling several thoughts is what search buys
-    evaluate    "sure" if 24 is still reachable, else "impossible"; with prob. e a random label
+    evaluate    "sure" if 24 is still reachable, else "impossible"; with prob. value_noise a
+                random label (sure, likely or impossible, equally often)
     reflect     "Avoid starting with <the failed attempt's first step>."; a step named in a
                 lesson of the prompt is never chosen again
 
@@ -43,15 +48,18 @@ AVOID = "- Avoid starting with "
 
 
 class SimulatedModel:
-    def __init__(self, error_rate: float = 0.3, rng: Mulberry32 | None = None, n_proposals: int = 8):
-        if not 0 <= error_rate <= 1:
-            raise ValueError(f"error_rate must be in [0, 1], got {error_rate!r}")
-        self.error_rate = error_rate
+    def __init__(self, error_rate: float = 0.3, rng: Mulberry32 | None = None, n_proposals: int = 8,
+                 value_noise: float | None = None):
+        value_noise = error_rate if value_noise is None else value_noise
+        for name, p in (("error_rate", error_rate), ("value_noise", value_noise)):
+            if not 0 <= p <= 1:
+                raise ValueError(f"{name} must be in [0, 1], got {p!r}")
+        self.error_rate, self.value_noise = error_rate, value_noise
         self.rng = rng if rng is not None else Mulberry32(0)
         self.n_proposals = n_proposals
 
     def __repr__(self) -> str:
-        return f"SimulatedModel(error_rate={self.error_rate})"
+        return f"SimulatedModel(error_rate={self.error_rate}, value_noise={self.value_noise})"
 
     # ---- the Predictor contract ---------------------------------------------------------------------
 
@@ -149,7 +157,7 @@ class SimulatedModel:
 
     def _evaluate(self, numbers) -> str:
         reachable = numbers == [24] if len(numbers) == 1 else solvable(numbers)
-        if self._chance(self.error_rate):
+        if self._chance(self.value_noise):
             return self._pick(["sure", "likely", "impossible"])
         return "sure" if reachable else "impossible"
 

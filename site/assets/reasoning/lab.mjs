@@ -2,18 +2,21 @@
 //
 //   <div class="lllm-reasoning-lab"></div>
 //
-// "Run" sends {kind: "run", puzzle, framework, error_rate, seed} to lllm.reasoning.bench.lab_json
-// in the page's Python and replays the run's tree node by node, in the order the framework made
-// them (kept, pruned, rejected, solved). "Benchmark" sends {kind: "benchmark", frameworks, limit,
-// seeds, error_rate} and draws success against model calls. The Python is the same code
-// `python -m lllm reason` runs. For tests, the last result is on the element (`element.lllmResult`)
-// and `element.dataset.state` is idle | running | done | error.
+// "Run" sends {kind: "run", task, puzzle, framework, error_rate, value_noise, seed, model} to
+// lllm.labs.reasoning_lab.lab_json in the page's Python and replays the run's tree node by node;
+// Graph of Thoughts is also drawn as a graph (merged thoughts have several parents) and RAP as a
+// tree whose circles grow with visits. "Benchmark" draws success (with its 95% interval) against
+// model calls, with the tokens each framework spent; "Sweep" shows success as the stand-in's value
+// judgments get noisier. The Python is the same code `python -m lllm reason` runs. For tests, the
+// last result is on the element (`element.lllmResult`); `element.dataset.state` is
+// idle | running | done | error.
 
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field, svgCanvas } from "../runtime/dom.mjs";
 
 const NAMESPACE = "lllm-reasoning-lab";
-const FRAMEWORKS = ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "foa"];
+const FRAMEWORKS = ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "got", "rap", "foa"];
+const TASK_FRAMEWORKS = { game24: FRAMEWORKS, brookfield: ["io", "cot", "react", "reflexion", "tot-bfs"] };
 const STYLE = `
 .lllm-reasoning-lab { margin: 1em 0 1.5em; padding: 0.8em 1em; border-left: 3px solid var(--md-accent-fg-color); background: var(--md-code-bg-color); font-size: 0.75rem; }
 .lllm-reasoning-lab__controls { display: flex; flex-wrap: wrap; gap: 0.5em 1em; align-items: center; }
@@ -23,41 +26,54 @@ const STYLE = `
 .md-typeset .lllm-reasoning-lab__tree, .md-typeset .lllm-reasoning-lab__tree ul { list-style: none; margin: 0 0 0 1.2em; padding: 0; font-family: var(--md-code-font-family, monospace); }
 .md-typeset .lllm-reasoning-lab__tree { margin-left: 0; }
 .md-typeset .lllm-reasoning-lab__tree li { list-style: none; margin: 0.1em 0; padding: 0; }
-.lllm-reasoning-lab svg { max-width: 560px; display: block; }
+.lllm-reasoning-lab svg { max-width: 640px; display: block; }
 .lllm-reasoning-lab__node--pruned > span { color: var(--md-default-fg-color--light); text-decoration: line-through; }
 .lllm-reasoning-lab__node--invalid > span { color: #c62828; }
 .lllm-reasoning-lab__node--solved > span { font-weight: 700; color: #2e7d32; }
 .lllm-reasoning-lab__verdict { font-weight: 600; margin-top: 0.5em; }
 .lllm-reasoning-lab__error { color: #c62828; font-weight: 600; }
+.lllm-reasoning-lab__note { font-style: italic; }
 .lllm-reasoning-lab svg text { font-size: 10px; fill: currentColor; }`;
-
-
 
 function numberInput(name, value, min, max, step) {
   return Object.assign(el("input"), { name, type: "number", value: String(value), min, max, step });
 }
+
+function select(name, options, value) {
+  const s = Object.assign(el("select"), { name });
+  options.forEach((o) => s.append(Object.assign(el("option", "", o), { value: o })));
+  s.value = value;
+  return s;
+}
+
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const interval = (s) => `${(100 * s.low).toFixed(0)}–${(100 * s.high).toFixed(0)}%`;
 
 // ---- the search tree, grown node by node --------------------------------------------------------
 
 function nodeClass(node, record) {
   if (node.left.startsWith("invalid")) return "invalid";
   if (node.note === "pruned") return "pruned";
-  if (record.verification.correct && node.left === "24" && node.steps.join() === record.steps.join()) return "solved";
+  if (record.verification.correct && node.steps.join() === record.steps.join()) return "solved";
   return "kept";
 }
 
 function nodeText(node) {
-  const last = node.steps.length ? node.steps[node.steps.length - 1] : `puzzle ${node.left}`;
+  const last = node.steps.length ? node.steps[node.steps.length - 1] : `${node.left === "(nothing looked up yet)" ? "question" : "puzzle " + node.left}`;
   const value = node.value === null ? "" : `  value ${Number(node.value.toPrecision(6))}`;
-  const note = node.left.startsWith("invalid") ? `  [${node.left}]` : node.note && node.note !== "root" ? `  [${node.note}]` : "";
-  return last + value + note;
+  const notes = [];
+  if (node.left.startsWith("invalid")) notes.push(node.left);
+  else if (node.note && node.note !== "root") notes.push(node.note);
+  if (node.visits) notes.push(`visits ${node.visits}`);
+  if (node.merged.length) notes.push(`also from ${node.merged.map((m) => "#" + m).join(", ")}`);
+  return `#${node.id} ${last}${value}${notes.length ? `  [${notes.join("; ")}]` : ""}`;
 }
 
 async function growTree(record, output, isCurrent) {
   const tree = el("ul", "lllm-reasoning-lab__tree");
   const children = new Map();            // node id -> its <ul>
-  output.replaceChildren(tree);
-  const delay = Math.min(80, 4000 / Math.max(1, record.tree.length));
+  output.append(tree);
+  const delay = Math.min(60, 3000 / Math.max(1, record.tree.length));
   for (const node of record.tree) {
     if (!isCurrent()) return;            // a newer run started: stop drawing this one
     const item = el("li", `lllm-reasoning-lab__node lllm-reasoning-lab__node--${nodeClass(node, record)}`);
@@ -68,15 +84,49 @@ async function growTree(record, output, isCurrent) {
     (node.parent === null ? tree : children.get(node.parent) ?? tree).append(item);
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
-  const v = record.verification;
+  const v = record.verification, u = record.usage;
   output.append(el("p", "lllm-reasoning-lab__verdict",
-    `${v.correct ? "correct" : "wrong"}: ${v.message} — ${record.usage.calls} model calls, ${record.usage.hits} cache hits`));
+    `${v.correct ? "correct" : "wrong"}: ${v.message} — ${u.calls} model calls, ${u.hits} cache hits, ` +
+    `${u.tokens_in} ${u.unit} in, ${u.tokens_out} out`));
 }
 
-// ---- the benchmark, drawn as success against calls ----------------------------------------------
+// ---- GoT's graph and RAP's tree, drawn by depth ---------------------------------------------------
+
+function searchPicture(record) {
+  const depth = new Map(), rows = [];
+  for (const node of record.tree) {
+    const d = node.parent === null ? 0 : depth.get(node.parent) + 1;
+    depth.set(node.id, d);
+    (rows[d] ??= []).push(node);
+  }
+  const W = 640, rowH = 56, H = rows.length * rowH + 10;
+  const { svg, add } = svgCanvas({ viewBox: `0 0 ${W} ${H}`, width: "100%", class: "lllm-reasoning-lab__picture" });
+  const at = new Map();
+  rows.forEach((row, d) => row.forEach((node, i) => at.set(node.id, { x: ((i + 0.5) * W) / row.length, y: 20 + d * rowH })));
+  for (const node of record.tree) {
+    const to = at.get(node.id);
+    for (const p of [node.parent, ...node.merged]) {
+      if (p === null) continue;
+      const from = at.get(p);
+      add("line", { x1: from.x, y1: from.y, x2: to.x, y2: to.y, stroke: "currentColor", "stroke-opacity": p === node.parent ? 0.5 : 0.9,
+                    "stroke-dasharray": p === node.parent ? "" : "3 2", class: p === node.parent ? "" : "lllm-reasoning-lab__merge" });
+    }
+  }
+  const colour = { solved: "#2e7d32", invalid: "#c62828", pruned: "#9e9e9e", kept: "var(--md-accent-fg-color)" };
+  for (const node of record.tree) {
+    const { x, y } = at.get(node.id);
+    const r = record.framework === "rap" ? 3 + 2 * Math.sqrt(node.visits) : 4;
+    const dot = add("circle", { cx: x, cy: y, r, fill: colour[nodeClass(node, record)], class: "lllm-reasoning-lab__vertex" });
+    dot.append(Object.assign(document.createElementNS("http://www.w3.org/2000/svg", "title"), { textContent: nodeText(node) }));
+    if (rows[depth.get(node.id)].length <= 8) add("text", { x: x + r + 2, y: y + 3 }, node.left.startsWith("invalid") ? "×" : node.left.slice(0, 14));
+  }
+  return svg;
+}
+
+// ---- the benchmark: success (with its interval) against calls ------------------------------------
 
 function chart(summary) {
-  const W = 420, H = 220, L = 40, B = 30, T = 10, R = 90;
+  const W = 440, H = 220, L = 40, B = 30, T = 10, R = 100;
   const { svg, add } = svgCanvas({ viewBox: `0 0 ${W} ${H}`, width: "100%" });
   const top = Math.max(10, ...summary.map((s) => s.calls));
   const x = (calls) => L + (Math.log10(Math.max(1, calls)) / Math.log10(top)) * (W - L - R);
@@ -90,32 +140,47 @@ function chart(summary) {
   const labels = [];                     // frameworks at (nearly) the same spot share one label
   for (const s of summary) {
     const px = x(s.calls), py = y(s.success);
+    add("line", { x1: px, y1: y(s.low), x2: px, y2: y(s.high), stroke: "currentColor", class: "lllm-reasoning-lab__interval" });
     add("circle", { cx: px, cy: py, r: 4, fill: "var(--md-accent-fg-color)", class: "lllm-reasoning-lab__point" });
     const near = labels.find((l) => Math.abs(l.x - px) < 24 && Math.abs(l.y - py) < 8);
     if (near) near.names.push(s.framework);
     else labels.push({ names: [s.framework], x: px, y: py, success: s.success });
   }
-  for (const { names, x: px, y: py, success } of labels) {
-    add("text", { x: px + 6, y: py + 3 }, `${names.join(", ")} ${(100 * success).toFixed(0)}%`);
-  }
+  for (const { names, x: px, y: py, success } of labels) add("text", { x: px + 6, y: py + 3 }, `${names.join(", ")} ${(100 * success).toFixed(0)}%`);
   return svg;
 }
 
-function summaryTable(summary) {
-  const table = el("table");
-  const head = el("tr");
-  ["framework", "success", "± spread", "calls/puzzle", "hits/puzzle"].forEach((h) => head.append(el("th", "", h)));
-  table.append(head);
-  for (const s of summary) {
+function table(head, rows) {
+  const t = el("table");
+  const tr = el("tr");
+  head.forEach((h) => tr.append(el("th", "", h)));
+  t.append(tr);
+  for (const cells of rows) {
     const row = el("tr");
-    [s.framework, `${(100 * s.success).toFixed(1)}%`, `${(100 * s.spread).toFixed(1)}%`, s.calls.toFixed(1), s.hits.toFixed(1)]
-      .forEach((c) => row.append(el("td", "", c)));
-    table.append(row);
+    cells.forEach((c) => row.append(el("td", "", c)));
+    t.append(row);
   }
-  return table;
+  return t;
+}
+
+function summaryTable(summary) {
+  const unit = summary[0]?.unit ?? "chars";
+  return table(["framework", "success", "95% interval", "calls/puzzle", "hits/puzzle", `${unit} in`, `${unit} out`],
+    summary.map((s) => [s.framework, pct(s.success), interval(s), s.calls.toFixed(1), s.hits.toFixed(1),
+                        s.tokens_in.toFixed(0), s.tokens_out.toFixed(0)]));
+}
+
+function sweepTable(result) {
+  return table(["framework", ...result.levels.map((v) => `value noise ${v}`)],
+    Object.entries(result.sweep).map(([name, ss]) => [name, ...ss.map((s) => `${pct(s.success)} (${interval(s)})`)]));
 }
 
 // ---- running ---------------------------------------------------------------------------------------
+
+function standInNote(params) {
+  return params.model === "tinyllm" ? "Model: TinyLLM in this page (counted in characters)."
+    : "Model: the stand-in — a program that errs at the set rates, not an LLM; these numbers are the stand-in's.";
+}
 
 async function ask(root, params, status, output) {
   const ticket = (root.lllmTicket = (root.lllmTicket ?? 0) + 1);
@@ -124,13 +189,19 @@ async function ask(root, params, status, output) {
   output.replaceChildren();
   status.textContent = lllm.status.state === "ready" ? "running…" : "loading Python…";
   try {
-    const code = `from lllm.labs.reasoning_lab import lab_json\nprint(lab_json(${JSON.stringify(JSON.stringify(params))}))`;
+    const tinyllm = params.model === "tinyllm" ? ", tinyllm=lambda seed: browser_tinyllm(0.8, seed)" : "";
+    const code = "from lllm.labs.reasoning_lab import lab_json\nfrom lllm.web.demos import browser_tinyllm\n" +
+      `print(lab_json(${JSON.stringify(JSON.stringify(params))}${tinyllm}))`;
     const result = JSON.parse((await lllm.run(code, { namespace: NAMESPACE })).stdout.trim().split("\n").pop());
     root.lllmResult = result;
     status.textContent = "";
     if (!result.ok) throw Object.assign(new Error(result.error), { name: "BadInput" });
-    if (params.kind === "run") await growTree(result, output, () => root.lllmTicket === ticket);
-    else output.replaceChildren(summaryTable(result.summary), chart(result.summary));
+    output.append(el("p", "lllm-reasoning-lab__note", standInNote(params)));
+    if (params.kind === "run") {
+      if (["got", "rap"].includes(result.framework)) output.append(searchPicture(result));
+      await growTree(result, output, () => root.lllmTicket === ticket);
+    } else if (params.kind === "sweep") output.append(sweepTable(result));
+    else output.append(summaryTable(result.summary), chart(result.summary));
     if (root.lllmTicket === ticket) root.dataset.state = "done";
   } catch (error) {
     status.textContent = "";
@@ -144,28 +215,34 @@ function setUp(root) {
   if (root.dataset.lllmLab) return;      // document$ fires again on instant navigation
   root.dataset.lllmLab = "1";
   root.dataset.state = "idle";
+  const task = select("task", Object.keys(TASK_FRAMEWORKS), "game24");
+  const model = select("model", ["stand-in", "tinyllm"], "stand-in");
   const puzzle = numberInput("puzzle", 900, 0, 1361, 1);
-  const framework = Object.assign(el("select"), { name: "framework" });
-  FRAMEWORKS.forEach((f) => framework.append(Object.assign(el("option", "", f), { value: f })));
-  framework.value = "tot-bfs";
+  const framework = select("framework", FRAMEWORKS, "got");
   const rate = numberInput("error_rate", 0.5, 0, 1, 0.1);
+  const noise = numberInput("value_noise", 0.5, 0, 1, 0.1);
   const seed = numberInput("seed", 1, 0, 1000000, 1);
   const limit = numberInput("limit", 10, 1, 100, 1);
+  task.addEventListener("change", () => { puzzle.value = task.value === "game24" ? "900" : "1"; });
   const controls = el("div", "lllm-reasoning-lab__controls");
-  controls.append(field("puzzle row", puzzle), field("framework", framework), field("error rate", rate),
-                  field("seed", seed), field("benchmark puzzles", limit));
+  controls.append(field("task", task), field("model", model), field("puzzle row", puzzle), field("framework", framework),
+                  field("error rate", rate), field("value noise", noise), field("seed", seed), field("benchmark puzzles", limit));
   const run = el("button", "md-button md-button--primary lllm-reasoning-lab__run", "Run");
   const bench = el("button", "md-button lllm-reasoning-lab__bench", "Benchmark");
-  run.type = bench.type = "button";
+  const sweep = el("button", "md-button lllm-reasoning-lab__sweep", "Sweep value noise");
+  run.type = bench.type = sweep.type = "button";
   const status = el("span", "lllm-reasoning-lab__status");
   const buttons = el("div", "lllm-reasoning-lab__buttons");
-  buttons.append(run, bench, status);
+  buttons.append(run, bench, sweep, status);
   const output = el("div", "lllm-reasoning-lab__output");
   root.replaceChildren(controls, buttons, output);
-  run.addEventListener("click", () => ask(root, { kind: "run", puzzle: Number(puzzle.value), framework: framework.value,
-    error_rate: Number(rate.value), seed: Number(seed.value) }, status, output));
-  bench.addEventListener("click", () => ask(root, { kind: "benchmark", frameworks: FRAMEWORKS, limit: Number(limit.value),
-    seeds: 1, error_rate: Number(rate.value) }, status, output));
+  const common = () => ({ task: task.value, model: model.value, error_rate: Number(rate.value), value_noise: Number(noise.value) });
+  run.addEventListener("click", () => ask(root, { kind: "run", ...common(), puzzle: Number(puzzle.value),
+    framework: framework.value, seed: Number(seed.value) }, status, output));
+  bench.addEventListener("click", () => ask(root, { kind: "benchmark", ...common(), frameworks: TASK_FRAMEWORKS[task.value],
+    limit: Number(limit.value), seeds: 1 }, status, output));
+  sweep.addEventListener("click", () => ask(root, { kind: "sweep", ...common(), model: "stand-in",
+    frameworks: ["io", "tot-bfs", "got", "rap"], limit: Number(limit.value) }, status, output));
 }
 
 function setUpPage() {
