@@ -136,3 +136,18 @@ def test_line_table_per_layer_and_file():
             print(f"    {n:4d}  {path}")
     over = [f"{path} ({n})" for files in rows.values() for n, path in files if n > CEILING]
     assert not over, f"over the {CEILING}-line ceiling: {over}"
+
+
+def test_each_roadmap_piece_sits_on_its_modules_layer():
+    """roadmap.yml's layer for a piece is the layer its modules' docstrings name (page adapters and the
+    root are the front ends of layer-4 pieces)."""
+    import fnmatch
+    from hooks import roadmap
+    wrong = []
+    for item in roadmap.load().items:
+        for name in LAYERED:
+            if not GRAPH[name].is_package and any(fnmatch.fnmatchcase(name, p) for p in item.modules):
+                layer = layer_of(name)
+                if layer != item.layer and not (layer == 5 and item.layer == 4):
+                    wrong.append(f"{item.id} (layer {item.layer}) owns {name} ({LAYER_NAMES[layer]})")
+    assert not wrong, wrong
