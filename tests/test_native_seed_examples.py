@@ -99,8 +99,8 @@ def test_declaration_and_implementation_bind_by_exact_name():
         return f"saved {title!r}"
 
     bound = system.bind_tools(save_note)
-    assert bound.functions()[0](title="Trees", content="fork") == "saved 'Trees'"
-    assert not system.functions()[0].is_bound             # the original prompt is unchanged
+    assert bound.functions["save_note"](title="Trees", content="fork") == "saved 'Trees'"
+    assert not system.functions["save_note"].is_bound             # the original prompt is unchanged
 
 
 # ---- "Tactics are tools" ---------------------------------------------------------------------------

@@ -353,7 +353,7 @@ class Debate(Tactic):
     def _score(self, question: str, final) -> Verdict:
         critic = self.agents["critic"]
         critic.open("verdict")
-        critic.receive_prompt(CRITIQUE.extend(parser=VerdictParser([p.agent for p in final])),
+        critic.receive_prompt(CRITIQUE.extend(path=CRITIQUE.path, parser=VerdictParser([p.agent for p in final])),
                               {"question": question, "proposals": show_proposals(final)})
         try:
             reply = critic.respond()

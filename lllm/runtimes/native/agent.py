@@ -211,8 +211,8 @@ class Agent:
         observation = self._handler(dialog).on_interrupt(self._governing(dialog))
         for call in reply.function_calls:
             record = self._execute(functions[call.name], call, session)
-            session.steps.append(Step("tool", call=record, error=record.error or ""))
-            text = _render(observation, name=call.name, arguments=json.dumps(call.arguments), result=record.result)
+            session.steps.append(Step("tool", call=record, error=record.error_message or ""))
+            text = _render(observation, name=call.name, arguments=json.dumps(call.arguments), result=record.result_str)
             dialog.put_message(Message(Role.TOOL, text, name=call.name, call_id=call.id,
                                        prompt_path=observation.path))
     # --8<-- [end:run_tools]
@@ -220,20 +220,15 @@ class Agent:
     def _execute(self, function, call: FunctionCall, session: AgentCallSession) -> FunctionCall:
         earlier = session.records.get(call.key())
         if earlier is not None:                       # the repeated-call guard: never re-run
-            note = f"{earlier.result} (repeated call: same result as before)"
-            return dataclasses.replace(call, result=note, error=earlier.error, cached=True)
+            note = f"{earlier.result_str} (repeated call: same result as before)"
+            return call.model_copy(update={"result": earlier.result, "result_str": note, "success": earlier.success,
+                                           "error_message": earlier.error_message, "cached": True})
         if not function.is_bound:
             raise ToolError(f"agent {self.name!r}: tool {function.name!r} is declared but not bound; "
                             f"bind it with Prompt.bind_tools() or a package's tools/ folder")
-        record = dataclasses.replace(call)
-        problem = function.check_arguments(call.arguments)
-        if problem:
-            record.result, record.error = f"Error: {problem}", problem
-        else:
-            try:
-                record.result = result_text(function(**call.arguments))
-            except Exception as exc:                  # the tool failed on the model's input: an observation
-                record.result, record.error = f"Error: {type(exc).__name__}: {exc}", str(exc)
+        record = function.run_call(call)              # a tool error becomes error_message, never a crash
+        if record.success:                            # the model reads the value itself, not the banner
+            record.result_str = result_text(record.result)
         session.records[call.key()] = record
         return record
 

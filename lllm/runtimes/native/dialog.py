@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 from enum import Enum
 
+from lllm.runtimes.native.costs import usage_cost
 from lllm.runtimes.native.tools import FunctionCall
 
 __all__ = ["Role", "Message", "Dialog", "DialogTreeNode", "DialogTree"]
@@ -63,6 +64,11 @@ class Message:
     prompt_path: str = ""          # the Prompt that produced this message, if any
     usage: dict = dataclasses.field(default_factory=dict, compare=False)
 # --8<-- [end:message]
+
+    @property
+    def cost(self):
+        """`usage` read as an InvokeCost (a malformed usage entry is a ValueError naming it)."""
+        return usage_cost(self.usage)
 
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)
@@ -163,7 +169,7 @@ class Dialog:
         offered = {}
         for prompt in (self.system_prompt, self.top_prompt):
             if prompt is not None:
-                offered.update({f.name: f for f in prompt.functions()})
+                offered.update(prompt.functions)
         return list(offered.values())
     # --8<-- [end:governing]
 

@@ -120,7 +120,7 @@ class Runtime:
                 functions.append(item)
             else:
                 functions.extend(self.tools(item))
-        return prompt.extend(function_list=tuple(functions))
+        return prompt.extend(path=prompt.path, function_list=tuple(functions))
 
     def build_agent(self, name: str, config: dict, session_log: list | None = None) -> Agent:
         """Agent `name` from `config`, with this runtime's prompts, tools and invokers (agent_config.py)."""
