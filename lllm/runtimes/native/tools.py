@@ -34,10 +34,9 @@ import dataclasses
 import inspect
 import json
 import typing
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
-from typing_extensions import Annotated
 
 from lllm.protocol._validation import check_token, plain_mapping
 from lllm.protocol.fields import Metadata
