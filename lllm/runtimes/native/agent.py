@@ -88,8 +88,13 @@ class AgentCallError(RuntimeError):
 # ---- the agent ---------------------------------------------------------------------------------------
 
 class Agent:
-    def __init__(self, name: str, system_prompt, invoker, *, model_name: str = "", model_args: dict | None = None,
-                 max_exception_retry: int = 3, max_interrupt_steps: int = 5, handler=None, session_log: list | None = None):
+    def __init__(self, name: str, system_prompt, invoker=None, *, model_name: str = "", model_args: dict | None = None,
+                 max_exception_retry: int = 3, max_interrupt_steps: int = 5, handler=None, session_log: list | None = None,
+                 model: str | None = None, llm_invoker=None):
+        invoker = invoker if invoker is not None else llm_invoker      # lllm-core's names: model=, llm_invoker=
+        model_name = model if model is not None else model_name
+        if invoker is None:
+            raise TypeError(f"agent {name!r} needs an invoker (Agent(name, system_prompt, invoker) or llm_invoker=...)")
         if isinstance(system_prompt, str):
             system_prompt = Prompt(path=f"{name}/system", prompt=system_prompt)
         if not isinstance(system_prompt, Prompt):
@@ -120,6 +125,20 @@ class Agent:
     def receive_prompt(self, prompt: Prompt, prompt_args: dict | None = None, name: str = "user",
                        alias: str | None = None) -> Message:
         return self.dialog(alias).put_prompt(prompt, prompt_args, name=name)
+
+    def fork(self, src_alias: str, dst_alias: str, last_n: int | None = None, first_k: int | None = None) -> Dialog:
+        """Fork dialog `src_alias` into `dst_alias` (see Dialog.fork) and make the fork current."""
+        child = self.dialog(src_alias).fork(last_n=last_n, first_k=first_k)
+        self.dialogs[dst_alias], self.current = child, dst_alias
+        return child
+
+    @property
+    def active_alias(self) -> str | None:
+        return self.current
+
+    @property
+    def current_dialog(self) -> Dialog:
+        return self.dialog()
 
     def dialog(self, alias: str | None = None) -> Dialog:
         alias = alias or self.current
