@@ -279,7 +279,10 @@ def test_draft_and_review_runs_on_scripted_replies():
     tactic = DraftAndReview(draft_and_review_config())
     session = tactic("dialog trees", return_session=True)
     assert session.delivery == "Dialogs fork into trees; branches keep history."
-    assert session.summary().splitlines()[0].startswith("draft_and_review: success, 2 agent call(s), 0 sub-tactic call(s), 2 model call(s)")
+    summary = session.summary()                      # a dict, as lllm-core's
+    assert (summary["tactic"], summary["state"], summary["agent_calls"], summary["sub_tactic_calls"]) == (
+        "draft_and_review", "success", 2, 0)
+    assert session.report().splitlines()[0].startswith("draft_and_review: success, 2 agent call(s), 0 sub-tactic call(s), 2 model call(s)")
     assert [s.agent for s in session.agent_sessions] == ["writer", "reviewer"]
 
 

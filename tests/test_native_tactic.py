@@ -89,7 +89,7 @@ def test_sub_tactics_are_built_per_call_and_recorded():
     session = Outer(config("hi"))("x", return_session=True)
     assert session.delivery == "hi!"
     assert len(session.sub_sessions) == 1 and session.cost.calls == 1
-    assert "  echo: success, 1 agent call(s)" in session.summary()
+    assert "  echo: success, 1 agent call(s)" in session.report()
 
 
 def test_bcall_keeps_the_order_of_tasks():

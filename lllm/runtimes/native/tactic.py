@@ -9,7 +9,7 @@ fresh copy of the tactic with fresh agents (built from the config's `agent_confi
 sections) and fresh dialogs, validates the input against `input_type` and the result against
 `output_type` (dataclasses always, Pydantic models when installed), and returns the result — or,
 with `return_session=True`, a `TacticCallSession` holding every agent call, every sub-tactic call,
-the cost and `summary()`. `bcall(tasks)` runs many tasks (threads in CPython, one after another
+the cost, `summary()` (a dict, as in lllm-core) and `report()` (the same as text). `bcall(tasks)` runs many tasks (threads in CPython, one after another
 in Pyodide), results in task order. `@tactictool` and `tactic_as_function` make a tactic a tool.
 
 Usage:
@@ -73,12 +73,22 @@ class TacticCallSession:
         total = sum((s.cost for s in self.agent_sessions), start=Cost())
         return sum((s.cost for s in self.sub_sessions), start=total)
 
-    def summary(self) -> str:
+    def summary(self) -> dict:
+        """What the call did, as lllm-core reports it: tactic, state, call counts and the total cost."""
+        cost = self.cost
+        return {"tactic": self.tactic, "state": self.state, "agent_calls": len(self.agent_sessions),
+                "sub_tactic_calls": len(self.sub_sessions), "model_calls": cost.calls,
+                "total_cost": {"prompt_tokens": cost.prompt_tokens, "completion_tokens": cost.completion_tokens,
+                               "total_tokens": cost.total_tokens},
+                **({"error": self.error} if self.error else {})}
+
+    def report(self) -> str:
+        """The same as text, one line per agent call and sub-tactic, for a terminal or a page."""
         cost = self.cost
         lines = [f"{self.tactic}: {self.state}, {len(self.agent_sessions)} agent call(s), "
                  f"{len(self.sub_sessions)} sub-tactic call(s), {cost.calls} model call(s), {cost.total_tokens} tokens"]
         lines += [f"  {s.summary()}" for s in self.agent_sessions]
-        lines += ["  " + line for s in self.sub_sessions for line in s.summary().split("\n")]
+        lines += ["  " + line for s in self.sub_sessions for line in s.report().split("\n")]
         return "\n".join(lines + ([f"  error: {self.error}"] if self.error else []))
 
 
