@@ -206,13 +206,13 @@ class Agent:
             offer = f"available tools: {', '.join(names)}" if names else "no tools are available now"
             return message, f"Unknown tool {unknown[0]!r}; {offer}"
         if message.function_calls:
-            return dataclasses.replace(message, prompt_path=prompt.path, usage=dataclasses.asdict(result.usage)), None
+            return message.model_copy(update={"prompt_path": prompt.path, "usage": dataclasses.asdict(result.usage)}), None
         try:
             parsed = prompt.parse(message.content)
         except ParseError as exc:
             return message, str(exc)
-        return dataclasses.replace(message, parsed=parsed, prompt_path=prompt.path,
-                                   usage=dataclasses.asdict(result.usage)), None
+        return message.model_copy(update={"parsed": parsed, "prompt_path": prompt.path,
+                                          "usage": dataclasses.asdict(result.usage)}), None
 
     def _governing(self, dialog: Dialog) -> Prompt:
         return dialog.governing_prompt() or TEXT_PROMPT

@@ -48,7 +48,7 @@ class InvokeCost(BaseModel):
 
 
 class TokenLogprob(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", revalidate_instances="always")   # a copy, never shared
 
     token: StrictStr
     logprob: StrictFloat | StrictInt = 0.0

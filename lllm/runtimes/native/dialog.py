@@ -36,9 +36,13 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
+from typing import Any
 
-from lllm.protocol._validation import plain_mapping
-from lllm.runtimes.native.costs import usage_cost
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+
+from lllm.protocol._validation import plain_data, plain_mapping
+from lllm.protocol.fields import Metadata
+from lllm.runtimes.native.costs import TokenLogprob, usage_cost
 from lllm.runtimes.native.tools import FunctionCall
 
 __all__ = ["Role", "Message", "Dialog", "DialogTreeNode", "DialogTree"]
@@ -54,18 +58,30 @@ class Role(str, Enum):
 
 
 # --8<-- [start:message]
-@dataclasses.dataclass(frozen=True)
-class Message:
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     role: Role
-    content: str
-    name: str = ""
-    function_calls: tuple = ()     # FunctionCall requests in an assistant message
-    call_id: str = ""              # in a tool message: the id of the FunctionCall it answers
-    parsed: dict | None = None     # what the governing prompt's parser returned
-    prompt_path: str = ""          # the Prompt that produced this message, if any
-    usage: dict = dataclasses.field(default_factory=dict, compare=False)
-    metadata: dict = dataclasses.field(default_factory=dict, compare=False)   # includes the dialog_id
+    content: StrictStr | list[dict[StrictStr, Any]]
+    name: StrictStr = ""
+    function_calls: tuple[FunctionCall, ...] = ()   # FunctionCall requests in an assistant message
+    call_id: StrictStr = ""                         # in a tool message: the id of the FunctionCall it answers
+    parsed: Metadata | None = None                  # what the governing prompt's parser returned
+    prompt_path: StrictStr = ""                     # the Prompt that produced this message, if any
+    usage: Metadata = Field(default_factory=dict)
+    metadata: Metadata = Field(default_factory=dict)   # includes the dialog_id
+    model: StrictStr | None = None
+    logprobs: list[TokenLogprob] = Field(default_factory=list)
+    vectors: list[float] = Field(default_factory=list)
 # --8<-- [end:message]
+
+    def __init__(self, role=None, content=None, **fields):
+        super().__init__(role=role, content=content, **fields)
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _copy_content(cls, value):
+        return plain_data(value, "content") if isinstance(value, list) else value
 
     @property
     def cost(self):
@@ -73,15 +89,11 @@ class Message:
         return usage_cost(self.usage)
 
     def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
-        data["role"] = self.role.value
-        data["function_calls"] = [c.to_dict() for c in self.function_calls]
-        return data
+        return self.model_dump(mode="json")
 
     @classmethod
     def from_dict(cls, data: dict) -> "Message":
-        calls = tuple(FunctionCall(**c) for c in data.get("function_calls", ()))
-        return cls(**{**data, "role": Role(data["role"]), "function_calls": calls})
+        return cls.model_validate(data)
 
 
 # ---- the tree ------------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ class ToolError(ValueError):
 
 class FunctionCall(BaseModel):
     """One requested call: name, JSON arguments, an id (to pair it with its result), then the outcome."""
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, revalidate_instances="always")
 
     name: ToolName
     arguments: Metadata = Field(default_factory=dict)
