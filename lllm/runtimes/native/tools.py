@@ -30,6 +30,7 @@ Usage:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import json
@@ -65,7 +66,7 @@ class FunctionCall(BaseModel):
     name: ToolName
     arguments: Metadata = Field(default_factory=dict)
     id: StrictStr = ""
-    result: Any = None                   # what the tool returned
+    result: Annotated[Any, BeforeValidator(copy.deepcopy)] = None   # what the tool returned (a copy)
     result_str: StrictStr | None = None  # the text the model reads
     error_message: StrictStr | None = None
     success: StrictBool | None = None    # None until it has run
