@@ -11,8 +11,8 @@ The package's folders are its four layers, bottom to top:
     lllm/web/            the page adapters (the browser predictor and the demos' JSON)
 
 The names below are importable from here, as in lllm-core. They load on first use, so
-`import lllm` stays cheap in the page and stdlib-only: nothing imports onnxruntime, numpy, `js`
-or `pyodide` at import time.
+`import lllm` stays cheap in the page and stdlib-only: nothing imports onnxruntime, numpy, `js`,
+`pyodide` or pydantic at import time (the protocol and the native runtime load pydantic when used).
 
     >>> from lllm import ScriptedPredictor
     >>> ScriptedPredictor(["Final Answer: 42"])("What is 6 * 7?")
@@ -28,8 +28,16 @@ _EXPORTS = {
     "lllm.model.sampling": ["Mulberry32", "sample", "top_predictions"],
     "lllm.model.tokenizer": ["CharTokenizer", "UnknownCharacters"],
     "lllm.predictors.contract": ["Predictor", "ScriptedPredictor"],
-    "lllm.runtimes.native": ["Agent", "BaseProxy", "Dialog", "Function", "FunctionCall", "Message", "Prompt",
-                             "ProxyRegistrator", "Role", "Runtime", "Tactic", "build_tactic", "load_runtime",
+    # the protocol layer (Pydantic), as lllm-core's top level
+    "lllm.protocol": ["CallContext", "CallResult", "CallTrace", "LLLMError", "ProtocolError", "SchemaError",
+                      "TacticError", "TacticEvent", "TacticInfo", "TacticLoadError", "TacticRefError",
+                      "TacticServiceError", "TacticUnsupportedError"],
+    "lllm.runtimes.python": ["CallableTactic", "as_tactic"],
+    "lllm.runtimes.native.adapter": ["NativeTacticAdapter"],
+    # the native runtime (Pydantic); its Tactic is a protocol Tactic, so `lllm.Tactic` is both
+    "lllm.runtimes.native": ["Agent", "BaseParser", "BaseProxy", "DefaultTagParser", "Dialog", "Function",
+                             "FunctionCall", "Message", "ParseError", "Prompt", "ProxyRegistrator", "Role", "Runtime",
+                             "Tactic", "build_tactic", "find_md_blocks", "find_xml_blocks", "load_runtime",
                              "register_invoker", "resolve_config", "tactic_as_function", "tactictool", "tool"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

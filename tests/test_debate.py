@@ -119,7 +119,7 @@ def test_a_scripted_debate_revises_after_seeing_the_others():
     assert (result.answer, result.synthesis.answer) == ("65", "65")
     assert "\n".join(shown) == result.show()
     assert "agent-1: 65 | agent-0 is right   (changed)" in result.show()
-    assert session.summary().splitlines()[0].startswith("debate: success, 6 agent call(s), 0 sub-tactic call(s), 6 model call(s)")
+    assert session.report().splitlines()[0].startswith("debate: success, 6 agent call(s), 0 sub-tactic call(s), 6 model call(s)")
     assert session.cost.calls == 6
     assert result.trees["agent-1"] == ("agent-1.debate-0: 5 messages\n`-- agent-1.debate-1: 2 messages, forked at 2\n"
                                        "`-- agent-1.debate-2: 4 messages, forked at 4")

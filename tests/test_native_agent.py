@@ -78,7 +78,7 @@ def test_a_tool_call_runs_and_its_result_is_fed_back():
 def test_tool_errors_and_wrong_argument_types_become_observations():
     agent = agent_with([call("calc", expr="1/0"), call("calc", expr=17), "<answer>?</answer>"], tools=[make_calc()])
     ask(agent)
-    results = [c.result for c in agent.sessions[0].tool_calls]
+    results = [c.result_str for c in agent.sessions[0].tool_calls]
     assert results == ["Error: ZeroDivisionError: division by zero",
                        "Error: argument 'expr' of calc: expected string, got int 17"]
 
@@ -90,7 +90,7 @@ def test_a_repeated_identical_call_is_answered_without_re_running():
     ask(agent)
     assert runs == ["2+3"]
     second = agent.sessions[0].tool_calls[1]
-    assert second.cached and second.result == "5 (repeated call: same result as before)"
+    assert second.cached and second.result_str == "5 (repeated call: same result as before)" and second.result == "5"
 
 
 def test_the_interrupt_cap_adds_a_final_turn_that_offers_no_tools():

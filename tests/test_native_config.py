@@ -76,7 +76,7 @@ def test_a_built_tactic_binds_declarations_tactics_and_proxies(kit):
     session = tactic("hello", return_session=True)
     assert session.delivery == "done"
     assert session.agent_sessions[0].tool_calls[0].result == "saved t"
-    names = [f.name for f in tactic.runtime.build_agent("speaker", tactic.config).system_prompt.functions()]
+    names = list(tactic.runtime.build_agent("speaker", tactic.config).system_prompt.functions)
     assert names == ["save_note", "query_api_doc", "run_python", "echo"]
 
 

@@ -54,7 +54,7 @@ def test_the_tree_knows_every_fork():
 def test_the_whole_tree_round_trips_through_json():
     root = three_messages()
     branch = root.fork(first_k=1)
-    branch.put_message(Message(Role.ASSISTANT, "", function_calls=(FunctionCall("calc", {"x": "1"}, id="c0"),)))
+    branch.put_message(Message(Role.ASSISTANT, "", function_calls=(FunctionCall(name="calc", arguments={"x": "1"}, id="c0"),)))
     branch.put_message(Message(Role.TOOL, "1", name="calc", call_id="c0"))
     data = json.loads(json.dumps(branch.to_dict()))
     loaded = Dialog.from_dict(data, prompts={"sys": SYSTEM})

@@ -1,6 +1,7 @@
 """Parsers: tags optional unless required; the block finders, with property tests."""
 
 import pytest
+from pydantic import ValidationError
 from hypothesis import given, strategies as st
 
 from lllm.runtimes.native import DefaultTagParser, ParseError, find_md_blocks, find_xml_blocks
@@ -15,7 +16,7 @@ def test_listed_tags_are_optional_and_required_tags_are_required():
     strict = DefaultTagParser(xml_tags=["work"], required_xml_tags=["answer"], required_md_tags=["json"])
     with pytest.raises(ParseError, match="Missing required tag <answer>...</answer>"):
         strict.parse("<work>1</work>")
-    with pytest.raises(ParseError, match="Missing required block ```json"):
+    with pytest.raises(ParseError, match="Missing required markdown block ```json"):
         strict.parse("<answer>1</answer>")
     parsed = strict.parse('<answer>1</answer>\n```json\n{"a": 1}\n```')
     assert parsed["md_tags"] == {"json": ['{"a": 1}']}
@@ -27,8 +28,15 @@ def test_signal_tags_are_flags():
 
 
 def test_a_string_instead_of_a_list_is_a_clear_error():
-    with pytest.raises(TypeError, match="xml_tags=...\\) takes a list of tag names, got the string 'answer'"):
+    with pytest.raises(ValidationError, match="xml_tags"):
         DefaultTagParser(xml_tags="answer")
+
+
+def test_a_tag_with_a_space_or_a_path_is_refused():
+    with pytest.raises(ValidationError, match="whitespace"):
+        DefaultTagParser(required_xml_tags=["answer tag"])
+    with pytest.raises(ValueError, match="path"):
+        find_xml_blocks("<a/>", "bad/name")
 
 
 def test_blocks_are_found_in_order_and_stripped():

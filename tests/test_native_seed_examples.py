@@ -99,8 +99,8 @@ def test_declaration_and_implementation_bind_by_exact_name():
         return f"saved {title!r}"
 
     bound = system.bind_tools(save_note)
-    assert bound.functions()[0](title="Trees", content="fork") == "saved 'Trees'"
-    assert not system.functions()[0].is_bound             # the original prompt is unchanged
+    assert bound.functions["save_note"](title="Trees", content="fork") == "saved 'Trees'"
+    assert not system.functions["save_note"].is_bound             # the original prompt is unchanged
 
 
 # ---- "Tactics are tools" ---------------------------------------------------------------------------
@@ -279,7 +279,10 @@ def test_draft_and_review_runs_on_scripted_replies():
     tactic = DraftAndReview(draft_and_review_config())
     session = tactic("dialog trees", return_session=True)
     assert session.delivery == "Dialogs fork into trees; branches keep history."
-    assert session.summary().splitlines()[0].startswith("draft_and_review: success, 2 agent call(s), 0 sub-tactic call(s), 2 model call(s)")
+    summary = session.summary()                      # a dict, as lllm-core's
+    assert (summary["tactic"], summary["state"], summary["agent_calls"], summary["sub_tactic_calls"]) == (
+        "draft_and_review", "success", 2, 0)
+    assert session.report().splitlines()[0].startswith("draft_and_review: success, 2 agent call(s), 0 sub-tactic call(s), 2 model call(s)")
     assert [s.agent for s in session.agent_sessions] == ["writer", "reviewer"]
 
 

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from lllm.runtimes.native import AgentCallError, Tactic, tactic_as_function, tactictool
+from lllm.runtimes.native import FunctionCall, AgentCallError, Tactic, tactic_as_function, tactictool
 
 
 @dataclasses.dataclass
@@ -89,7 +89,7 @@ def test_sub_tactics_are_built_per_call_and_recorded():
     session = Outer(config("hi"))("x", return_session=True)
     assert session.delivery == "hi!"
     assert len(session.sub_sessions) == 1 and session.cost.calls == 1
-    assert "  echo: success, 1 agent call(s)" in session.summary()
+    assert "  echo: success, 1 agent call(s)" in session.report()
 
 
 def test_bcall_keeps_the_order_of_tasks():
@@ -105,7 +105,7 @@ def test_bcall_keeps_the_order_of_tasks():
 def test_info_exports_both_schemas():
     info = Echo(config("hi")).info()
     assert info.input_schema["required"] == ["text"]
-    assert info.output_schema["properties"] == {"text": {"type": "string"}}
+    assert info.output_schema["properties"] == {"text": {"title": "Text", "type": "string"}}   # Pydantic's schema
     assert info.description == "Ask one agent and return its reply."
 
 
@@ -113,7 +113,9 @@ def test_a_tactic_is_a_tool():
     function = tactic_as_function(Echo(config("pong")))
     assert function.name == "ask_echo" and function.description == "Ask the echo tactic."
     assert function.schema()["function"]["parameters"]["required"] == ["text"]
-    assert function(text="ping") == '{"text": "pong"}'
+    assert function(text="ping").text == "pong"                     # the tactic's own output type
+    call = function(FunctionCall(name="ask_echo", arguments={"text": "ping"}))
+    assert call.success and call.result.text == "pong" and call.result_str.endswith('{"text": "pong"}')
 
     class Plain(Tactic):
         name = "plain"

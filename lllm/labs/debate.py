@@ -36,7 +36,7 @@ Usage:
     (['65', '65', '67'], ['65', '65', '65'])
     >>> result.verdict.scores, result.answer
     ({'agent-0': 10, 'agent-1': 10, 'agent-2': 10}, '65')
-    >>> print(session.summary().splitlines()[0])
+    >>> print(session.report().splitlines()[0])
     debate: success, 8 agent call(s), 0 sub-tactic call(s), 12 model call(s), 10003 tokens
 """
 
@@ -350,7 +350,7 @@ class Debate(Tactic):
     def _score(self, question: str, final) -> Verdict:
         critic = self.agents["critic"]
         critic.open("verdict")
-        critic.receive_prompt(CRITIQUE.extend(parser=VerdictParser([p.agent for p in final])),
+        critic.receive_prompt(CRITIQUE.extend(path=CRITIQUE.path, parser=VerdictParser([p.agent for p in final])),
                               {"question": question, "proposals": show_proposals(final)})
         try:
             reply = critic.respond()
@@ -412,7 +412,7 @@ def run_cli(args) -> int:
                 raise UsageError(str(error).replace("--predictor", flag, 1)) from None
     debate = Debate(specialists(brains, args.seed), args.critic, say=print)
     session = debate({"question": args.question, "rounds": args.rounds}, return_session=True)
-    print("--- session\n" + session.summary())
+    print("--- session\n" + session.report())
     print("--- dialog trees (one fork per model step)\n" + "\n".join(session.delivery.trees.values()))
     return 0 if session.delivery.answer is not None else 1
 

@@ -2,4 +2,19 @@
 
 `lllm.runtimes.native` is the LLLM native runtime (seed 004): Tactic, Agent, Prompt, Dialog,
 with parsers, repair handlers, tools and configuration, in pure Python.
+
+`lllm.runtimes.python` wraps a plain function as a protocol Tactic (`as_tactic`). Importing
+this package imports neither, so the seed-000 layers never pay for Pydantic.
 """
+
+__all__ = ["CallableTactic", "NativeTacticAdapter", "as_tactic"]
+
+
+def __getattr__(name: str):
+    """`lllm.runtimes.as_tactic` and friends, imported on first use (PEP 562)."""
+    import importlib
+    where = {"CallableTactic": "lllm.runtimes.python", "as_tactic": "lllm.runtimes.python",
+             "NativeTacticAdapter": "lllm.runtimes.native.adapter"}
+    if name not in where:
+        raise AttributeError(f"module 'lllm.runtimes' has no attribute {name!r}")
+    return getattr(importlib.import_module(where[name]), name)

@@ -15,8 +15,10 @@ Usage:
     'Hi Ada'
 """
 
+from lllm.runtimes.native.adapter import NativeTacticAdapter
 from lllm.runtimes.native.agent import Agent, AgentCallError, AgentCallSession, Step
 from lllm.runtimes.native.config import ConfigError
+from lllm.runtimes.native.costs import InvokeCost, TokenLogprob
 from lllm.runtimes.native.dialog import Dialog, DialogTree, DialogTreeNode, Message, Role
 from lllm.runtimes.native.handlers import BaseHandler, DefaultSimpleHandler
 from lllm.runtimes.native.builtin_invokers import BUILTIN_INVOKERS, build_invoker
@@ -29,6 +31,7 @@ from lllm.runtimes.native.tactic import Tactic, TacticCallSession, TacticInfo, t
 from lllm.runtimes.native.tools import Function, FunctionCall, ToolError, tool
 
 __all__ = [
+    "NativeTacticAdapter", "InvokeCost", "TokenLogprob",
     "Agent", "AgentCallError", "AgentCallSession", "Step", "ConfigError",
     "Dialog", "DialogTree", "DialogTreeNode", "Message", "Role",
     "BaseHandler", "DefaultSimpleHandler",

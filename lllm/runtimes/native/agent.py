@@ -88,8 +88,13 @@ class AgentCallError(RuntimeError):
 # ---- the agent ---------------------------------------------------------------------------------------
 
 class Agent:
-    def __init__(self, name: str, system_prompt, invoker, *, model_name: str = "", model_args: dict | None = None,
-                 max_exception_retry: int = 3, max_interrupt_steps: int = 5, handler=None, session_log: list | None = None):
+    def __init__(self, name: str, system_prompt, invoker=None, *, model_name: str = "", model_args: dict | None = None,
+                 max_exception_retry: int = 3, max_interrupt_steps: int = 5, handler=None, session_log: list | None = None,
+                 model: str | None = None, llm_invoker=None):
+        invoker = invoker if invoker is not None else llm_invoker      # lllm-core's names: model=, llm_invoker=
+        model_name = model if model is not None else model_name
+        if invoker is None:
+            raise TypeError(f"agent {name!r} needs an invoker (Agent(name, system_prompt, invoker) or llm_invoker=...)")
         if isinstance(system_prompt, str):
             system_prompt = Prompt(path=f"{name}/system", prompt=system_prompt)
         if not isinstance(system_prompt, Prompt):
@@ -120,6 +125,20 @@ class Agent:
     def receive_prompt(self, prompt: Prompt, prompt_args: dict | None = None, name: str = "user",
                        alias: str | None = None) -> Message:
         return self.dialog(alias).put_prompt(prompt, prompt_args, name=name)
+
+    def fork(self, src_alias: str, dst_alias: str, last_n: int | None = None, first_k: int | None = None) -> Dialog:
+        """Fork dialog `src_alias` into `dst_alias` (see Dialog.fork) and make the fork current."""
+        child = self.dialog(src_alias).fork(last_n=last_n, first_k=first_k)
+        self.dialogs[dst_alias], self.current = child, dst_alias
+        return child
+
+    @property
+    def active_alias(self) -> str | None:
+        return self.current
+
+    @property
+    def current_dialog(self) -> Dialog:
+        return self.dialog()
 
     def dialog(self, alias: str | None = None) -> Dialog:
         alias = alias or self.current
@@ -187,13 +206,13 @@ class Agent:
             offer = f"available tools: {', '.join(names)}" if names else "no tools are available now"
             return message, f"Unknown tool {unknown[0]!r}; {offer}"
         if message.function_calls:
-            return dataclasses.replace(message, prompt_path=prompt.path, usage=dataclasses.asdict(result.usage)), None
+            return message.model_copy(update={"prompt_path": prompt.path, "usage": dataclasses.asdict(result.usage)}), None
         try:
             parsed = prompt.parse(message.content)
         except ParseError as exc:
             return message, str(exc)
-        return dataclasses.replace(message, parsed=parsed, prompt_path=prompt.path,
-                                   usage=dataclasses.asdict(result.usage)), None
+        return message.model_copy(update={"parsed": parsed, "prompt_path": prompt.path,
+                                          "usage": dataclasses.asdict(result.usage)}), None
 
     def _governing(self, dialog: Dialog) -> Prompt:
         return dialog.governing_prompt() or TEXT_PROMPT
@@ -211,8 +230,8 @@ class Agent:
         observation = self._handler(dialog).on_interrupt(self._governing(dialog))
         for call in reply.function_calls:
             record = self._execute(functions[call.name], call, session)
-            session.steps.append(Step("tool", call=record, error=record.error or ""))
-            text = _render(observation, name=call.name, arguments=json.dumps(call.arguments), result=record.result)
+            session.steps.append(Step("tool", call=record, error=record.error_message or ""))
+            text = _render(observation, name=call.name, arguments=json.dumps(call.arguments), result=record.result_str)
             dialog.put_message(Message(Role.TOOL, text, name=call.name, call_id=call.id,
                                        prompt_path=observation.path))
     # --8<-- [end:run_tools]
@@ -220,20 +239,15 @@ class Agent:
     def _execute(self, function, call: FunctionCall, session: AgentCallSession) -> FunctionCall:
         earlier = session.records.get(call.key())
         if earlier is not None:                       # the repeated-call guard: never re-run
-            note = f"{earlier.result} (repeated call: same result as before)"
-            return dataclasses.replace(call, result=note, error=earlier.error, cached=True)
+            note = f"{earlier.result_str} (repeated call: same result as before)"
+            return call.model_copy(update={"result": earlier.result, "result_str": note, "success": earlier.success,
+                                           "error_message": earlier.error_message, "cached": True})
         if not function.is_bound:
             raise ToolError(f"agent {self.name!r}: tool {function.name!r} is declared but not bound; "
                             f"bind it with Prompt.bind_tools() or a package's tools/ folder")
-        record = dataclasses.replace(call)
-        problem = function.check_arguments(call.arguments)
-        if problem:
-            record.result, record.error = f"Error: {problem}", problem
-        else:
-            try:
-                record.result = result_text(function(**call.arguments))
-            except Exception as exc:                  # the tool failed on the model's input: an observation
-                record.result, record.error = f"Error: {type(exc).__name__}: {exc}", str(exc)
+        record = function.run_call(call)              # a tool error becomes error_message, never a crash
+        if record.success:                            # the model reads the value itself, not the banner
+            record.result_str = result_text(record.result)
         session.records[call.key()] = record
         return record
 

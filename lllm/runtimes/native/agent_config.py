@@ -46,7 +46,7 @@ def build_agent(name: str, config: dict, session_log: list | None = None, runtim
         system = _needs(runtime, name, "system_prompt_path").lookup("prompts", settings["system_prompt_path"])[1]
     else:
         raise ConfigError(f"agent_configs[{name}]: set system_prompt (text) or system_prompt_path (a name)")
-    system = system.extend(function_list=system.function_list + tuple(settings.get("tools", ())))
+    system = system.extend(path=system.path, function_list=system.function_list + tuple(settings.get("tools", ())))
     if runtime is not None:
         system = runtime.resolve_prompt(system)
     elif any(not (isinstance(f, Function) and f.is_bound) for f in system.function_list):

@@ -26,8 +26,9 @@ Usage:
     System: Be brief.
     User: Hi
     Assistant: 
-    >>> parse_completion("I will compute.\\nAction: calc[17*23]\\nObservation: 391", [])
-    ('I will compute.', [FunctionCall(name='calc', arguments={'input': '17*23'}, id='call-0', result=None, error=None, cached=False)])
+    >>> text, calls = parse_completion("I will compute.\\nAction: calc[17*23]\\nObservation: 391", [])
+    >>> text, calls[0].name, calls[0].arguments
+    ('I will compute.', 'calc', {'input': '17*23'})
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def parse_completion(text: str, functions) -> tuple[str, list[FunctionCall]]:
             content.append(line)
             continue
         name, raw = match.groups()
-        calls.append(FunctionCall(name, _arguments(name, raw, functions), id=f"call-{len(calls)}"))
+        calls.append(FunctionCall(name=name, arguments=_arguments(name, raw, functions), id=f"call-{len(calls)}"))
     return "\n".join(content).strip(), calls
 # --8<-- [end:parse]
 

@@ -36,7 +36,13 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
+from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+
+from lllm.protocol._validation import plain_data, plain_mapping
+from lllm.protocol.fields import Metadata
+from lllm.runtimes.native.costs import TokenLogprob, usage_cost
 from lllm.runtimes.native.tools import FunctionCall
 
 __all__ = ["Role", "Message", "Dialog", "DialogTreeNode", "DialogTree"]
@@ -52,28 +58,42 @@ class Role(str, Enum):
 
 
 # --8<-- [start:message]
-@dataclasses.dataclass(frozen=True)
-class Message:
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     role: Role
-    content: str
-    name: str = ""
-    function_calls: tuple = ()     # FunctionCall requests in an assistant message
-    call_id: str = ""              # in a tool message: the id of the FunctionCall it answers
-    parsed: dict | None = None     # what the governing prompt's parser returned
-    prompt_path: str = ""          # the Prompt that produced this message, if any
-    usage: dict = dataclasses.field(default_factory=dict, compare=False)
+    content: StrictStr | list[dict[StrictStr, Any]]
+    name: StrictStr = ""
+    function_calls: tuple[FunctionCall, ...] = ()   # FunctionCall requests in an assistant message
+    call_id: StrictStr = ""                         # in a tool message: the id of the FunctionCall it answers
+    parsed: Metadata | None = None                  # what the governing prompt's parser returned
+    prompt_path: StrictStr = ""                     # the Prompt that produced this message, if any
+    usage: Metadata = Field(default_factory=dict)
+    metadata: Metadata = Field(default_factory=dict)   # includes the dialog_id
+    model: StrictStr | None = None
+    logprobs: list[TokenLogprob] = Field(default_factory=list)
+    vectors: list[float] = Field(default_factory=list)
 # --8<-- [end:message]
 
+    def __init__(self, role=None, content=None, **fields):
+        super().__init__(role=role, content=content, **fields)
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _copy_content(cls, value):
+        return plain_data(value, "content") if isinstance(value, list) else value
+
+    @property
+    def cost(self):
+        """`usage` read as an InvokeCost (a malformed usage entry is a ValueError naming it)."""
+        return usage_cost(self.usage)
+
     def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
-        data["role"] = self.role.value
-        data["function_calls"] = [c.to_dict() for c in self.function_calls]
-        return data
+        return self.model_dump(mode="json")
 
     @classmethod
     def from_dict(cls, data: dict) -> "Message":
-        calls = tuple(FunctionCall(**c) for c in data.get("function_calls", ()))
-        return cls(**{**data, "role": Role(data["role"]), "function_calls": calls})
+        return cls.model_validate(data)
 
 
 # ---- the tree ------------------------------------------------------------------------------------------
@@ -85,6 +105,7 @@ class DialogTreeNode:
     split_point: int | None = None   # how many messages the parent had when this dialog forked
     first_k: int | None = None
     last_n: int | None = None
+    children_ids: list = dataclasses.field(default_factory=list, compare=False)   # filled in by Dialog.tree_node
 
 
 class DialogTree:
@@ -117,6 +138,26 @@ class Dialog:
     def id(self) -> str:
         return self.node.id
 
+    dialog_id = id
+
+    @property
+    def tree_node(self) -> DialogTreeNode:
+        """This dialog's place in the tree, with its children's ids (a snapshot)."""
+        return dataclasses.replace(self.node, children_ids=[child.id for child in self.children])
+
+    @property
+    def depth(self) -> int:
+        """How many forks away from the root (the root is 0)."""
+        return 0 if self.parent is None else self.parent.depth + 1
+
+    @property
+    def head(self) -> Message | None:
+        return self._messages[0] if self._messages else None
+
+    @property
+    def tail(self) -> Message | None:
+        return self._messages[-1] if self._messages else None
+
     @property
     def messages(self) -> tuple[Message, ...]:
         return tuple(self._messages)
@@ -137,19 +178,24 @@ class Dialog:
         self._messages.append(message)
         return message
 
-    def put_text(self, text: str, name: str = "user", role: Role = Role.USER) -> Message:
+    def put_text(self, text: str, name: str = "user", role: Role = Role.USER, metadata: dict | None = None) -> Message:
         if not isinstance(text, str):
             raise TypeError(f"dialog {self.id}: put_text expects a string, got {type(text).__name__}")
         self.top_prompt = None
-        return self.put_message(Message(Role(role), text, name=name))
+        return self.put_message(Message(Role(role), text, name=name, metadata=self._metadata(metadata)))
 
     def put_prompt(self, prompt, prompt_args: dict | None = None, name: str = "user",
-                   role: Role = Role.USER) -> Message:
-        message = Message(Role(role), prompt(**(prompt_args or {})), name=name, prompt_path=prompt.path)
+                   role: Role = Role.USER, metadata: dict | None = None) -> Message:
+        variables = _mapping(prompt_args, f"dialog {self.id}: put_prompt(prompt_args=...)")
+        message = Message(Role(role), prompt(**variables), name=name, prompt_path=prompt.path,
+                          metadata=self._metadata(metadata))
         if message.role is Role.SYSTEM and self.system_prompt is None:
             self.system_prompt = prompt
         self.top_prompt = prompt
         return self.put_message(message)
+
+    def _metadata(self, metadata) -> dict:
+        return {**_mapping(metadata, f"dialog {self.id}: metadata"), "dialog_id": self.id}
 
     # ---- the governing prompt (see the module docstring) ------------------------------------------
 
@@ -163,7 +209,7 @@ class Dialog:
         offered = {}
         for prompt in (self.system_prompt, self.top_prompt):
             if prompt is not None:
-                offered.update({f.name: f for f in prompt.functions()})
+                offered.update(prompt.functions)
         return list(offered.values())
     # --8<-- [end:governing]
 
@@ -173,8 +219,8 @@ class Dialog:
     def fork(self, last_n: int | None = None, first_k: int | None = None) -> "Dialog":
         """A child dialog with the first `first_k` and last `last_n` messages (default: all)."""
         for field, value in (("last_n", last_n), ("first_k", first_k)):
-            if value is not None and (not isinstance(value, int) or value < 0):
-                raise ValueError(f"fork({field}=...) must be a non-negative integer, got {value!r}")
+            if value is not None:
+                _count(value, f"fork({field}=...)")
         count = len(self._messages)
         if last_n is None and first_k is None:
             keep = list(range(count))
@@ -191,8 +237,17 @@ class Dialog:
 
     # ---- showing -----------------------------------------------------------------------------------------
 
-    def tree_overview(self) -> str:
+    def overview(self, remove_tail: bool = False, max_length: int = 100) -> str:
+        """One line per message (`role name: text`, cut at `max_length`); `remove_tail` leaves out the last."""
+        if not isinstance(remove_tail, bool):
+            raise TypeError(f"overview(remove_tail=...) must be True or False, got {remove_tail!r}")
+        _count(max_length, "overview(max_length=...)")
+        shown = self._messages[:-1] if remove_tail else self._messages
+        return "\n".join(f"{m.role.value} {m.name}: {_cut(m.content, max_length)}" for m in shown)
+
+    def tree_overview(self, indent: int = 4) -> str:
         """The whole fork tree as indented text, starting from the root."""
+        _count(indent, "tree_overview(indent=...)")
         root = self
         while root.parent is not None:
             root = root.parent
@@ -205,7 +260,7 @@ class Dialog:
                 text += f", forked at {node.split_point}"
                 if node.first_k is not None or node.last_n is not None:
                     text += f" (first_k={node.first_k}, last_n={node.last_n})"
-            lines.append(("    " * (depth - 1) + "`-- " if depth else "") + text)
+            lines.append((" " * indent * (depth - 1) + "`-- " if depth else "") + text)
             for child in dialog.children:
                 walk(child, depth + 1)
         walk(root, 0)
@@ -244,3 +299,24 @@ class Dialog:
             dialog.system_prompt = prompts.get(record["system_prompt"])
             dialog.top_prompt = prompts.get(record["top_prompt"])
         return tree.dialogs[data["current"]]
+
+
+# ---- checking what callers pass in -----------------------------------------------------------------
+
+def _count(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{what} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _mapping(value, what: str) -> dict:
+    """A plain copy of a mapping with string keys (None gives {}); anything else is a TypeError."""
+    try:
+        return plain_mapping(value, what)
+    except ValueError as exc:
+        raise TypeError(str(exc)) from None
+
+
+def _cut(text: str, limit: int) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."

@@ -73,7 +73,7 @@ class HTTPInvoker:
                 arguments = json.loads(function.get("arguments") or "{}")
             except json.JSONDecodeError as exc:
                 arguments, error = {}, f"Arguments of tool call {function.get('name')!r} are not valid JSON ({exc.msg})"
-            calls.append(FunctionCall(function.get("name", ""), arguments, id=call.get("id") or f"call-{i}"))
+            calls.append(FunctionCall(name=function.get("name", ""), arguments=arguments, id=call.get("id") or f"call-{i}"))
         message = Message(Role.ASSISTANT, choice.get("content") or "", function_calls=tuple(calls))
         return InvokeResult(message, cost, json.dumps(body), error)
     # --8<-- [end:call]

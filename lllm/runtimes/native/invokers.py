@@ -96,7 +96,7 @@ def _check_reply(i: int, reply) -> tuple[str, tuple]:
     for j, call in enumerate(reply.get("function_calls", ())):
         if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not isinstance(call.get("arguments", {}), dict):
             raise ValueError(f"invoker_config.replies[{i}].function_calls[{j}] needs a 'name' string and an 'arguments' object")
-        calls.append(FunctionCall(call["name"], dict(call.get("arguments", {})), id=f"call-{i}-{j}"))
+        calls.append(FunctionCall(name=call["name"], arguments=dict(call.get("arguments", {})), id=f"call-{i}-{j}"))
     return str(reply.get("content", "")), tuple(calls)
 
 

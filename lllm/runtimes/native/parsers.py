@@ -4,7 +4,9 @@ Read `prompt.py` next: a Prompt carries its parser, and the agent loop turns a P
 repair turn ("Error: {error_message}. Please fix.") instead of a crash.
 
 Contract: `parser.parse(content, **runtime_args) -> dict`; a reply that breaks the contract
-raises `ParseError(message)` whose message is written for the model to read.
+raises `ParseError(message)` whose message is written for the model to read. Parsers are
+Pydantic models, as in lllm-core: a bad configuration (a tag with a space, a path or markup in
+it) is a `ValidationError`, and `model_dump()` / `model_validate()` round-trip the config.
 
 Usage:
 
@@ -21,8 +23,34 @@ Usage:
 from __future__ import annotations
 
 import re
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator, model_validator
 
-__all__ = ["ParseError", "BaseParser", "DefaultTagParser", "find_xml_blocks", "find_md_blocks"]
+from lllm.protocol.fields import Metadata
+
+__all__ = ["ParseError", "BaseParser", "DefaultTagParser", "find_xml_blocks", "find_md_blocks", "check_tag"]
+
+
+# ---- tag names -------------------------------------------------------------------------------------
+
+def check_tag(tag, what: str = "tag") -> str:
+    """A tag name is a word: no whitespace, no path separators, no markup delimiters."""
+    if not isinstance(tag, str):
+        raise TypeError(f"{what} must be a string, got {type(tag).__name__}")
+    if not tag.strip():
+        raise ValueError(f"{what} must be a non-empty name")
+    if any(ch.isspace() for ch in tag):
+        raise ValueError(f"{what} {tag!r} must not contain whitespace")
+    if tag in (".", "..") or set(tag) & set("/\\:%"):
+        raise ValueError(f"{what} {tag!r} must not look like a path (no '/', '\\', ':', '%', '.' or '..')")
+    if set(tag) & set("<>`"):
+        raise ValueError(f"{what} {tag!r} must not contain markup delimiters (<, >, `)")
+    return tag
+
+
+def _text(content) -> str:
+    if not isinstance(content, str):
+        raise TypeError(f"text must be a string, got {type(content).__name__}")
+    return content
 
 
 # ---- finding blocks --------------------------------------------------------------------------------
@@ -30,12 +58,14 @@ __all__ = ["ParseError", "BaseParser", "DefaultTagParser", "find_xml_blocks", "f
 # --8<-- [start:find]
 def find_xml_blocks(content: str, tag: str) -> list[str]:
     """The text inside every `<tag>...</tag>` in `content`, in order, without surrounding whitespace."""
+    _text(content), check_tag(tag)
     pattern = rf"<{re.escape(tag)}>(.*?)</{re.escape(tag)}>"
     return [block.strip() for block in re.findall(pattern, content, flags=re.DOTALL)]
 
 
 def find_md_blocks(content: str, tag: str) -> list[str]:
     """The body of every fenced block opened with three backticks and `tag` (```json ... ```)."""
+    _text(content), check_tag(tag)
     pattern = rf"```{re.escape(tag)}[ \t]*\n(.*?)```"
     return [block.strip() for block in re.findall(pattern, content, flags=re.DOTALL)]
 # --8<-- [end:find]
@@ -43,7 +73,7 @@ def find_md_blocks(content: str, tag: str) -> list[str]:
 
 # ---- the contract ------------------------------------------------------------------------------------
 
-class ParseError(Exception):
+class ParseError(ValueError):
     """The reply broke the prompt's output contract; the message tells the model what to fix."""
 
 
@@ -61,7 +91,7 @@ class BaseParser:
 # ---- the default: tags ---------------------------------------------------------------------------------
 
 # --8<-- [start:tagparser]
-class DefaultTagParser(BaseParser):
+class DefaultTagParser(BaseParser, BaseModel):
     """Collects XML tags (`<answer>..</answer>`), fenced markdown blocks (```json) and signal tags.
 
     Tags in `xml_tags` / `md_tags` are optional (absent tags give an empty list); tags in
@@ -69,19 +99,29 @@ class DefaultTagParser(BaseParser):
     ParseError naming the first missing one. A signal tag is a flag: `<done>` or `<done/>` anywhere
     in the reply makes `signal_tags["done"]` True.
     """
+    model_config = ConfigDict(extra="forbid")
 
-    def __init__(self, xml_tags=(), md_tags=(), signal_tags=(), required_xml_tags=(), required_md_tags=()):
-        for field, tags in [("xml_tags", xml_tags), ("md_tags", md_tags), ("signal_tags", signal_tags),
-                            ("required_xml_tags", required_xml_tags), ("required_md_tags", required_md_tags)]:
-            if isinstance(tags, str):
-                raise TypeError(f"DefaultTagParser({field}=...) takes a list of tag names, got the string {tags!r}")
-        self.required_xml_tags = list(required_xml_tags or ())
-        self.required_md_tags = list(required_md_tags or ())
-        self.xml_tags = _union(xml_tags, self.required_xml_tags)
-        self.md_tags = _union(md_tags, self.required_md_tags)
-        self.signal_tags = list(signal_tags or ())
+    xml_tags: list[StrictStr] = Field(default_factory=list)
+    md_tags: list[StrictStr] = Field(default_factory=list)
+    signal_tags: list[StrictStr] = Field(default_factory=list)
+    required_xml_tags: list[StrictStr] = Field(default_factory=list)
+    required_md_tags: list[StrictStr] = Field(default_factory=list)
+    parser_args: Metadata = Field(default_factory=dict)
+
+    @field_validator("xml_tags", "md_tags", "signal_tags", "required_xml_tags", "required_md_tags")
+    @classmethod
+    def _tags_are_words(cls, tags: list[str], info) -> list[str]:
+        return [check_tag(tag, f"{info.field_name} tag") for tag in tags]
+
+    @model_validator(mode="after")
+    def _required_are_collected(self):
+        self.xml_tags = _union(self.xml_tags, self.required_xml_tags)
+        self.md_tags = _union(self.md_tags, self.required_md_tags)
+        return self
 
     def parse(self, content: str, **runtime_args) -> dict:
+        if not isinstance(content, str):
+            raise TypeError(f"content must be a string, got {type(content).__name__}")
         xml = {tag: find_xml_blocks(content, tag) for tag in self.xml_tags}
         md = {tag: find_md_blocks(content, tag) for tag in self.md_tags}
         for tag in self.required_xml_tags:
@@ -89,7 +129,7 @@ class DefaultTagParser(BaseParser):
                 raise ParseError(f"Missing required tag <{tag}>...</{tag}>")
         for tag in self.required_md_tags:
             if not md[tag]:
-                raise ParseError(f"Missing required block ```{tag} ... ```")
+                raise ParseError(f"Missing required markdown block ```{tag} ... ```")
         signals = {tag: f"<{tag}>" in content or f"<{tag}/>" in content for tag in self.signal_tags}
         return {"raw": content, "xml_tags": xml, "md_tags": md, "signal_tags": signals}
     # --8<-- [end:tagparser]
@@ -97,10 +137,6 @@ class DefaultTagParser(BaseParser):
     def describe(self) -> str:
         need = [f"<{t}>...</{t}>" for t in self.required_xml_tags] + [f"```{t} block" for t in self.required_md_tags]
         return f"Your reply must contain {', '.join(need)}." if need else ""
-
-    def __repr__(self) -> str:
-        return (f"DefaultTagParser(xml_tags={self.xml_tags}, md_tags={self.md_tags}, signal_tags={self.signal_tags}, "
-                f"required_xml_tags={self.required_xml_tags}, required_md_tags={self.required_md_tags})")
 
 
 def _union(first, second) -> list[str]:

@@ -3,13 +3,17 @@
 Read `parsers.py` and `tools.py` first; `handlers.py` next (what to say when a reply breaks the
 contract), then `dialog.py` (where rendered prompts are stored).
 
-Contract: `Prompt(path, prompt, parser=None, format=None, function_list=(), handler=None)` is an
-immutable record. `prompt(**variables) -> str` renders the template with `str.format` semantics
-(write `{{` for a literal brace); a missing or unknown variable is a `PromptError` naming the
-prompt's path and the variable. `prompt.parse(reply) -> dict` applies the output contract:
-the `format` type when set (a JSON object checked against a dataclass or Pydantic model), else the
-parser, else `{"raw": reply}`. A reply that breaks it raises ParseError. `extend(path=..., **changes)`
-returns a new Prompt; `bind_tools(*tools)` binds bare declarations to implementations by exact name.
+Contract: `Prompt(path, prompt, parser=None, format=None, function_list=(), handler=None,
+metadata={}, addon_args={})` is an immutable Pydantic record (bytes or non-string keys are a
+`ValidationError`, as in lllm-core). `prompt(**variables) -> str` renders the template with
+`str.format` semantics (write `{{` for a literal brace); a missing variable is a `PromptError`
+naming the prompt's path and the variable, extra variables are ignored. `template_vars` is the
+set of names the template uses; `info_dict()` describes the prompt, with a hash of its template.
+`prompt.parse(reply) -> dict` applies the output contract: the `format` type when set (a JSON
+object checked against a dataclass or Pydantic model), else the parser, else nothing; the
+result always carries `raw`, the reply itself. A reply that breaks it raises ParseError.
+`extend(path=..., **changes)` returns a new Prompt under a new path; `bind_tools(*tools)` binds
+bare declarations to implementations by exact name; `functions` maps names to Functions.
 
 Usage:
 
@@ -28,10 +32,14 @@ Usage:
 
 from __future__ import annotations
 
-import dataclasses
+import hashlib
 import json
 import string
+from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+
+from lllm.protocol.fields import Metadata
 from lllm.runtimes.native.parsers import ParseError, find_md_blocks
 from lllm.runtimes.native.schemas import coerce, json_schema, to_jsonable
 from lllm.runtimes.native.tools import Function, ToolError
@@ -46,22 +54,25 @@ class PromptError(ValueError):
 # ---- the record --------------------------------------------------------------------------------------
 
 # --8<-- [start:prompt]
-@dataclasses.dataclass(frozen=True)
-class Prompt:
-    path: str                             # a name like "math/solve"; packages namespace it
-    prompt: str = ""                      # the template, str.format syntax
-    parser: object = None                 # a BaseParser, or None: any text is a valid reply
-    format: type | None = None            # a dataclass or Pydantic model: the reply is a JSON object
-    function_list: tuple = ()             # Functions (bound or bare) or "pkg.tools:name" references
-    handler: object = None                # a BaseHandler, or None: the agent's default
-    metadata: dict = dataclasses.field(default_factory=dict, compare=False)
+class Prompt(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
-    def __post_init__(self):
-        if not isinstance(self.path, str) or not self.path:
+    path: StrictStr                       # a name like "math/solve"; packages namespace it
+    prompt: StrictStr = ""                # the template, str.format syntax
+    parser: Any = None                    # a BaseParser (or anything with parse()), None: any text is valid
+    format: Any = None                    # a dataclass or Pydantic model: the reply is a JSON object
+    function_list: tuple[Function | StrictStr, ...] = ()   # Functions or "pkg.tools:name" references
+    handler: Any = None                   # a BaseHandler, or None: the agent's default
+    metadata: Metadata = Field(default_factory=dict)
+    addon_args: Metadata = Field(default_factory=dict)     # extra settings carried with the prompt
+
+    def __init__(self, **fields):
+        super().__init__(**fields)
+        self._check()                         # after validation: a PromptError stays a PromptError
+
+    def _check(self) -> None:
+        if not self.path.strip():
             raise PromptError(f"Prompt(path=...) must be a non-empty string, got {self.path!r}")
-        if not isinstance(self.prompt, str):
-            raise PromptError(f"prompt {self.path!r}: the template must be a string, got {type(self.prompt).__name__}")
-        object.__setattr__(self, "function_list", tuple(self.function_list or ()))
         try:
             self.variables
         except ValueError as exc:
@@ -82,26 +93,39 @@ class Prompt:
             raise ValueError("use named variables like {question}, not {} or {0}")
         return list(dict.fromkeys(names))
 
+    @property
+    def template_vars(self) -> set[str]:
+        return set(self.variables)
+
     def __call__(self, **variables) -> str:
         wanted = self.variables
         for name in wanted:
             if name not in variables:
                 raise PromptError(f"prompt {self.path!r} needs variable {name!r} (variables: {wanted})")
-        unknown = sorted(set(variables) - set(wanted))
-        if unknown:
-            raise PromptError(f"prompt {self.path!r} has no variable(s) {unknown} (variables: {wanted})")
-        return self.prompt.format(**variables)
+        return self.prompt.format(**{name: variables[name] for name in wanted})
     # --8<-- [end:prompt]
+
+    def info_dict(self) -> dict:
+        """What this prompt is, as plain data (a copy): path, variables, tools, and a hash of the template."""
+        return {"path": self.path, "prompt_hash": hashlib.sha256(self.prompt.encode()).hexdigest()[:16],
+                "template_vars": sorted(self.template_vars), "parser": type(self.parser).__name__ if self.parser else None,
+                "functions": [f.name if isinstance(f, Function) else f for f in self.function_list],
+                "metadata": json.loads(json.dumps(self.metadata, default=str)),
+                "addon_args": json.loads(json.dumps(self.addon_args, default=str))}
 
     # ---- the output contract ---------------------------------------------------------------------------
 
     # --8<-- [start:parse]
     def parse(self, content: str, **runtime_args) -> dict:
         if self.format is not None:
-            return parse_json_reply(content, self.format)
-        if self.parser is not None:
-            return self.parser.parse(content, **runtime_args)
-        return {"raw": content}
+            parsed = parse_json_reply(content, self.format)
+        elif self.parser is None:
+            parsed = {}
+        elif callable(getattr(type(self.parser), "parse", None)):
+            parsed = self.parser.parse(content, **runtime_args)
+        else:                                # a plain callable parser
+            parsed = self.parser(content, **runtime_args)
+        return {**parsed, "raw": content}
     # --8<-- [end:parse]
 
     def format_schema(self) -> dict | None:
@@ -109,20 +133,32 @@ class Prompt:
 
     # ---- deriving prompts -------------------------------------------------------------------------------
 
-    def extend(self, path: str | None = None, **changes) -> "Prompt":
-        """A new Prompt with some fields replaced (the original is unchanged)."""
-        bad = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+    def extend(self, path: str, **changes) -> "Prompt":
+        """A new Prompt under a new `path` with some fields replaced (the original is unchanged)."""
+        if not isinstance(path, str) or not path.strip():
+            raise PromptError(f"prompt {self.path!r}: extend() needs a new path, got {path!r}")
+        bad = sorted(set(changes) - set(type(self).model_fields))
         if bad:
             raise PromptError(f"prompt {self.path!r}: extend() got unknown field(s) {bad}")
-        return dataclasses.replace(self, path=path or self.path, **changes)
+        return self._copy(path=path, **changes)
 
-    def functions(self) -> list[Function]:
-        """The Function objects offered with this prompt; unresolved references are an error."""
+    def _copy(self, **changes) -> "Prompt":
+        return type(self)(**{**{name: getattr(self, name) for name in type(self).model_fields}, **changes})
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        """The Functions offered with this prompt, by name (copies); unresolved references are an error."""
         for item in self.function_list:
             if not isinstance(item, Function):
                 raise PromptError(f"prompt {self.path!r}: function_list item {item!r} is not a Function; "
                                   f"resolve references with load_runtime() / Runtime.resolve_prompt()")
-        return list(self.function_list)
+        return {f.name: f.model_copy(deep=True) for f in self.function_list}
+
+    def get_function(self, name: str) -> Function:
+        functions = self.functions
+        if name not in functions:
+            raise ToolError(f"prompt {self.path!r} offers no tool {name!r} (tools: {sorted(functions)})")
+        return functions[name]
 
     def bind_tools(self, *implementations) -> "Prompt":
         """Bind each bare declaration to the implementation with exactly the same name."""
@@ -133,7 +169,7 @@ class Prompt:
             raise ToolError(f"prompt {self.path!r} declares no tool named {stray} (declared: {sorted(declared)})")
         bound = [f.bind(by_name[f.name]) if isinstance(f, Function) and f.name in by_name else f
                  for f in self.function_list]
-        return dataclasses.replace(self, function_list=tuple(bound))
+        return self._copy(function_list=tuple(bound))
 
 
 # ---- structured output: a JSON object checked against a type -------------------------------------

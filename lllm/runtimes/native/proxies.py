@@ -159,6 +159,6 @@ class ProxyManager:
         paths = ", ".join(sorted(self.proxies))
         return [Function("query_api_doc", f"Describe the endpoints of a proxy ({paths}).",
                          {"proxy": {"type": "string", "description": "a proxy path; empty for all"}}, [],
-                         implementation=self.query_api_doc),
+                         function=self.query_api_doc),
                 Function("run_python", 'Run Python; call endpoints with CALL_API("proxy/endpoint", {...}); print results.',
-                         {"code": {"type": "string"}}, ["code"], implementation=self.run_python)]
+                         {"code": {"type": "string"}}, ["code"], function=self.run_python)]

@@ -93,6 +93,14 @@ class Runtime:
     def prompt(self, ref: str) -> Prompt:
         return self.resolve_prompt(self.lookup("prompts", ref)[1])
 
+    get_prompt = prompt                                                  # lllm-core's name
+
+    def register_prompt(self, prompt: Prompt, package: str = "") -> None:
+        """Add a Prompt built in code (not read from a package folder), found by its path."""
+        if not isinstance(prompt, Prompt):
+            raise TypeError(f"register_prompt expects a Prompt, got {type(prompt).__name__}")
+        self.resources["prompts"][(package, prompt.path)] = prompt
+
     def tools(self, ref) -> list[Function]:
         """The Functions one tools entry stands for: a tool, a tactic (as a tool) or a proxy (two tools)."""
         if isinstance(ref, Function):
@@ -120,7 +128,7 @@ class Runtime:
                 functions.append(item)
             else:
                 functions.extend(self.tools(item))
-        return prompt.extend(function_list=tuple(functions))
+        return prompt.extend(path=prompt.path, function_list=tuple(functions))
 
     def build_agent(self, name: str, config: dict, session_log: list | None = None) -> Agent:
         """Agent `name` from `config`, with this runtime's prompts, tools and invokers (agent_config.py)."""

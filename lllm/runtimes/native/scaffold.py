@@ -98,7 +98,7 @@ def build(config: str = "default"):
 if __name__ == "__main__":
     session = build()(sys.argv[1] if len(sys.argv) > 1 else "dialog trees", return_session=True)
     print(session.delivery)
-    print(session.summary())
+    print(session.report())
 '''
 
 SMOKE_TEST = '''"""Runs offline: the default config uses scripted replies."""

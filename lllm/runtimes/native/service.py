@@ -29,12 +29,12 @@ Usage:
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import json
 import os
 import sys
 
+from lllm.protocol.errors import SchemaError
 from lllm.runtimes.native.schemas import to_jsonable
 from lllm.runtimes.native.tactic import Tactic
 
@@ -63,7 +63,7 @@ class TacticApp:
         if path == "/health":
             return 200, {"status": "ok", "tactic": self.tactic.name}
         if path == "/info":
-            return 200, dataclasses.asdict(self.tactic.info())
+            return 200, self.tactic.info().model_dump(mode="json")
         try:
             request = json.loads(body.decode("utf-8") or "null")
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -72,7 +72,7 @@ class TacticApp:
             return _error(400, "bad_request", 'the JSON body needs a "task" field')
         try:
             task = self.tactic.validate_input(request["task"])
-        except TypeError as exc:
+        except (TypeError, SchemaError) as exc:
             return _error(400, "invalid_input", str(exc))
         try:
             session = self.tactic(task, return_session=True)

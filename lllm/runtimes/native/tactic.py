@@ -1,13 +1,15 @@
 """Layer 3 · Tactic: the program — takes a task, wires agents together in plain Python, returns a result.
 
-Read `agent.py` first; `runtime.py` next (how a config names prompts, tools and invokers).
+Read `agent.py` and `lllm/protocol/tactic.py` first; `runtime.py` next (how a config names
+prompts, tools and invokers). A native Tactic *is* a protocol Tactic (`lllm.Tactic`): it can be
+run with `run(value, context=..., return_trace=...)`, described with `info()` and served.
 
 Contract: subclass, set `name` and `agent_group`, write `call(self, task)`. `tactic(task)` makes a
 fresh copy of the tactic with fresh agents (built from the config's `agent_configs` and `global`
 sections) and fresh dialogs, validates the input against `input_type` and the result against
 `output_type` (dataclasses always, Pydantic models when installed), and returns the result — or,
 with `return_session=True`, a `TacticCallSession` holding every agent call, every sub-tactic call,
-the cost and `summary()`. `bcall(tasks)` runs many tasks (threads in CPython, one after another
+the cost, `summary()` (a dict, as in lllm-core) and `report()` (the same as text). `bcall(tasks)` runs many tasks (threads in CPython, one after another
 in Pyodide), results in task order. `@tactictool` and `tactic_as_function` make a tactic a tool.
 
 Usage:
@@ -39,13 +41,19 @@ import dataclasses
 import inspect
 import sys
 import typing
+from typing import TypeVar
 
+from lllm.protocol.tactic import Tactic as ProtocolTactic
+from lllm.protocol.tactic import TacticInfo, type_schema
 from lllm.runtimes.native.agent_config import build_agent
 from lllm.runtimes.native.invokers import Cost
 from lllm.runtimes.native.schemas import coerce, is_pydantic_model, json_schema
 from lllm.runtimes.native.tools import Function, result_text
 
 __all__ = ["Tactic", "TacticCallSession", "TacticInfo", "tactictool", "tactic_as_function"]
+
+InputT = TypeVar("InputT")
+OutputT = TypeVar("OutputT")
 
 
 # ---- the session: everything one tactic call did -----------------------------------------------
@@ -65,39 +73,38 @@ class TacticCallSession:
         total = sum((s.cost for s in self.agent_sessions), start=Cost())
         return sum((s.cost for s in self.sub_sessions), start=total)
 
-    def summary(self) -> str:
+    def summary(self) -> dict:
+        """What the call did, as lllm-core reports it: tactic, state, call counts and the total cost."""
+        cost = self.cost
+        return {"tactic": self.tactic, "state": self.state, "agent_calls": len(self.agent_sessions),
+                "sub_tactic_calls": len(self.sub_sessions), "model_calls": cost.calls,
+                "total_cost": {"prompt_tokens": cost.prompt_tokens, "completion_tokens": cost.completion_tokens,
+                               "total_tokens": cost.total_tokens},
+                **({"error": self.error} if self.error else {})}
+
+    def report(self) -> str:
+        """The same as text, one line per agent call and sub-tactic, for a terminal or a page."""
         cost = self.cost
         lines = [f"{self.tactic}: {self.state}, {len(self.agent_sessions)} agent call(s), "
                  f"{len(self.sub_sessions)} sub-tactic call(s), {cost.calls} model call(s), {cost.total_tokens} tokens"]
         lines += [f"  {s.summary()}" for s in self.agent_sessions]
-        lines += ["  " + line for s in self.sub_sessions for line in s.summary().split("\n")]
+        lines += ["  " + line for s in self.sub_sessions for line in s.report().split("\n")]
         return "\n".join(lines + ([f"  error: {self.error}"] if self.error else []))
-
-
-@dataclasses.dataclass
-class TacticInfo:
-    name: str
-    description: str
-    runtime_kind: str
-    agent_group: list
-    input_schema: dict
-    output_schema: dict
 
 
 # ---- the tactic ---------------------------------------------------------------------------------------
 
-class Tactic:
+class Tactic(ProtocolTactic[InputT, OutputT]):
     name: str = ""
     agent_group: list = []
-    input_type = None
-    output_type = None
     sub_tactics: dict = {}          # name -> Tactic subclass; built fresh per call into self.tactics
-    runtime_kind = "native"
 
-    def __init__(self, config: dict | None = None, runtime=None, *, parent_session: TacticCallSession | None = None):
+    def __init__(self, config: dict | None = None, runtime=None, *, parent_session: TacticCallSession | None = None,
+                 **protocol):
+        super().__init__(**protocol)                    # name, description, refs, examples, metadata
         self.config = dict(config or {})
         self.runtime = runtime
-        self.name = self.name or type(self).__name__
+        self.name = self.tactic_name
         named = [a.get("name") for a in self.config.get("agent_configs", [])]
         missing = [a for a in self.agent_group if a not in named]
         if missing:
@@ -109,10 +116,19 @@ class Tactic:
         self.session: TacticCallSession | None = None
 
     def call(self, task):
-        raise NotImplementedError(f"tactic {self.name!r} must define call(self, task)")
+        raise NotImplementedError(f"tactic {self.name!r} must define call(self, task) or _run(input_value, *, context)")
+
+    @property
+    def runtime_kind(self) -> str:
+        """'native' for a tactic written with `call` (agents, dialogs); 'python' for one written with `_run`."""
+        return "native" if type(self).call is not Tactic.call else "python"
+
+    def _run(self, input_value, *, context=None):
+        """The protocol entry (`run`, `arun`, a server): one native call, fresh agents and dialogs."""
+        return self(input_value)
 
     # --8<-- [start:dunder_call]
-    def __call__(self, task, return_session: bool = False):
+    def __call__(self, task, return_session: bool = False, **call_kwargs):
         run = copy.copy(self)                   # fresh agents and dialogs per call: tactics are stateless
         task = run._validate(task, self.input_type, "input")
         run.session = TacticCallSession(self.name, task)
@@ -120,7 +136,7 @@ class Tactic:
         if self._parent_session is not None:
             self._parent_session.sub_sessions.append(run.session)
         try:
-            delivery = run._validate(run.call(task), self.output_type, "output")
+            delivery = run._validate(run.call(task, **call_kwargs), self.output_type, "output")
         except Exception as exc:
             run.session.state, run.session.error = "failed", f"{type(exc).__name__}: {exc}"
             exc.session = run.session
@@ -129,8 +145,6 @@ class Tactic:
         return run.session if return_session else delivery
     # --8<-- [end:dunder_call]
 
-    run = __call__
-
     def _build(self, session: TacticCallSession) -> None:
         self.agents = {name: (self.runtime.build_agent(name, self.config, session.agent_sessions) if self.runtime
                               else build_agent(name, self.config, session.agent_sessions))   # inline config only
@@ -138,10 +152,6 @@ class Tactic:
         sub_configs = self.config.get("sub_tactic_configs", {})
         self.tactics = {name: cls(sub_configs.get(name, self.config), self.runtime, parent_session=session)
                         for name, cls in self.sub_tactics.items()}
-
-    def validate_input(self, task):
-        """`task` as `input_type` (TypeError naming the field when it does not fit)."""
-        return self._validate(task, self.input_type, "input")
 
     def _validate(self, value, tp, which: str):
         if tp is None:
@@ -165,10 +175,13 @@ class Tactic:
     # ---- describing itself ---------------------------------------------------------------------------
 
     def info(self) -> TacticInfo:
-        in_type = self.input_type or _call_annotation(type(self))
-        out_type = self.output_type
-        return TacticInfo(self.name, inspect.getdoc(type(self)) or "", self.runtime_kind, list(self.agent_group),
-                          json_schema(in_type) if in_type else {}, json_schema(out_type) if out_type else {})
+        """The protocol's TacticInfo; a tactic without `input_type` is described by `call`'s annotation."""
+        info = super().info()
+        if self.input_type is None and type(self).call is not Tactic.call:
+            info.input_schema = type_schema(_call_annotation(type(self)))
+        if self.agent_group:
+            info.metadata["agent_group"] = list(self.agent_group)
+        return info
 
     def as_function(self, name: str | None = None, description: str | None = None) -> Function:
         return tactic_as_function(self, name=name, description=description)
@@ -199,21 +212,34 @@ def tactictool(name: str | None = None, config: str | dict | None = None, descri
     return mark
 
 
-def tactic_as_function(tactic: Tactic, name: str | None = None, description: str | None = None) -> Function:
-    """A bound Function that runs `tactic` on the model's arguments (a fresh call each time)."""
-    mark = getattr(type(tactic).call, "__lllm_tactictool__", {})
-    model = tactic.input_type or _call_annotation(type(tactic))
-    if isinstance(model, type) and (dataclasses.is_dataclass(model) or is_pydantic_model(model)):
+def tactic_as_function(tactic, name: str | None = None, description: str | None = None,
+                       parameter_mode: str = "auto") -> Function:
+    """A bound Function that runs `tactic` (native or any protocol Tactic) on the model's arguments.
+
+    parameter_mode "kwargs": the input model's fields are the arguments; "task": one `task`
+    argument; "auto": kwargs when the input is a dataclass or Pydantic model, else task.
+    """
+    if parameter_mode not in ("auto", "kwargs", "task"):
+        raise ValueError(f"parameter_mode must be 'auto', 'kwargs' or 'task', got {parameter_mode!r}")
+    native = isinstance(tactic, Tactic)
+    mark = getattr(type(tactic).call, "__lllm_tactictool__", {}) if native else {}
+    model = tactic.input_type or (_call_annotation(type(tactic)) if native else None)
+    structured = isinstance(model, type) and (dataclasses.is_dataclass(model) or is_pydantic_model(model))
+    mode = ("kwargs" if structured else "task") if parameter_mode == "auto" else parameter_mode
+    deliver = tactic if native else tactic.run          # a fresh native call, or the protocol's run()
+    if mode == "kwargs":
+        if not structured:
+            raise ValueError(f"parameter_mode='kwargs' needs an input model; {tactic.tactic_name!r} takes {model!r}")
         schema = json_schema(model)
         properties, required = schema.get("properties", {}), schema.get("required", [])
 
         def run(**arguments):
-            return result_text(tactic(coerce(arguments, model, f"{tactic.name} input")))
+            return deliver(coerce(arguments, model, f"{tactic.tactic_name} input"))
     else:
         properties, required = {"task": {"type": "string", "description": "the task"}}, ["task"]
 
         def run(task):
-            return result_text(tactic(task))
-    text = description or mark.get("description") or inspect.getdoc(type(tactic)) or f"Run the {tactic.name} tactic."
-    return Function(name or mark.get("name") or tactic.name, text, properties, required, implementation=run)
+            return deliver(task)
+    text = (description or mark.get("description") or tactic.description or f"Run the {tactic.tactic_name} tactic.")
+    return Function(name or mark.get("name") or tactic.tactic_name, text, properties, required, function=run)
 # --8<-- [end:tactictool]

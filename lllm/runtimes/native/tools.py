@@ -2,10 +2,13 @@
 
 Read `schemas.py` first; `prompt.py` next (a Prompt's `function_list` holds Functions).
 
-Contract: `Function(name, description, properties, required)` is what the model is offered;
-`function.bind(implementation)` returns a *new* Function that can run; `function(**arguments)`
-checks the arguments against the schema and runs it. `@tool(...)` builds a bound Function from a
-type-hinted Python function. A `FunctionCall` records one call the model asked for, and its result.
+Contract: `Function(name, description, properties, required)` is what the model is offered (a
+frozen Pydantic model, as in lllm-core: a malformed name or schema is a `ValidationError`);
+`function.bind(implementation)` returns a *new* Function that can run. Call it as lllm-core does,
+`function(FunctionCall(name=..., arguments={...}))`, to get the call back with `result`,
+`result_str` and `success`, or as `function(**arguments)` for the plain return value.
+`@tool(...)` / `Function.from_callable(f)` build a bound Function from a type-hinted Python
+function. A `FunctionCall` records one call the model asked for, and its outcome.
 
 Declaring and implementing are separate on purpose: a prompt may carry a bare declaration, and the
 runtime binds it to the `@tool` with exactly the same name (a different name fails loudly).
@@ -19,18 +22,25 @@ Usage:
     {'expr': {'type': 'string', 'description': 'e.g. 2*(3+4)'}}
     >>> calc(expr="17*23")
     '391'
+    >>> calc(FunctionCall(name="calc", arguments={"expr": "2+3"})).result_str.splitlines()
+    ["Return of calling function calc with params {'expr': '2+3'}:", '5']
     >>> calc.check_arguments({"expr": 17})
     "argument 'expr' of calc: expected string, got int 17"
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import json
 import typing
-from typing import Callable
+from typing import Annotated, Any, Callable
 
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
+
+from lllm.protocol._validation import check_token, plain_mapping
+from lllm.protocol.fields import Metadata
 from lllm.runtimes.native.schemas import coerce, json_schema, to_jsonable
 
 __all__ = ["Function", "FunctionCall", "tool", "ToolError"]
@@ -38,41 +48,91 @@ __all__ = ["Function", "FunctionCall", "tool", "ToolError"]
 _JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "object": dict,
                "array": list, "null": type(None)}
 
+ToolName = Annotated[StrictStr, BeforeValidator(lambda n: check_token(n, "tool name") if isinstance(n, str) else n)]
+Schemas = Annotated[dict[StrictStr, dict[StrictStr, Any]],
+                    BeforeValidator(lambda m: plain_mapping(m, "properties") if hasattr(m, "keys") else m)]
+
 
 class ToolError(ValueError):
     """A tool was declared or bound wrongly (our code's error, not the model's)."""
 
 
+# ---- a call the model asked for --------------------------------------------------------------------
+
+class FunctionCall(BaseModel):
+    """One requested call: name, JSON arguments, an id (to pair it with its result), then the outcome."""
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, revalidate_instances="always")
+
+    name: ToolName
+    arguments: Metadata = Field(default_factory=dict)
+    id: StrictStr = ""
+    result: Annotated[Any, BeforeValidator(copy.deepcopy)] = None   # what the tool returned (a copy)
+    result_str: StrictStr | None = None  # the text the model reads
+    error_message: StrictStr | None = None
+    success: StrictBool | None = None    # None until it has run
+    cached: StrictBool = False           # answered from the record by the repeated-call guard
+
+    def key(self) -> str:
+        """Two calls with the same key are the same request (used by the repeated-call guard)."""
+        return f"{self.name}:{json.dumps(self.arguments, sort_keys=True, default=str)}"
+
+    def to_dict(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+def result_text(value) -> str:
+    """A tool's return value as the text the model reads (dataclasses and models as JSON)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(to_jsonable(value), ensure_ascii=False)
+
+
 # ---- a declaration -------------------------------------------------------------------------------------
 
 # --8<-- [start:function]
-@dataclasses.dataclass(frozen=True)
-class Function:
-    """One tool as the model sees it; `implementation` is None for a bare declaration."""
+class Function(BaseModel):
+    """One tool as the model sees it; `function` (the implementation) is None for a bare declaration."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str
-    description: str = ""
-    properties: dict = dataclasses.field(default_factory=dict)   # argument name -> JSON schema
-    required: list = dataclasses.field(default_factory=list)
-    implementation: Callable | None = dataclasses.field(default=None, compare=False, repr=False)
+    name: ToolName
+    description: StrictStr = ""
+    properties: Schemas = Field(default_factory=dict)   # argument name -> JSON schema
+    required: list[StrictStr] = Field(default_factory=list)
+    function: Callable | None = Field(default=None, exclude=True, repr=False)
+    strict: StrictBool = False
+    additional_properties: StrictBool = False
 
-    def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ToolError(f"Function name must be an identifier, got {self.name!r}")
+    def __init__(self, name=None, description="", properties=None, required=None, **fields):
+        super().__init__(name=name, description=description, properties=properties or {},
+                         required=list(required or []), **fields)
         missing = [r for r in self.required if r not in self.properties]
         if missing:
             raise ToolError(f"Function {self.name!r}: required {missing} not in properties {list(self.properties)}")
 
     def schema(self) -> dict:
-        """The OpenAI-style tool schema sent to chat models."""
-        parameters = {"type": "object", "properties": self.properties, "required": list(self.required)}
+        """The OpenAI-style tool schema sent to chat models (a fresh copy each time)."""
+        parameters = {"type": "object", "properties": json.loads(json.dumps(self.properties)),
+                      "required": list(self.required)}
+        if self.strict:
+            parameters["additionalProperties"] = self.additional_properties
         return {"type": "function", "function": {"name": self.name, "description": self.description,
-                                                 "parameters": parameters}}
+                                                 "parameters": parameters, **({"strict": True} if self.strict else {})}}
     # --8<-- [end:function]
+
+    to_tool = schema
+
+    @classmethod
+    def from_callable(cls, f: Callable, *, name=None, description=None, prop_desc=None, strict=False) -> "Function":
+        """A bound Function whose schema comes from `f`'s type hints (see `tool`)."""
+        return tool(name=name, description=description, prop_desc=prop_desc, strict=strict)(f)
+
+    @property
+    def implementation(self) -> Callable | None:
+        return self.function
 
     @property
     def is_bound(self) -> bool:
-        return self.implementation is not None
+        return self.function is not None
 
     def bind(self, implementation: "Function | Callable") -> "Function":
         """A copy of this declaration that runs `implementation` (a @tool Function or a plain callable)."""
@@ -80,7 +140,7 @@ class Function:
             if implementation.name != self.name:
                 raise ToolError(f"cannot bind declaration {self.name!r} to tool {implementation.name!r}: "
                                 f"names must match exactly")
-            implementation = implementation.implementation
+            implementation = implementation.function
         if not callable(implementation):
             raise ToolError(f"cannot bind {self.name!r}: {implementation!r} is not callable")
         params = inspect.signature(implementation).parameters
@@ -88,7 +148,7 @@ class Function:
         unknown = [name for name in self.properties if name not in params and not takes_any]
         if unknown:
             raise ToolError(f"cannot bind {self.name!r}: the implementation does not accept {unknown}")
-        return dataclasses.replace(self, implementation=implementation)
+        return self.model_copy(update={"function": implementation})
 
     # ---- calling ----------------------------------------------------------------------------------------
 
@@ -108,59 +168,52 @@ class Function:
                 return f"argument {name!r} of {self.name}: expected {expected}, got {type(value).__name__} {value!r}"
         return None
 
-    def __call__(self, **arguments):
-        if self.implementation is None:
+    def __call__(self, *call: FunctionCall, **arguments):
+        if self.function is None:
             raise ToolError(f"tool {self.name!r} is declared but not bound to an implementation")
-        return self.implementation(**arguments)
+        if not call:
+            return self.function(**arguments)
+        if len(call) > 1 or arguments or not isinstance(call[0], FunctionCall):
+            raise TypeError(f"call {self.name} with one FunctionCall or with keyword arguments, not both")
+        return self.run_call(call[0])
 
-
-# ---- a call the model asked for --------------------------------------------------------------------
-
-@dataclasses.dataclass
-class FunctionCall:
-    """One requested call: name, JSON arguments, an id (to pair it with its result), then the outcome."""
-
-    name: str
-    arguments: dict = dataclasses.field(default_factory=dict)
-    id: str = ""
-    result: str | None = None
-    error: str | None = None
-    cached: bool = False
-
-    def key(self) -> str:
-        """Two calls with the same key are the same request (used by the repeated-call guard)."""
-        return f"{self.name}:{json.dumps(self.arguments, sort_keys=True)}"
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-def result_text(value) -> str:
-    """A tool's return value as the text the model reads (dataclasses and models as JSON)."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(to_jsonable(value), ensure_ascii=False)
+    def run_call(self, call: FunctionCall) -> FunctionCall:
+        """A copy of `call` with its outcome: a tool error becomes `error_message`, never a crash."""
+        problem = self.check_arguments(call.arguments)
+        if problem:
+            return call.model_copy(update={"result_str": f"Error: {problem}", "error_message": problem,
+                                           "success": False})
+        try:
+            value = self.function(**call.arguments)
+        except Exception as exc:                       # the tool failed on the model's input: an observation
+            text = f"{type(exc).__name__}: {exc}"
+            return call.model_copy(update={"result_str": f"Error: {text}", "error_message": str(exc), "success": False})
+        shown = f"Return of calling function {self.name} with params {call.arguments}:\n{result_text(value)}"
+        return call.model_copy(update={"result": value, "result_str": shown, "success": True})
 
 
 # ---- @tool: a Function from a type-hinted Python function ------------------------------------------
 
 # --8<-- [start:tool]
 def tool(func: Callable | None = None, *, description: str | None = None, prop_desc: dict | None = None,
-         name: str | None = None):
+         name: str | None = None, strict: bool = False):
     """Decorator: `@tool` or `@tool(description=..., prop_desc={arg: text}, name=...)` -> a bound Function.
 
     The schema comes from the type hints; a parameter without a default is required. A single
     parameter typed as a dataclass or Pydantic model makes that model's fields the arguments.
     """
+    if not isinstance(strict, bool):
+        raise TypeError(f"@tool(strict=...) must be True or False, got {strict!r}")
+    notes = _check_prop_desc(prop_desc)
+
     def build(f: Callable) -> Function:
         hints = typing.get_type_hints(f)
         params = [p for p in inspect.signature(f).parameters.values() if p.name != "self"]
-        notes = dict(prop_desc or {})
         unknown = sorted(set(notes) - {p.name for p in params})
         if unknown:
             raise ToolError(f"@tool on {f.__name__}: prop_desc names unknown parameters {unknown}")
         if len(params) == 1 and _is_model(hints.get(params[0].name)):
-            return _model_tool(f, hints[params[0].name], name, description)
+            return _model_tool(f, hints[params[0].name], name, description, strict)
         properties, required = {}, []
         for p in params:
             schema = json_schema(hints.get(p.name, str))
@@ -170,7 +223,7 @@ def tool(func: Callable | None = None, *, description: str | None = None, prop_d
             if p.default is inspect.Parameter.empty:
                 required.append(p.name)
         text = description if description is not None else inspect.getdoc(f) or ""
-        return Function(name or f.__name__, text, properties, required, implementation=f)
+        return Function(f.__name__ if name is None else name, text, properties, required, function=f, strict=strict)
     return build(func) if func is not None else build
 # --8<-- [end:tool]
 
@@ -179,12 +232,23 @@ def _is_model(tp) -> bool:
     return isinstance(tp, type) and (dataclasses.is_dataclass(tp) or hasattr(tp, "model_json_schema"))
 
 
-def _model_tool(f, model, name, description) -> Function:
+def _check_prop_desc(prop_desc) -> dict:
+    if prop_desc is None:
+        return {}
+    if not hasattr(prop_desc, "items") or isinstance(prop_desc, (str, bytes)):
+        raise TypeError(f"prop_desc must be a mapping of parameter name to description, got {type(prop_desc).__name__}")
+    bad = [(k, v) for k, v in prop_desc.items() if not isinstance(k, str) or not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"prop_desc keys and values must be strings, got {bad[0]!r}")
+    return dict(prop_desc)
+
+
+def _model_tool(f, model, name, description, strict=False) -> Function:
     schema = json_schema(model)
     param = next(iter(p for p in inspect.signature(f).parameters if p != "self"))
 
     def run(**arguments):
         return f(**{param: coerce(arguments, model, param)})
     text = description if description is not None else inspect.getdoc(f) or ""
-    return Function(name or f.__name__, text, schema.get("properties", {}), schema.get("required", []),
-                    implementation=run)
+    return Function(f.__name__ if name is None else name, text, schema.get("properties", {}),
+                    schema.get("required", []), function=run, strict=strict)

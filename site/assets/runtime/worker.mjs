@@ -233,7 +233,22 @@ function pageModule() {
   };
 }
 
+// ---- Pydantic, only for code that needs it (hooks/wheels.py serves the pinned wheels) ------------
+// The native runtime and the protocol layer import pydantic; the seed-000 layers do not, so a page
+// without native code never downloads the 2 MB. Loaded once, before the first cell that needs it.
+const NEEDS_PYDANTIC = /runtimes\.native|lllm\.protocol|pydantic|labs\.debate|web\.oversight|\b(Tactic|Prompt|Dialog|DefaultTagParser|CallContext|as_tactic)\b|from lllm import [^\n]*\b(Agent|tool|Function|Message|Runtime)\b/;
+let pydanticReady = null;
+function loadPydanticFor(code) {
+  if (!NEEDS_PYDANTIC.test(code)) return Promise.resolve();
+  pydanticReady ??= plainFetch(new URL("vendor/wheels/wheels.json", HERE))
+    .then((r) => { if (!r.ok) throw new Error(`Could not download the Pydantic wheel list: HTTP ${r.status}`); return r.json(); })
+    .then(({ wheels }) => pyodide.loadPackage(wheels.map((w) => new URL(`vendor/wheels/${w}`, HERE).href),
+                                              { messageCallback: () => {} }));
+  return pydanticReady;
+}
+
 async function runCell(msg) {
+  await loadPydanticFor(msg.code);
   const key = msg.namespace ?? "default";
   if (!namespaces.has(key)) namespaces.set(key, pyodide.globals.get("dict")());
   const { run_cell } = pyodide.pyimport("lllm.web.browser");
