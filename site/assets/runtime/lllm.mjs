@@ -73,9 +73,7 @@ export function describe(s) {
 // ---- the workers' lives: start, message loop, stop ------------------------------------------------
 
 function spawn(file, name) {
-  const url = new URL(file, import.meta.url);
-  url.hash = new URLSearchParams({ sync: SYNC ?? "" }).toString();
-  const worker = new Worker(url, { type: "module", name });
+  const worker = new Worker(new URL(file, import.meta.url), { type: "module", name });
   worker.onmessage = ({ data }) => onMessage(data);
   worker.onerror = (event) => {
     const error = new Error(`The runtime worker ${file} failed to start: ${event.message || "could not load it"}`);
@@ -98,7 +96,7 @@ function startPython() {
   pythonWorker = spawn("./worker.mjs", "lllm-python");
   const channel = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
-  pythonWorker.postMessage({ type: "port", port: channel.port2 }, [channel.port2]);
+  pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC }, [channel.port2]);
 }
 
 function startWorkers() {

@@ -2,8 +2,8 @@
 // Read lllm.mjs (the page side) first; model.mjs runs TinyLLM in a worker of its own.
 //
 // The agent code is synchronous, exactly as in a terminal, so a predictor call must block until
-// the model worker has answered. Two ways, chosen by the page (lllm.mjs) and passed in the URL
-// hash as sync=…:
+// the model worker has answered. Two ways, chosen by the page (lllm.mjs) and sent with the port
+// (not in the worker's URL: a worker served by the service worker loses its URL's hash):
 //   "atomics"  the page is cross-origin isolated: post the question with a SharedArrayBuffer and
 //              block on Atomics.wait until model.mjs writes the answer into it (answer.mjs).
 //              Works in every browser with SharedArrayBuffer, Safari included.
@@ -11,7 +11,7 @@
 //              with pyodide.ffi.run_sync (Python entered through callPromising).
 // Either way lllm/browser.py sees the same `_lllm_page` functions and the same answers.
 //
-// Messages in:  {type: "port", port}  the MessagePort to the model worker (sent first)
+// Messages in:  {type: "port", port, sync}  the MessagePort to the model worker (sent first)
 //               {id, type: "run", code, namespace}
 // Messages out: {type: "progress", part: "python", stage, loaded, total} | {type: "ready", python}
 //               {type: "python-error", error} | {id, type: "stdout" | "stderr", text}
@@ -21,7 +21,7 @@ import { countingFetch, fetchBytes, loadManifest } from "./fetching.mjs";
 import { answerBuffer, askAndWait } from "./answer.mjs";
 
 const HERE = new URL("./", import.meta.url);
-const SYNC = new URLSearchParams(location.hash.slice(1)).get("sync");   // "atomics" | "jspi" | null
+let SYNC = null;               // "atomics" | "jspi" | null, from the page's first message
 
 let pyodide = null;
 let manifest = null;          // runtime.json (hooks/runtime.py)
@@ -83,6 +83,7 @@ function pageModule(port) {
 // ---- Python: Pyodide from our own origin, lllm unpacked from its wheel ----------------------------
 
 async function loadPython() {
+  const port = await toModel;
   if (!SYNC) throw new Error("no way to block on the model (neither JSPI nor cross-origin isolation)");
   manifest = await loadManifest(HERE);
   fetchCounted.stage("Downloading Python");
@@ -93,7 +94,7 @@ async function loadPython() {
   const wheel = await fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-  pyodide.registerJsModule("_lllm_page", pageModule(await toModel));
+  pyodide.registerJsModule("_lllm_page", pageModule(port));
 }
 
 async function runCell(msg) {
@@ -119,7 +120,10 @@ pythonReady.then(
   (e) => postMessage({ type: "python-error", error: String(e.message ?? e) }));
 
 onmessage = async ({ data: msg }) => {
-  if (msg.type === "port") return gotPort(listen(msg.port));
+  if (msg.type === "port") {
+    SYNC = msg.sync;
+    return gotPort(listen(msg.port));
+  }
   try {
     await pythonReady;
     postMessage({ id: msg.id, type: "result", value: await runCell(msg) });
