@@ -16,7 +16,10 @@
       if (node.hasAttribute("tabindex") || node.closest("[tabindex='0']") !== node && node.closest("[tabindex='0']")) return;
       if (node.scrollWidth > node.clientWidth + 1 || node.scrollHeight > node.clientHeight + 1) {
         node.setAttribute("tabindex", "0");
-        if (!node.hasAttribute("aria-label") && node.tagName !== "CODE") node.setAttribute("aria-label", "scrollable content");
+        if (!node.hasAttribute("aria-label") && !node.hasAttribute("role") && node.tagName !== "CODE") {
+          node.setAttribute("role", "group");   // a plain div or pre may not carry a name; a group may
+          node.setAttribute("aria-label", "scrollable content");
+        }
       }
     });
   }
