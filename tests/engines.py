@@ -26,7 +26,7 @@ SCENARIO = Path(__file__).with_name("engine_scenario.js")
 FIREFOX = os.environ.get("FIREFOX", "/usr/bin/firefox-esr")
 WEBKIT_DRIVER = os.environ.get("WEBKIT_DRIVER", "/usr/bin/WebKitWebDriver")
 MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
-SCENARIO_ARG = {"goal": "What is 48 plus 17?", "brain": os.environ.get("DEVBRAIN", "tinyllm-agent")}
+SCENARIO_ARG = {"goal": "What is 48 plus 17?", "brain": "tinyllm-agent"}
 START = "agents/react/"      # the scenario starts on the ReAct page and navigates from there
 TIMEOUT = 1200               # s: one whole visit on a busy 2-core machine
 

@@ -61,7 +61,7 @@ def test_every_widget_fits_a_390px_screen_and_is_labelled(browser, site_server):
                 const sticking = [...document.querySelectorAll(widgets)].filter(w => w.getBoundingClientRect().right > window.innerWidth + 1)
                   .map(w => w.className);
                 const unlabelled = [...document.querySelectorAll(`:is(${widgets}) :is(input, select, textarea, button)`)]
-                  .filter(c => !c.hidden && !(c.labels?.length || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || c.textContent.trim()))
+                  .filter(c => !c.hidden && !(c.labels?.length || c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || c.title || c.textContent.trim()))
                   .map(c => c.outerHTML.slice(0, 80));
                 const unreachable = [...document.querySelectorAll(`:is(${widgets}) :is(input, select, textarea, button)`)]
                   .filter(c => !c.hidden && !c.disabled && c.tabIndex < 0).map(c => c.outerHTML.slice(0, 80));
