@@ -57,6 +57,7 @@ async function register() {
   } catch (e) {
     return show(`Not available offline: the service worker could not be registered (${e.message}).`);
   }
+  if (!registration) return;   // service workers turned off (a policy or an automated browser): online only
   const offerReload = () => registration.waiting && sw.controller && show("A new version of this site is ready.", true);
   offerReload();
   registration.addEventListener("updatefound", () =>
@@ -70,5 +71,5 @@ async function register() {
   });
 }
 
-register();
+register().catch((e) => show(`Not available offline: ${e.message}.`));
 if (window.document$) window.document$.subscribe(() => show(shown.text, shown.reload));   // a new page, a new footer
