@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8000
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: help venv model agent-model test bench serve site node chromium deploy clean
+.PHONY: help venv model agent-model test bench serve site node browsers chromium deploy clean
 
 help:
 	@echo "make serve   build the model and the site, serve it at http://127.0.0.1:$(PORT)"
@@ -39,17 +39,24 @@ agent-model: venv
 	$(if $(AVX512),OPENBLAS_CORETYPE=SkylakeX )$(PY) -m export.agent_train --out build/model
 
 # ---- JavaScript dependencies (committed lockfile) --------------------------------------------
+# PUPPETEER_SKIP_DOWNLOAD: Puppeteer drives Debian's firefox-esr; it must not fetch a browser of its own.
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund
 	touch $@
 
 node: node_modules/.installed
 
-# ---- Chromium for the browser tests (Debian's package; Playwright cannot download one here) --
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
-	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
+# ---- Browsers for the tests (Debian's packages; Playwright cannot download one here) ----------
+# Chromium (Playwright), Firefox ESR (Puppeteer over WebDriver BiDi), WebKitGTK's WebDriver
+# (Selenium; it needs an X display, hence Xvfb). Installed only when one is missing.
+BROWSER_PACKAGES := chromium firefox-esr webkit2gtk-driver xvfb
+browsers:
+	@command -v chromium >/dev/null 2>&1 && command -v firefox-esr >/dev/null 2>&1 && \
+	  command -v WebKitWebDriver >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $(BROWSER_PACKAGES); \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq $(BROWSER_PACKAGES); fi; }
+
+chromium: browsers
 
 # ---- Site --------------------------------------------------------------------------------------
 site: venv node model agent-model
@@ -62,7 +69,7 @@ deploy: site
 	npx wrangler pages deploy public
 
 # ---- Tests and benchmarks ----------------------------------------------------------------------
-test: venv model agent-model node chromium
+test: venv model agent-model node browsers
 	$(PY) -m pytest
 
 bench: venv model agent-model
@@ -70,9 +77,10 @@ bench: venv model agent-model
 	$(PY) bench/train_bench.py
 	$(PY) bench/generate_bench.py
 	$(PY) bench/agent_bench.py
-	$(MAKE) node chromium
+	$(MAKE) node browsers
 	$(PY) bench/site_bench.py
 	$(PY) bench/page_bench.py
+	$(PY) bench/engine_bench.py
 
 clean:
 	rm -rf build public .pytest_cache

@@ -9,7 +9,8 @@ After the build it fills `public/assets/runtime/` (next to the worker, bridge an
     lllm_learn-<version>-py3-none-any.whl   lllm/ (modules and package data) zipped (pure Python, reproducible)
     model/            tinyllm.onnx and its card tinyllm.json (from `make model`; LLLM_MODEL_DIR overrides),
                       and tinyllm-agent.onnx / .json when `make agent-model` has built them
-    runtime.json      the manifest worker.mjs reads: where each piece is and how many bytes to expect
+    runtime.json      the manifest the workers read: where each piece is and how many bytes each worker
+                      downloads as it starts ("bytes": {"model": ..., "python": ...})
 
 The manifest lists every model under "models", by the name a predictor asks for. The story model
 loads with the page; the others load when a demo first asks for them. A model that was not built
@@ -107,14 +108,17 @@ def on_post_build(config, **kwargs) -> None:
     model_dir = Path(os.environ.get("LLLM_MODEL_DIR", ROOT / "build" / "model"))
     manifest = {"pyodide": "vendor/pyodide/", "ort": "vendor/ort/",
                 "wheel": f"{wheel.name}?v={_version_tag(wheel)}", "story": STORY_MODEL, "models": {}}
-    fetched = [out / "vendor" / d / f for d in ("pyodide", "ort") for f in FETCHED if (out / "vendor" / d / f).exists()]
-    fetched.append(wheel)
+    # What each worker downloads as it starts, so the page can show bytes against a total:
+    # the model worker (model.mjs) onnxruntime-web and the story model, the Python worker the rest.
+    fetched = {"python": [out / "vendor" / "pyodide" / f for f in PYODIDE_FILES if f in FETCHED] + [wheel],
+               "model": [out / "vendor" / "ort" / f for f in ORT_FILES if f in FETCHED]}
     for name in MODELS:
         manifest["models"][name], copied = _model_entry(name, model_dir, out)
         if name == STORY_MODEL:
-            fetched += copied          # the progress bar counts what loads with the page
+            fetched["model"] += copied
         if not copied:
             say = log.warning if name == STORY_MODEL else log.info
             say(f"no {name} in {model_dir} (run `{MODELS[name][1]}`): the page will say so when it asks for it")
-    manifest["totalBytes"] = sum(p.stat().st_size for p in fetched)
+    manifest["bytes"] = {part: sum(p.stat().st_size for p in files) for part, files in fetched.items()}
+    manifest["totalBytes"] = sum(manifest["bytes"].values())
     (out / "runtime.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

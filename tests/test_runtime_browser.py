@@ -262,22 +262,58 @@ def test_a_broken_model_shows_a_clear_error(browser, site, damage):
     context.close()
 
 
-def test_without_jspi_the_page_names_the_browsers_that_work(browser, site):
+@pytest.mark.parametrize("sync", ["atomics", "jspi"])
+def test_python_blocks_on_the_model_either_way(browser, site, sync):
+    """Cross-origin isolated (Atomics.wait, what every engine has) or JSPI: the same answers."""
+    from lllm.model.onnx_backend import from_onnx
+    expected = from_onnx(str(MODEL), temperature=0.8, seed=4)("Lina", max_new_tokens=60)
+    base, _ = site
+    watched = guarded_page(browser, base)
+    context, page = watched.page.context, watched.page
+    context.add_init_script(f"window.lllmSync = '{sync}'")
+    page.goto(base + "/playground/")
+    assert page.evaluate("[crossOriginIsolated, lllm.sync]") == [True, sync]
+    got = page.evaluate("lllm.run('from lllm.web.browser import from_browser\\nfrom_browser(seed=4)(\"Lina\", 60)')")
+    assert got["value"] == repr(expected)
+    watched.assert_clean()
+    context.close()
+
+
+def test_without_jspi_python_still_runs_through_atomics(browser, site):
     base, _ = site
     watched = guarded_page(browser, base)
     context, page = watched.page.context, watched.page
     context.add_init_script("delete WebAssembly.Suspending")
     page.goto(base + "/playground/")
+    assert page.evaluate("[lllm.jspi, lllm.sync]") == [False, "atomics"]
+    assert page.evaluate("lllm.run('6 * 7').then(r => r.value)") == "42"
+    context.close()
+
+
+def test_without_jspi_or_isolation_the_page_says_what_is_missing(browser, site):
+    base, _ = site
+    watched = guarded_page(browser, base)
+    context, page = watched.page.context, watched.page
+    context.add_init_script("delete WebAssembly.Suspending; delete globalThis.SharedArrayBuffer")
+    page.goto(base + "/playground/")
     message = page.evaluate("lllm.run('print(1)').then(() => 'ran', e => e.message)")
-    assert "JavaScript Promise Integration" in message and "Chrome" in message
-    message = page.evaluate("lllm.ready().then(() => 'ready', e => e.message)")
-    assert "Chrome" in message
-    # TinyLLM itself needs no JSPI: generation still works and still matches the terminal.
+    for words in ["JavaScript Promise Integration", "SharedArrayBuffer", "cross-origin-isolated", "Chrome",
+                  "Firefox 153", "Safari 15.2", "text generation still works"]:
+        assert words in message, (words, message)
+    assert page.evaluate("lllm.ready().then(() => 'ready', e => e.message)") == message
+    # TinyLLM itself needs neither: generation still works and still matches the terminal.
     got = page.evaluate("lllm.generate({prompt: 'Once', maxNewTokens: 40, temperature: 0})")
     assert got == cli_generate("Once", 40, 0.0)["completion"]
     assert not [u for u in watched.requests if "pyodide" in u], "Python was downloaded although it cannot run"
     watched.assert_clean()
     context.close()
+
+
+RUNTIME_DOWNLOAD = ("/assets/runtime/vendor/", "/assets/runtime/model/", ".whl")
+
+
+def runtime_requests(watched):
+    return [u for u in watched.requests if any(part in u for part in RUNTIME_DOWNLOAD)]
 
 
 def test_pages_without_live_code_load_no_runtime(browser, site):
@@ -287,6 +323,31 @@ def test_pages_without_live_code_load_no_runtime(browser, site):
     page.goto(base + "/")
     page.wait_for_load_state("networkidle")
     assert page.evaluate("typeof window.lllm.run") == "function"
-    heavy = [u for u in watched.requests if "/assets/runtime/vendor/" in u or "/assets/runtime/model/" in u or u.endswith(".whl")]
-    assert heavy == []
+    assert runtime_requests(watched) == []
+    context.close()
+
+
+@pytest.mark.parametrize("save_data", [False, True])
+def test_the_runtime_loads_on_intent(browser, site, save_data):
+    """A widget far below the fold: nothing downloads until it comes near (unless Save-Data is on:
+    then only touching it starts the download), and the progress names a stage and counts bytes."""
+    base, _ = site
+    watched = guarded_page(browser, base, viewport={"width": 1000, "height": 500})
+    context, page = watched.page.context, watched.page
+    if save_data:   # the reader's browser setting; Chromium has no switch for it, so set what pages read
+        context.add_init_script("Object.defineProperty(navigator, 'connection', {value: {saveData: true}})")
+    page.goto(base + "/agents/lab/")
+    demo = page.locator(".lllm-demo").first
+    assert demo.evaluate("el => el.getBoundingClientRect().top") > 1700, "the lab's widget moved up the page"
+    page.wait_for_load_state("networkidle")
+    assert runtime_requests(watched) == [], "the runtime loaded on page view"
+    demo.scroll_into_view_if_needed()
+    if save_data:
+        page.wait_for_timeout(1500)   # time for an IntersectionObserver callback, had there been one
+        assert runtime_requests(watched) == [], "Save-Data is on, yet the runtime loaded without a touch"
+        demo.locator("select[name=brain]").focus()
+    page.wait_for_function("() => lllm.status.state !== 'idle'")
+    page.wait_for_function("() => lllm.status.loaded > 1e6")
+    assert re.fullmatch(r"Downloading (Python|the model) · \d+\.\d of \d+\.\d MB \(\d+%\)",
+                        page.evaluate("lllm.describe(lllm.status)"))
     context.close()

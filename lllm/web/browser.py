@@ -8,9 +8,10 @@ Models are named as in the site's runtime manifest: "tinyllm" (the story model, 
 page) and "tinyllm-agent" (the agent-tuned one from `make agent-model`, loaded when first named).
 
 Why the loop is in JavaScript: onnxruntime-web answers with a Promise. A synchronous agent
-(exactly the code that runs in a terminal) blocks on that Promise with `pyodide.ffi.run_sync`,
-which needs JavaScript Promise Integration (JSPI) and Python entered through `callPromising` /
-`runPythonAsync` — the worker does that for every cell. One Promise per predictor call keeps the
+(exactly the code that runs in a terminal) must block until the answer is there. In a
+cross-origin-isolated page the worker has already blocked (Atomics.wait) and `_lllm_page` hands
+back the answer itself; otherwise it hands back a Promise, which `_settle` blocks on with
+`pyodide.ffi.run_sync` (JavaScript Promise Integration). One question per predictor call keeps the
 per-character cost in JavaScript; the JS sampler (`sampler.mjs`) mirrors `sampling.py` exactly,
 so a seed gives the same text here and in `python -m lllm generate`.
 
@@ -49,11 +50,18 @@ def _page():
     return _lllm_page
 
 
+def _settle(answer: Any) -> Any:
+    """The page's answer: a Promise (the JSPI path) is blocked on; a value is already the answer."""
+    if not hasattr(answer, "then"):
+        return answer
+    from pyodide.ffi import run_sync
+    return run_sync(answer)
+
+
 def page_card(model: str = STORY_MODEL) -> dict:
     """The card of a model in the page (vocab, config, training metrics...), loading it if needed;
     raises the worker's error (a missing or damaged model, named) if it cannot be loaded."""
-    from pyodide.ffi import run_sync
-    return json.loads(run_sync(_page().card_json(model)))
+    return json.loads(_settle(_page().card_json(model)))
 
 
 def page_tokenizer(model: str = STORY_MODEL) -> CharTokenizer:
@@ -84,14 +92,14 @@ class BrowserPredictor:
         self.last: Generation | None = None
 
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
-        from pyodide.ffi import run_sync, to_js
+        from pyodide.ffi import to_js
         n = self.max_new_tokens if max_new_tokens is None else max_new_tokens
         check_count(n)
         prompt = prompt_view(prompt, self.reads_from)
         ids, dropped = self.tokenizer.encode_lossy(prompt)
         if not ids:
             ids = self.tokenizer.encode(EMPTY_PROMPT)
-        result = run_sync(_page().generate(self.model, to_js(ids), n, float(self.temperature), self.top_k,
+        result = _settle(_page().generate(self.model, to_js(ids), n, float(self.temperature), self.top_k,
                                            float(self.top_p), self.rng.state, to_js(list(self.stop))))
         self.rng.state = int(result.rngState)
         self.last = Generation(prompt=prompt, completion=result.completion, dropped=dropped,
@@ -123,9 +131,9 @@ class BrowserBackend:
         self.tokenizer = page_tokenizer(model)
 
     def __call__(self, ids: Sequence[int], state: Any = None) -> tuple[list[float], Any]:
-        from pyodide.ffi import run_sync, to_js
+        from pyodide.ffi import to_js
         h, c = state if state is not None else (None, None)
-        out = run_sync(_page().forward(self.model, to_js(list(ids)), h, c))
+        out = _settle(_page().forward(self.model, to_js(list(ids)), h, c))
         return out.logits.to_py().tolist(), (out.h, out.c)
 
 

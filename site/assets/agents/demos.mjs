@@ -341,7 +341,7 @@ async function run(root, params, parts) {
   stop.hidden = false;
   output.replaceChildren();
   const unsubscribe = lllm.onStatus((s) => {
-    if (s.state === "loading") status.textContent = `${s.stage}… ${s.percent}%`;
+    if (s.state === "loading") status.textContent = lllm.describe(s);
     else if (s.state === "ready") status.textContent = "running…";
   });
   try {
@@ -396,7 +396,6 @@ function setUp(root) {
 function setUpPage() {
   const demos = document.querySelectorAll(".lllm-demo");
   demos.forEach(setUp);
-  if (demos.length) lllm.ready().catch(() => {}); // start loading now; a failure shows on Run
 }
 
 if (window.document$) window.document$.subscribe(setUpPage);

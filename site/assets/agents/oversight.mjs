@@ -132,7 +132,6 @@ function setUp(root) {
 function setUpPage() {
   const widgets = document.querySelectorAll(".lllm-oversight");
   widgets.forEach(setUp);
-  if (widgets.length) lllm.ready().catch(() => {});   // start loading now; a failure shows on Start
 }
 
 if (window.document$) window.document$.subscribe(setUpPage);

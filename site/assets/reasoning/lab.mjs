@@ -251,7 +251,6 @@ function setUpPage() {
     document.head.append(Object.assign(el("style", "", STYLE), { id: "lllm-reasoning-lab-style" }));
   }
   labs.forEach(setUp);
-  if (labs.length) lllm.ready().catch(() => {});
 }
 
 if (window.document$) window.document$.subscribe(setUpPage);

@@ -8,7 +8,7 @@
 // (pymdownx.superfences + attr_list render it as <div class="language-python runnable highlight">.)
 // The reader can edit the code in place, Run it (or Ctrl/Shift+Enter), Stop it, and Reset it to
 // the page's version. Output appears under the block. The cells of one page share a namespace.
-// The runtime starts loading when a page with cells is shown (see lllm.mjs), never before.
+// The runtime starts loading when a cell comes near the viewport or is touched (intent.mjs).
 
 import { lllm } from "./lllm.mjs";
 
@@ -54,7 +54,7 @@ function setUpCell(block) {
     run.disabled = true;
     stop.hidden = false;
     const unsubscribe = lllm.onStatus((s) => {
-      state.textContent = s.state === "loading" ? `${s.stage}… ${s.percent}%` : "running…";
+      state.textContent = s.state === "loading" ? lllm.describe(s) : "running…";
     });
     try {
       const result = await lllm.run(code.textContent, {
@@ -97,9 +97,7 @@ function setUpCell(block) {
 }
 
 function setUpPage() {
-  const blocks = document.querySelectorAll("div.runnable.highlight");
-  blocks.forEach(setUpCell);
-  if (blocks.length) lllm.ready().catch(() => {}); // start loading now; errors show on Run
+  document.querySelectorAll("div.runnable.highlight").forEach(setUpCell);
 }
 
 if (window.document$) window.document$.subscribe(setUpPage);

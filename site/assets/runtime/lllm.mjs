@@ -1,30 +1,43 @@
-// The page side of the in-page runtime: `window.lllm`, a small documented API over the runtime
-// worker (worker.mjs: Pyodide + the lllm wheel + TinyLLM on onnxruntime-web). Widgets (cells.mjs,
-// playground.mjs), tests and curious readers in the console all use it:
+// The page side of the in-page runtime: `window.lllm`, a small documented API over two workers —
+// model.mjs (TinyLLM on onnxruntime-web) and worker.mjs (Pyodide with the lllm wheel), which asks
+// the model worker for every predictor call. Widgets (cells.mjs, playground.mjs, the agent demos),
+// tests and curious readers in the console all use it:
 //
 //   await lllm.ready()                       // loads everything (lazily, once per tab)
 //   await lllm.run("import lllm; print(lllm.__version__)")  // -> {stdout, stderr, value}
 //   await lllm.generate({prompt: "Once", maxNewTokens: 80, temperature: 0.8, topK: 0, topP: 1, seed: 1})
 //   await lllm.generate({model: "tinyllm-agent", prompt: "Question: Who is Pip?\n", temperature: 0})
-//   lllm.stop()                              // ends a runaway cell: restarts the worker
+//   lllm.stop()                              // ends a runaway cell: restarts the workers
 //
-// Nothing loads until something calls one of these. The story model (TinyLLM) loads with the
-// runtime; another model (the agent-tuned "tinyllm-agent") loads the first time it is named. The
-// worker lives as long as the tab, so it is shared across Material's instant navigations (this
-// module is not re-run by them).
-
+// Nothing loads until something calls one of these (intent.mjs calls them when a reader comes near
+// a widget). The story model (TinyLLM) loads with the runtime; another model (the agent-tuned
+// "tinyllm-agent") loads the first time it is named. The workers live as long as the tab, so they
+// are shared across Material's instant navigations (this module is not re-run by them).
 const JSPI = typeof WebAssembly === "object" && typeof WebAssembly.Suspending === "function"
   && typeof WebAssembly.promising === "function";
-export const NO_JSPI_MESSAGE = "Running Python in this page needs JavaScript Promise Integration (JSPI), "
-  + "which this browser does not have. It works in Chrome, Edge, Opera and other Chromium browsers, "
-  + "version 137 or newer. (TinyLLM's text generation still works here.)";
+const ISOLATED = globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
+// How Python blocks on the model (worker.mjs explains both). Atomics whenever the page is
+// cross-origin isolated: the one path every engine has, measured no slower than JSPI (the
+// in-page runtime page has the numbers). A test or benchmark may ask for one: window.lllmSync.
+const SYNC = ({ atomics: ISOLATED, jspi: JSPI }[globalThis.lllmSync] ? globalThis.lllmSync : null)
+  ?? (ISOLATED ? "atomics" : JSPI ? "jspi" : null);
 
-let worker = null;
+export const NO_PYTHON_MESSAGE = "Running Python in this page needs one of two browser features, and this "
+  + "browser has neither: JavaScript Promise Integration (JSPI: Chrome, Edge, Opera and other Chromium "
+  + "browsers 137 or newer, Firefox 153 or newer) or SharedArrayBuffer in a cross-origin-isolated page "
+  + "(Safari 15.2 or newer and every iPhone and iPad browser, as well as current Chrome, Edge and Firefox). "
+  + (typeof SharedArrayBuffer === "function" || globalThis.crossOriginIsolated === false && globalThis.isSecureContext
+    ? "This page is not cross-origin isolated: its server did not send the Cross-Origin-Opener-Policy and "
+      + "Cross-Origin-Embedder-Policy headers (see the Deploying page). " : "")
+  + "TinyLLM's text generation still works here.";
+
+let modelWorker = null, pythonWorker = null;
 let nextId = 1;
 const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStderr}
 const listeners = new Set(); // status listeners
-let status = { state: "idle", stage: "", percent: 0, error: null, modelError: null };
-let gates = null;            // {model, python, all}: promises for the current worker
+const parts = {};            // "model" | "python" -> {stage, loaded, total} while loading
+let status = { state: "idle", stage: "", percent: 0, loaded: 0, total: 0, error: null, modelError: null };
+let gates = null;            // {model, python}: promises for the current workers
 
 function deferred() {
   let resolve, reject;
@@ -38,44 +51,82 @@ function setStatus(change) {
   for (const listener of listeners) listener(status);
 }
 
-// ---- the worker's life: start, message loop, stop -------------------------------------------------
+// Downloads fill 0–85 %; starting Python is CPU work with no byte count, so its stage name moves
+// instead ("Starting Python"), installing lllm takes it to 95 % and "Ready" to 100 %.
+function showProgress(msg) {
+  parts[msg.part] = msg;
+  const all = Object.values(parts);
+  const loaded = all.reduce((n, p) => n + p.loaded, 0), total = all.reduce((n, p) => n + p.total, 0);
+  const python = parts.python;
+  let stage = python && !status.pythonReady ? python.stage : msg.stage;
+  if (stage === "Downloading Python" && python.total && python.loaded >= python.total) stage = "Starting Python";
+  const percent = stage === "Installing lllm" ? 95 : total ? Math.min(85, Math.floor((85 * loaded) / total)) : 0;
+  if (status.state === "loading") setStatus({ stage, percent: Math.max(status.percent, percent), loaded, total });
+}
 
-function startWorker() {
-  gates = { model: deferred(), python: deferred() };
-  setStatus({ state: "loading", stage: "Starting", percent: 0, error: null, modelError: null });
-  const url = new URL("./worker.mjs", import.meta.url);
-  url.hash = new URLSearchParams({ jspi: JSPI ? "1" : "0" }).toString();
-  worker = new Worker(url, { type: "module", name: "lllm-runtime" });
+/** "Downloading Python · 12.3 of 28.9 MB (36%)": what a widget shows while the runtime loads. */
+export function describe(s) {
+  const mb = (n) => (n / 1e6).toFixed(1);
+  return s.total ? `${s.stage} · ${mb(Math.min(s.loaded, s.total))} of ${mb(s.total)} MB (${s.percent}%)` : `${s.stage}…`;
+}
+
+// ---- the workers' lives: start, message loop, stop ------------------------------------------------
+
+function spawn(file, name) {
+  const worker = new Worker(new URL(file, import.meta.url), { type: "module", name });
   worker.onmessage = ({ data }) => onMessage(data);
   worker.onerror = (event) => {
-    const error = new Error(`The runtime worker failed to start: ${event.message || "could not load worker.mjs"}`);
+    const error = new Error(`The runtime worker ${file} failed to start: ${event.message || "could not load it"}`);
     gates.model.reject(error);
     gates.python.reject(error);
     failAll(error);
     setStatus({ state: "error", error: error.message });
   };
+  return worker;
+}
+
+/** A Python worker joined to the model worker by a MessageChannel of its own (a new one after Stop). */
+function startPython() {
+  gates.python = deferred();
+  delete parts.python;
+  if (!SYNC) {   // nothing to download: say at once what is missing
+    gates.python.reject(new Error(NO_PYTHON_MESSAGE));
+    return;
+  }
+  pythonWorker = spawn("./worker.mjs", "lllm-python");
+  const channel = new MessageChannel();
+  modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
+  pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC }, [channel.port2]);
+}
+
+function startWorkers() {
+  gates = { model: deferred(), python: null };
+  setStatus({ state: "loading", stage: "Starting", percent: 0, error: null, modelError: null, pythonReady: false });
+  modelWorker = spawn("./model.mjs", "lllm-model");
+  startPython();
 }
 
 function onMessage(msg) {
   const call = pending.get(msg.id);
   switch (msg.type) {
     case "progress":
-      if (status.state === "loading") setStatus({ stage: msg.stage, percent: msg.percent });
+      showProgress(msg);
       return;
     case "model-ready":
       gates.model.resolve(msg.vocab);
+      if (!SYNC) setStatus({ state: "error", error: NO_PYTHON_MESSAGE });
       return;
     case "model-error":
       gates.model.reject(new Error(msg.error));
       setStatus({ state: "error", modelError: msg.error, error: msg.error });
       return;
     case "python-error":
-      gates.python.reject(new Error(JSPI ? msg.error : NO_JSPI_MESSAGE));
-      setStatus({ state: "error", error: JSPI ? msg.error : NO_JSPI_MESSAGE });
+      gates.python.reject(new Error(msg.error));
+      setStatus({ state: "error", error: msg.error });
       return;
     case "ready":
       gates.python.resolve(msg);
-      setStatus({ state: "ready", stage: "Ready", percent: 100 });
+      gates.model.promise.then(() => setStatus({ state: "ready", stage: "Ready", percent: 100, pythonReady: true }), () => {});
       return;
     case "step":
       call?.onStep?.(msg.char, msg.top);
@@ -100,31 +151,36 @@ function failAll(error) {
   pending.clear();
 }
 
-function request(type, fields, callbacks = {}) {
-  if (!worker) startWorker();
+function request(worker, type, fields, callbacks = {}) {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, ...callbacks });
-    worker.postMessage({ id, type, ...fields });
+    worker().postMessage({ id, type, ...fields });
   });
 }
+
+const toModel = () => (modelWorker || startWorkers(), modelWorker);
+const toPython = () => (modelWorker || startWorkers(), pythonWorker);
 
 // ---- the API ---------------------------------------------------------------------------------------
 
 export const lllm = {
-  /** True when this browser can run Python here (it has JSPI). */
+  /** True when this browser has JSPI. */
   jspi: JSPI,
+
+  /** How Python blocks on the model here: "atomics", "jspi", or null (it cannot run: NO_PYTHON_MESSAGE). */
+  sync: SYNC,
 
   /** Resolves when Python and the model are loaded; rejects with a readable reason if they cannot be. */
   async ready() {
-    if (!worker) startWorker();
+    toModel();
     const { model, python } = gates;
     await Promise.all([model.promise, python.promise]);
   },
 
   /** Resolves when the model alone is loaded (enough for generate()). */
   async modelReady() {
-    if (!worker) startWorker();
+    toModel();
     await gates.model.promise;
   },
 
@@ -134,8 +190,8 @@ export const lllm = {
    * (and whose stdout/stderr hold what was printed before it).
    */
   async run(code, { namespace = location.pathname, onStdout = null, onStderr = null } = {}) {
-    if (!JSPI) throw new Error(NO_JSPI_MESSAGE);
-    const result = await request("run", { code: String(code), namespace }, { onStdout, onStderr });
+    if (!SYNC) throw new Error(NO_PYTHON_MESSAGE);
+    const result = await request(toPython, "run", { code: String(code), namespace }, { onStdout, onStderr });
     if (result.error) {
       const error = new Error(result.error);
       error.name = "PythonError";
@@ -152,25 +208,28 @@ export const lllm = {
    * probabilities before it was drawn. Resolves to the completion string.
    */
   async generate(params = {}, { onStep = null, details = false } = {}) {
-    const result = await request("generate", { params, stream: Boolean(onStep) }, { onStep });
+    const result = await request(toModel, "generate", { params, stream: Boolean(onStep) }, { onStep });
     return details ? result : result.completion;
   },
 
   /** Greedy generation re-running the last `window` characters at every step (for the benchmark). */
   generateWindow(params = {}) {
-    return request("window", { params });
+    return request(toModel, "window", { params });
   },
 
-  /** End whatever is running (even `while True: pass`) by restarting the worker; Python state is lost. */
+  /** End whatever is running (even `while True: pass`, or a long generation) by restarting both
+   *  workers; Python state is lost. */
   stop() {
-    if (!worker) return;
-    worker.terminate();
-    worker = null;
+    if (!modelWorker) return;
+    modelWorker.terminate();
+    pythonWorker?.terminate();
+    modelWorker = pythonWorker = null;
     failAll(Object.assign(new Error("Stopped: Python was restarted, so names defined by earlier cells are gone."), { name: "Stopped" }));
-    startWorker();
+    startWorkers();
   },
 
-  /** The loading state: {state: idle|loading|ready|error, stage, percent, error}. */
+  /** The loading state: {state: idle|loading|ready|error, stage, percent, loaded, total (bytes),
+   *  error}; describe(status) says it in words. */
   get status() { return status; },
 
   /** Call listener(status) now and on every change; returns a function that unsubscribes. */
@@ -181,4 +240,5 @@ export const lllm = {
   },
 };
 
+lllm.describe = describe;
 window.lllm = lllm;

@@ -64,11 +64,10 @@ function setUp(root) {
   const unsubscribe = lllm.onStatus((s) => {
     if (!root.isConnected) { unsubscribe(); return; }  // the reader navigated away (instant navigation)
     if (s.modelError) status.textContent = `The model could not be loaded: ${s.modelError}`;
-    else if (s.state === "loading") status.textContent = `${s.stage}… ${s.percent}%`;
+    else if (s.state === "loading") status.textContent = lllm.describe(s);
     else status.textContent = "";
     root.dataset.state = s.modelError ? "error" : s.state;
   });
-  lllm.modelReady().catch(() => {}); // start loading as soon as the playground is shown
 
   go.addEventListener("click", async () => {
     const params = { prompt: prompt.value };
