@@ -224,15 +224,15 @@ def test_the_pages_stayed_clean(tab):
 
 # ---- browsers and models that cannot run the demo: a sentence, not a hang ---------------------------
 
-def test_without_jspi_the_demo_names_the_browsers_that_work(browser, site_server):
+def test_without_jspi_or_isolation_the_demo_names_the_browsers_that_work(browser, site_server):
     context = browser.new_context(service_workers="block")
     watched = watch(context, {origin(site_server.url)})
-    context.add_init_script("delete WebAssembly.Suspending")
+    context.add_init_script("delete WebAssembly.Suspending; delete globalThis.SharedArrayBuffer")
     watched.page.goto(site_server.url + "agents/lab/")
     demo = watched.page.locator(".lllm-demo").first
     assert run_demo(demo)["state"] == "error"
     message = demo.locator(".lllm-demo__error").text_content()
-    assert "JavaScript Promise Integration" in message and "Chrome" in message
+    assert "JavaScript Promise Integration" in message and "SharedArrayBuffer" in message and "Chrome" in message
     watched.assert_clean()
     context.close()
 

@@ -60,11 +60,16 @@ def test_the_layers_never_import_the_package_root():
     assert not offenders, offenders
 
 
+# lllm-core's own tests import this module by its private name, so our protocol keeps the path.
+UPSTREAM_PRIVATE_PATHS = {"lllm.protocol._validation"}
+
+
 def private_imports(path: pathlib.Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [f"{node.module}.{alias.name}" for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lllm")
-            for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+    found = [f"{node.module}.{alias.name}" for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lllm")
+             for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return [name for name in found if name not in UPSTREAM_PRIVATE_PATHS]
 
 
 @pytest.mark.parametrize("name", sorted(GRAPH))

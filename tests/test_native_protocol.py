@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 import lllm.protocol as protocol
 from lllm import CallContext, CallTrace, SchemaError, Tactic, TacticInfo
-from lllm.protocol.validation import public_boundary_value
+from lllm.protocol._validation import public_boundary_value
 from lllm.runtimes.python import as_tactic
 
 FOLDER = pathlib.Path(protocol.__file__).parent

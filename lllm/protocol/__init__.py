@@ -1,6 +1,6 @@
 """Layer 3 · the LLLM protocol: the typed Tactic and the values around a call, as in lllm-core.
 
-Read in this order: `validation` -> `fields` -> `errors` -> `context` -> `events` -> `tactic`.
+Read in this order: `_validation` -> `fields` -> `errors` -> `context` -> `events` -> `tactic`.
 Nothing here knows about runtimes or servers: the native runtime, `lllm serve` and the tool
 adapters build on it, never the other way round.
 

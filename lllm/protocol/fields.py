@@ -1,6 +1,6 @@
 """Layer 3 · protocol field types: the checked strings, numbers and mappings every protocol model uses.
 
-Read `validation.py` first (the checks); `context.py`, `events.py` and `tactic.py` use these.
+Read `_validation.py` first (the checks); `context.py`, `events.py` and `tactic.py` use these.
 
 Strings are strict (bytes are refused, never decoded), numbers refuse booleans, and every
 mapping is copied into plain data with string keys. A failing check is Pydantic's
@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Strict, StrictStr
 
-from lllm.protocol import validation as v
+from lllm.protocol import _validation as v
 
 __all__ = ["Token", "Name", "Metadata", "JsonSchema", "Number", "TacticRefText", "ServiceRefText", "Examples"]
 

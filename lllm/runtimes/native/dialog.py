@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
-from lllm.protocol.validation import plain_data, plain_mapping
+from lllm.protocol._validation import plain_data, plain_mapping
 from lllm.protocol.fields import Metadata
 from lllm.runtimes.native.costs import TokenLogprob, usage_cost
 from lllm.runtimes.native.tools import FunctionCall

@@ -189,8 +189,11 @@ async function ask(root, params, status, output) {
   output.replaceChildren();
   status.textContent = lllm.status.state === "ready" ? "running…" : "loading Python…";
   try {
-    const tinyllm = params.model === "tinyllm" ? ", tinyllm=lambda seed: browser_tinyllm(0.8, seed)" : "";
-    const code = "from lllm.labs.reasoning_lab import lab_json\nfrom lllm.web.demos import browser_tinyllm\n" +
+    // The page's TinyLLM, resolved by the same make_predictor as `--predictor tinyllm` in a terminal.
+    const tinyllm = params.model === "tinyllm"
+      ? ', tinyllm=lambda seed: make_predictor("tinyllm", temperature=0.8, seed=seed, models=browser_models())' : "";
+    const code = "from lllm.labs.reasoning_lab import lab_json\nfrom lllm.predictors import make_predictor\n" +
+      "from lllm.web.demos import browser_models\n" +
       `print(lab_json(${JSON.stringify(JSON.stringify(params))}${tinyllm}))`;
     const result = JSON.parse((await lllm.run(code, { namespace: NAMESPACE })).stdout.trim().split("\n").pop());
     root.lllmResult = result;
