@@ -7,13 +7,13 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8000
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: help venv model agent-model test bench serve site node browsers chromium deploy clean
+.PHONY: help venv model models agent-model agent-model-commit test bench serve site node browsers chromium deploy clean
 
 help:
 	@echo "make serve   build the model and the site, serve it at http://127.0.0.1:$(PORT)"
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date)"
-	@echo "make agent-model  train the agent-tuned TinyLLM on factory trajectories (build/model/tinyllm-agent.onnx)"
+	@echo "make agent-model  retrain the agent-tuned TinyLLM (~35 min) and check it is the committed one bit for bit"
 	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, agent model before/after, site size, in-page runtime"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
@@ -31,12 +31,19 @@ venv: $(VENV)/.installed
 model: venv
 	$(PY) -m export.build --out build/model
 
-# The agent-tuned TinyLLM: trained on the synthetic data factory's trajectories (reused when up to
-# date), two seeds at once, one per core. numpy's OpenBLAS takes its kernel from OPENBLAS_CORETYPE;
-# where the CPU has AVX-512 the SkylakeX kernel trains ~1.4x faster than a pinned Haswell one.
-AVX512 := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo yes)
+# The agent-tuned TinyLLM. Its full recipe takes ~35 min on two cores, so its result is committed
+# (export/trained/, with a card recording the recipe, seeds, data hash and numpy's CPU features):
+# `models` copies it into build/model while it is up to date with its sources (and trains when
+# they have changed). `make agent-model` retrains it from the sources and checks the result is the
+# committed model bit for bit; after changing its sources, `make agent-model-commit` replaces it.
+models: model
+	$(PY) -m export.agent_train --out build/model
+
 agent-model: venv
-	$(if $(AVX512),OPENBLAS_CORETYPE=SkylakeX )$(PY) -m export.agent_train --out build/model
+	$(PY) -m export.agent_train --out build/model --force --verify
+
+agent-model-commit: venv
+	$(PY) -m export.agent_train --out build/model --force --commit
 
 # ---- JavaScript dependencies (committed lockfile) --------------------------------------------
 # PUPPETEER_SKIP_DOWNLOAD: Puppeteer drives Debian's firefox-esr; it must not fetch a browser of its own.
@@ -59,7 +66,7 @@ browsers:
 chromium: browsers
 
 # ---- Site --------------------------------------------------------------------------------------
-site: venv node model agent-model
+site: venv node models
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 serve: site
@@ -69,10 +76,10 @@ deploy: site
 	npx wrangler pages deploy public
 
 # ---- Tests and benchmarks ----------------------------------------------------------------------
-test: venv model agent-model node browsers
+test: venv models node browsers
 	$(PY) -m pytest
 
-bench: venv model agent-model
+bench: venv models
 	-$(PY) -m pip install --quiet torch==2.13.0 || echo "torch not installed: the PyTorch half of the benchmark will be skipped"
 	$(PY) bench/train_bench.py
 	$(PY) bench/generate_bench.py

@@ -4,9 +4,13 @@ Consumes: layer 1 (`lllm.model.tokenizer`, `lllm.model.generate`), layer 2 (`lll
 the rule predictor writes the episodes), layer 3 (`lllm.agents.react`) and layer 4 (`lllm.labs.factory`,
 `lllm.labs.factory_tasks`: the tasks and their verification).
 
-Contract: `python -m export.agent_train --out DIR [--steps N] [--seed S] [--seeds K] [--force]`
-leaves in DIR `tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the same card format as
-tinyllm.json, so `lllm.model.onnx_backend.OnnxBackend` opens it), reused when its build key is unchanged.
+Contract: `python -m export.agent_train --out DIR [--steps N] [--seed S] [--seeds K] [--force]
+[--verify] [--commit]` leaves in DIR `tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the
+same card format as tinyllm.json, so `lllm.model.onnx_backend.OnnxBackend` opens it), reused when
+its build key is unchanged. The full recipe takes ~35 min on two cores, so its result is committed
+in `export/trained/`: a build whose key matches that card copies it instead of training.
+`--force` trains anyway; `--verify` then checks the result is bit for bit the committed model;
+`--commit` replaces the committed model with the result (after a change to its sources).
 
 Read `model.py`, `train.py` and `lllm/labs/factory.py` first. The recipe (site/agents/agent-model.md,
 re-measured here) and where each piece lives:
@@ -220,11 +224,13 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     header = prompt_header() if settings.header else ""
     header_ids = tok.encode(header)
     history = {"loss": [], "validation": [], "seconds": 0.0}
+    data = hashlib.sha256()                          # every training text, in order: the card's data hash
     best, start, state = (-1.0, None), time.perf_counter(), None
     every = max(1, settings.steps // max(1, settings.checkpoints))
     for step in range(1, settings.steps + 1):
         texts = ([corpus[rng.randrange(len(corpus))] for _ in range(settings.batch)] if corpus
                  else fresh_episodes(rule, rng, settings.batch))
+        data.update("\0".join(texts).encode() + b"\1")
         x, y, w = make_batch(texts, tok, settings.mask)
         if header_ids and (step - 1) % settings.header_every == 0:
             state = header_state(params, config, header_ids, settings.batch)
@@ -247,7 +253,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
             print(f"seed {settings.seed}  step {step:5d}/{settings.steps}  loss {np.mean(history['loss'][-100:]):.4f}  "
                   f"{elapsed:5.0f}s" + (f"  validation {seen[1]:.1%} at step {seen[0]}" if seen else ""),
                   file=sys.stderr, flush=True)
-    history["seconds"] = time.perf_counter() - start
+    history["seconds"], history["data_sha256"] = time.perf_counter() - start, data.hexdigest()
     return (best[1] if best[1] is not None else params), history
 # --8<-- [end:train-agent]
 
@@ -268,6 +274,48 @@ SOURCES = (sorted((ROOT / "export").glob("*.py"))
 
 
 SEEDS = 2
+COMMITTED = ROOT / "export" / "trained"      # the full recipe's result, rebuilt by `make agent-model`
+FILES = ("tinyllm-agent.onnx", "tinyllm-agent.json")
+
+
+def kernels() -> dict:
+    """What decides the bits besides the sources: numpy's version and the CPU features it found.
+    Two machines that agree here train the same model from the same sources."""
+    import platform
+    from numpy._core._multiarray_umath import __cpu_features__ as features
+    return {"numpy": np.__version__, "machine": platform.machine(),
+            "cpu_features": sorted(name for name, found in features.items() if found)}
+
+
+def up_to_date(folder: Path, key: str) -> bool:
+    """`folder` holds a model whose card has this build key and whose bytes match the card."""
+    from export.build import sha256_file
+    try:
+        card = json.loads((folder / FILES[1]).read_text())
+        return card["build_key"] == key and sha256_file(folder / FILES[0]) == card["onnx_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def copy_model(source: Path, target: Path) -> None:
+    """Both files, each written whole (a reader never sees half of one)."""
+    from export.build import write_atomic
+    target.mkdir(parents=True, exist_ok=True)
+    for name in FILES:
+        write_atomic(target / name, (source / name).read_bytes())
+
+
+def verify(out: Path, committed: Path = COMMITTED) -> bool:
+    """Is the model in `out` bit for bit the committed one? Prints the answer and, if not, why."""
+    mine, theirs = (json.loads((folder / FILES[1]).read_text()) for folder in (out, committed))
+    same = mine["onnx_sha256"] == theirs["onnx_sha256"]
+    print(f"{out / FILES[0]}: " + ("bit for bit the committed model" if same else
+          f"differs from the committed model (sha256 {mine['onnx_sha256'][:12]} vs {theirs['onnx_sha256'][:12]})"))
+    if not same:
+        for field in ("build_key", "data_sha256", "kernels"):
+            if mine.get(field) != theirs.get(field):
+                print(f"  {field}: {mine.get(field)} here, {theirs.get(field)} committed")
+    return same
 
 
 def build_key(settings: AgentSettings, seeds: int = 1, corpus: list[str] | None = None) -> str:
@@ -292,7 +340,14 @@ def main(argv=None) -> int:
                         help="train on a factory corpus (`python -m lllm factory --out DIR` writes DIR/corpus.txt) "
                              "instead of fresh episodes every step")
     parser.add_argument("--force", action="store_true", help="retrain even if up to date")
+    parser.add_argument("--verify", action="store_true",
+                        help=f"after building, check the model is bit for bit the committed one in "
+                             f"{COMMITTED.relative_to(ROOT)}/ (exit 1 if not)")
+    parser.add_argument("--commit", action="store_true",
+                        help=f"after building, make the result the committed model in {COMMITTED.relative_to(ROOT)}/")
     args = parser.parse_args(argv)
+    if args.verify and args.commit:
+        parser.error("--verify and --commit exclude each other: verify checks the committed model, commit replaces it")
     corpus = None
     if args.corpus:
         try:
@@ -304,9 +359,15 @@ def main(argv=None) -> int:
             if set(text) - vocab:
                 parser.error(f"{args.corpus}: episode {i} has characters outside TinyLLM's vocabulary: "
                              f"{''.join(sorted(set(text) - vocab))!r}")
-    build(AgentSettings(steps=args.steps, seed=args.seed, mask=not args.no_mask), Path(args.out), args.force,
+    out = Path(args.out)
+    if out.resolve() == COMMITTED.resolve():
+        parser.error(f"--out {args.out} is the committed model's folder: build elsewhere and use --commit")
+    build(AgentSettings(steps=args.steps, seed=args.seed, mask=not args.no_mask), out, args.force,
           seeds=args.seeds, corpus=corpus)
-    return 0
+    if args.commit:
+        copy_model(out, COMMITTED)
+        print(f"committed: {COMMITTED.relative_to(ROOT)}/ now holds this model (git add it)")
+    return 0 if not args.verify or verify(out) else 1
 
 
 def validation_suite():
@@ -346,17 +407,21 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
           seeds: int = 1, corpus: list[str] | None = None) -> Path:
     """Train, export and write the card into `out` - or reuse the model there if up to date.
     With seeds > 1, train that many seeds at once and keep the best on validation."""
-    from export.build import CARD_FORMAT, card_json, sha256_file, write_atomic
+    from export.build import CARD_FORMAT, card_json, write_atomic
     from export.onnx_export import to_onnx
     key = build_key(settings, seeds, corpus)
-    onnx_path, card_path = out / "tinyllm-agent.onnx", out / "tinyllm-agent.json"
-    try:
-        card = json.loads(card_path.read_text())
-        if not force and card["build_key"] == key and sha256_file(onnx_path) == card["onnx_sha256"]:
-            print(f"reusing {onnx_path}: up to date (build key {key[:12]})")
-            return onnx_path
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    onnx_path, card_path = out / FILES[0], out / FILES[1]
+    if not force and up_to_date(out, key):
+        print(f"reusing {onnx_path}: up to date (build key {key[:12]})")
+        return onnx_path
+    if not force and up_to_date(COMMITTED, key):
+        copy_model(COMMITTED, out)
+        print(f"{onnx_path}: the committed model ({COMMITTED.relative_to(ROOT)}/, build key {key[:12]}); "
+              f"`make agent-model` retrains it from the sources")
+        return onnx_path
+    if not force and (COMMITTED / FILES[1]).is_file():
+        print(f"{COMMITTED.relative_to(ROOT)}/ is out of date with its sources: training (~35 min on two "
+              f"cores); `python -m export.agent_train --force --commit` then replaces it", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     validation = validation_suite() if settings.checkpoints else None
 
@@ -377,7 +442,8 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
             "parameters": int(sum(p.size for p in params.values())),
             "onnx_file": onnx_path.name, "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
             "build_key": key if final else f"checkpoint at step {steps_done}", "preset": "agent",
-            "agent": asdict(settings),
+            "agent": asdict(settings), "seeds": seeds, "seed": history.get("seed", settings.seed),
+            "data_sha256": history.get("data_sha256"), "kernels": kernels(),
             "data": f"a factory corpus of {len(corpus)} episodes" if corpus else "fresh factory episodes every step",
         }
         if not settings.header:

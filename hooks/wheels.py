@@ -49,8 +49,13 @@ def fetch(cache: Path = CACHE) -> list[Path]:
     missing = [name for name in WHEELS if not (cache / name).is_file()]
     if missing:
         cache.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *PLATFORM,
-                        "-d", str(cache), *map(requirement, missing)], check=True)
+        # pip's own chatter (e.g. warnings about this machine's pip configuration) stays out of
+        # the build log, which --strict builds keep free of warnings; it is shown when pip fails.
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *PLATFORM,
+                               "-d", str(cache), *map(requirement, missing)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"pip could not download the page's Pydantic wheels into {cache} "
+                               f"(exit {done.returncode}):\n{done.stdout}{done.stderr}")
     paths = []
     for name, expected in WHEELS.items():
         path = cache / name

@@ -195,3 +195,62 @@ def test_a_bad_corpus_is_a_one_line_error(tmp_path, capsys, text, message):
     err = capsys.readouterr().err.strip()
     assert exit_.value.code == 2 and len(err.splitlines()) == 1 and message in err, err
     assert not (tmp_path / "out").exists()
+
+
+# ---- the committed model: up to date, reproducible, used instead of a 35-minute training ----------
+
+def test_the_committed_agent_model_is_up_to_date_with_its_sources():
+    """export/trained/ holds the full recipe's result; a change to its sources must retrain and
+    recommit it (`make agent-model-commit`), or every build would silently train for ~35 min."""
+    from export.agent_train import COMMITTED, SEEDS, build_key, kernels, up_to_date
+    assert up_to_date(COMMITTED, build_key(AgentSettings(), SEEDS)), (
+        "export/trained/ is out of date with the agent model's sources: run `make agent-model-commit` "
+        "(~35 min on two cores) and commit export/trained/")
+    card = json.loads((COMMITTED / "tinyllm-agent.json").read_text())
+    assert card["agent"] == {**AgentSettings().__dict__, "seed": 0} and card["seeds"] == SEEDS
+    assert card["seed"] in (0, 1) and len(card["data_sha256"]) == 64
+    assert set(card["kernels"]) == set(kernels()) and (COMMITTED / "tinyllm-agent.onnx").stat().st_size < 3_000_000
+
+
+def test_a_build_whose_key_matches_the_committed_card_copies_it(tmp_path, capsys):
+    from export.agent_train import COMMITTED
+    build(AgentSettings(), tmp_path, progress=False, seeds=2)
+    assert "the committed model" in capsys.readouterr().out
+    for name in ("tinyllm-agent.onnx", "tinyllm-agent.json"):
+        assert (tmp_path / name).read_bytes() == (COMMITTED / name).read_bytes()
+
+
+def test_the_full_recipe_shortened_trains_twice_to_the_same_bits(tmp_path):
+    """`make test` proves the pipeline `make agent-model` runs: the real recipe (sizes, mask, chrono
+    init, fresh episodes; checkpoints are tested above), 30 updates, twice: the same ONNX bytes
+    and data hash."""
+    from dataclasses import replace
+    settings = replace(AgentSettings(), steps=30, warmup=5, checkpoints=0)
+    cards = []
+    for run in ("a", "b"):
+        build(settings, tmp_path / run, progress=False)
+        cards.append(json.loads((tmp_path / run / "tinyllm-agent.json").read_text()))
+    assert cards[0]["onnx_sha256"] == cards[1]["onnx_sha256"] and cards[0]["data_sha256"] == cards[1]["data_sha256"]
+    assert cards[0]["metrics"]["steps"] == 30 and cards[0]["parameters"] == 154368
+    assert (tmp_path / "a" / "tinyllm-agent.onnx").read_bytes() == (tmp_path / "b" / "tinyllm-agent.onnx").read_bytes()
+
+
+def test_verify_says_when_a_model_is_not_the_committed_one(tmp_path, capsys, monkeypatch):
+    from export import agent_train
+    from export.agent_train import main
+    monkeypatch.setattr(agent_train, "validation_suite", lambda: [])      # no checkpoints: fast
+    code = main(["--out", str(tmp_path), "--steps", "2", "--seeds", "1", "--verify"])
+    out = capsys.readouterr().out
+    assert code == 1 and "differs from the committed model" in out and "build_key" in out, out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--verify", "--commit"], "--verify and --commit exclude each other"),
+    (["--out", "@committed"], "is the committed model's folder"),
+])
+def test_verify_and_commit_misuse_is_a_one_line_error(capsys, args, message):
+    from export.agent_train import COMMITTED, main
+    with pytest.raises(SystemExit) as exit_:
+        main([str(COMMITTED) if arg == "@committed" else arg for arg in args])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and message in err, err
