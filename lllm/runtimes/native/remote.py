@@ -9,10 +9,24 @@ httpx is imported when the first call is made (it is not a dependency of `import
 `transport=httpx.MockTransport(handler)` to test a client without a server. A reply that is not
 200 raises `TacticServiceError` with the server's error type and message.
 
-Usage (a generated project's client.py):
+A generated project's client.py does the same against `lllm serve`; here the service answers
+without a socket.
 
-    remote = RemoteTactic("http://127.0.0.1:8000/run", name="echo", input_type=EchoInput, output_type=EchoOutput)
-    remote.run({"text": "hello"}).text        # 'HELLO', computed by the server
+Usage:
+
+    >>> import httpx
+    >>> from lllm.runtimes.native.protocol_service import ProtocolService
+    >>> from lllm.runtimes.python import as_tactic
+    >>> def shout(text: str) -> str:
+    ...     return text.upper()
+    >>> service = ProtocolService(as_tactic(shout))
+    >>> def answer(request):
+    ...     status, data = service.handle(request.method, request.url.path, request.content)
+    ...     return httpx.Response(status, json=data)
+    >>> remote = RemoteTactic("http://test/run", input_type=str, output_type=str,
+    ...                       transport=httpx.MockTransport(answer))
+    >>> remote.run("hello")
+    'HELLO'
 """
 
 from __future__ import annotations
