@@ -63,6 +63,7 @@ def test_every_template_builds_an_echo_tactic(tmp_path, template, marker):
     (["create", "plain", "___"], "letter or number"),
     (["create", "plain", "demo", "--directory", " out "], "surrounding spaces"),
     (["create", "plian", "demo"], "unknown template 'plian'"),
+    (["create", "native"], "the native template needs a project name"),
 ])
 def test_bad_create_input_is_one_line_and_writes_nothing(tmp_path, args, message):
     failed = lllm(args, tmp_path)

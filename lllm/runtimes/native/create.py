@@ -81,7 +81,7 @@ def directory_path(directory) -> Path:
 
 # ---- writing: into a temporary folder, then into place ------------------------------------------------
 
-def write_tree(root: Path, files: dict[str, str], force: bool) -> tuple[Path, ...]:
+def write_tree(root: Path, files: dict[str, str]) -> tuple[Path, ...]:
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
     try:
@@ -111,7 +111,7 @@ def create_project(template: str, name: str, *, directory=".", force: bool = Fal
     if root.exists() and any(root.iterdir()) and not force:
         raise FileExistsError(f"{root} exists and is not empty; choose another name or pass force=True (--force)")
     package = package_name(slug)
-    files = write_tree(root, project_files(template, slug, package), force)
+    files = write_tree(root, project_files(template, slug, package))
     return ProjectResult(path=root, package_name=package, template=template, files=files)
 
 
@@ -136,6 +136,8 @@ def run_create(args) -> int:
     from lllm.cli import UsageError
     from lllm.runtimes.native.scaffold import create_app
     template, name = ("app", args.first) if args.name is None else (args.first, args.name)
+    if args.name is None and args.first in TEMPLATES:
+        raise UsageError(f"the {args.first} template needs a project name: lllm create {args.first} NAME")
     try:
         if template == "app":
             if args.force:
