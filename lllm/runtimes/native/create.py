@@ -121,8 +121,8 @@ def add_cli(subparsers) -> None:
     from lllm.cli import argument_type
     p = subparsers.add_parser("create", help="create a project: a tactic service (plain, native, pydantic-ai) or an lllm.toml app",
                               description="lllm create TEMPLATE NAME writes a tactic service project (templates: "
-                                          f"{', '.join(TEMPLATES)}); lllm create NAME writes the config-driven "
-                                          "lllm.toml app (see scaffold.py).")
+                                          f"{', '.join(TEMPLATES)}); lllm create NAME writes a config-driven app "
+                                          "(lllm.toml, prompts/, configs/, tactics/, main.py).")
     p.add_argument("first", metavar="TEMPLATE", help=f"{', '.join(TEMPLATES)} or app (or NAME alone, for an app)")
     p.add_argument("name", nargs="?", type=argument_type(project_slug, keep=True), metavar="NAME",
                    help="the project's folder name")
