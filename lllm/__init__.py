@@ -34,6 +34,7 @@ _EXPORTS = {
                       "TacticServiceError", "TacticUnsupportedError"],
     "lllm.runtimes.python": ["CallableTactic", "as_tactic"],
     "lllm.runtimes.native.adapter": ["NativeTacticAdapter"],
+    "lllm.runtimes.native.remote": ["RemoteTactic"],
     # the native runtime (Pydantic); its Tactic is a protocol Tactic, so `lllm.Tactic` is both
     "lllm.runtimes.native": ["Agent", "BaseParser", "BaseProxy", "DefaultTagParser", "Dialog", "Function",
                              "FunctionCall", "Message", "ParseError", "Prompt", "ProxyRegistrator", "Role", "Runtime",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import ipaddress
 import json
 import sys
 
@@ -31,7 +32,8 @@ COMMAND_MODULES = [
     "lllm.labs.typed_workflow",
     "lllm.labs.human_in_loop",
     "lllm.labs.debate",
-    "lllm.runtimes.native.scaffold",
+    "lllm.runtimes.native.create",
+    "lllm.runtimes.native.inspection",
     "lllm.runtimes.native.service",
 ]
 
@@ -72,6 +74,64 @@ def finite_float(text: str) -> float:
     if value != value or value in (float("inf"), float("-inf")):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
+
+
+def argument_type(check, keep: bool = False):
+    """An argparse `type` from a checker that raises ValueError; `keep` returns the text unchanged."""
+    def parse(text: str):
+        try:
+            value = check(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        return text if keep else value
+    parse.__name__ = getattr(check, "__name__", "value")
+    return parse
+
+
+# ---- serving: where to listen, how much to log -----------------------------------------------------
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
+def serve_host(text) -> str:
+    """A host name or address to listen on: `127.0.0.1`, `localhost`, `::1`; not a URL, path or host:port."""
+    if not isinstance(text, str) or not text or text != text.strip():
+        raise ValueError(f"serve host must be a non-empty name or address without surrounding spaces, got {text!r}")
+    if any(ch.isspace() or ch in "/\\" for ch in text):
+        raise ValueError(f"serve host must be a host name or address, not a URL or path: {text!r}")
+    if ":" in text:
+        try:
+            ipaddress.IPv6Address(text)
+        except ValueError:
+            raise ValueError(f"serve host must be a host name or address, not host:port ({text!r}); "
+                             "give the port with --port") from None
+    return text
+
+
+def serve_port(text) -> int:
+    try:
+        port = int(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"serve port must be an integer between 1 and 65535, got {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise ValueError(f"serve port must be an integer between 1 and 65535, got {port}")
+    return port
+
+
+def serve_log_level(text) -> str:
+    if not isinstance(text, str) or text.lower() not in LOG_LEVELS:
+        raise ValueError(f"serve log level must be one of {', '.join(LOG_LEVELS)}, got {text!r}")
+    return text.lower()
+
+
+# lllm-core's names for the checks above (its tests import them from here).
+_serve_host, _serve_log_level = serve_host, serve_log_level
+
+
+def load_tactic_entrypoint(entrypoint):
+    """`module:attribute` -> a protocol Tactic (lllm.runtimes.native.entrypoints, loaded when used)."""
+    from lllm.runtimes.native.entrypoints import load_tactic_entrypoint as load
+    return load(entrypoint)
 
 
 # ---- `generate` ------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Layer 4 · the app scaffold: `python -m lllm create NAME` writes a package that runs and tests offline.
 
-Read `runtime.py` first (what lllm.toml declares). The files below are the whole app; each is a
+Read `runtime.py` first (what lllm.toml declares); `create.py` holds the `create` command, which
+also writes the tactic service projects of `project_templates.py`. The files below are the whole app; each is a
 named template string, so this module is also a compact example of a complete LLLM package:
 
     NAME/lllm.toml                       the package: prompts/, tactics/ and configs/ are discovered
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["app_files", "create_app", "add_cli"]
+__all__ = ["app_files", "create_app"]
 
 LLLM_TOML = '''[package]
 name = "{package}"
@@ -144,23 +145,3 @@ def create_app(name: str, parent: str = ".") -> str:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     return root
-
-
-# ---- `python -m lllm create NAME` ----------------------------------------------------------------------
-
-def add_cli(subparsers) -> None:
-    p = subparsers.add_parser("create", help="scaffold an LLLM app package (runs and tests offline)",
-                              description="Create NAME/ with lllm.toml, prompts/, configs/, tactics/, main.py "
-                                          "and a smoke test: cd NAME && python -m pytest")
-    p.add_argument("name", help="folder name; the package name is NAME with '-' turned into '_'")
-    p.set_defaults(run=run_create)
-
-
-def run_create(args) -> int:
-    from lllm.cli import UsageError
-    try:
-        root = create_app(args.name)
-    except (ValueError, FileExistsError) as exc:
-        raise UsageError(str(exc)) from None
-    print(f"created {root}: cd {args.name} && python main.py && python -m pytest")
-    return 0

@@ -2,7 +2,9 @@
 
 Read `tactic.py` first. `TacticApp(tactic).handle(method, path, body)` is a pure function from a
 request to `(status, JSON object)`, so it is tested without sockets and could be called directly
-in the page; `serve(app, host, port)` puts it behind `http.server` in CPython.
+in the page; `serve(app, host, port)` puts it, or a `ProtocolService` (protocol_service.py), behind
+`http.server` in CPython. TacticApp speaks the native envelope below, with the call session on
+request; `lllm serve MODULE:ATTRIBUTE` serves the protocol envelope, which every Tactic speaks.
 
 Routes:
     GET  /health   200 {"status": "ok", "tactic": name}
@@ -91,8 +93,10 @@ def create_tactic_app(tactic: Tactic) -> TacticApp:
 
 # ---- behind http.server (CPython) ---------------------------------------------------------------------
 
-def make_server(app: TacticApp, host: str = "127.0.0.1", port: int = 8000):
+def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning"):
+    """`app` is anything with `handle(method, path, body)`: a TacticApp or a ProtocolService."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    verbose = log_level in ("info", "debug", "trace") or bool(os.environ.get("LLLM_SERVE_LOG"))
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self, method):
@@ -111,15 +115,15 @@ def make_server(app: TacticApp, host: str = "127.0.0.1", port: int = 8000):
         def do_POST(self):
             self._answer("POST")
 
-        def log_message(self, format, *args):   # keep test output quiet; stderr on demand
-            if os.environ.get("LLLM_SERVE_LOG"):
+        def log_message(self, format, *args):   # quiet below --log-level info
+            if verbose:
                 super().log_message(format, *args)
     return ThreadingHTTPServer((host, port), Handler)
 
 
-def serve(app: TacticApp, host: str = "127.0.0.1", port: int = 8000) -> None:
-    server = make_server(app, host, port)
-    print(f"serving {app.tactic.name} on http://{host}:{server.server_address[1]} (/health, /info, /run)")
+def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
+    server = make_server(app, host, port, log_level)
+    print(f"serving on http://{host}:{server.server_address[1]} (/health, /info, /run); Ctrl-C stops it")
     try:
         server.serve_forever()
     finally:
@@ -147,22 +151,26 @@ def load_factory(spec: str) -> Tactic:
     return target
 
 
-# ---- `python -m lllm serve MODULE:FACTORY` ----------------------------------------------------------
+# ---- `lllm serve MODULE:ATTRIBUTE` ---------------------------------------------------------------------
 
 def add_cli(subparsers) -> None:
-    p = subparsers.add_parser("serve", help="serve a tactic over HTTP (/health, /info, /run)",
-                              description="Serve a tactic with the standard library's HTTP server.")
-    p.add_argument("factory", help="MODULE:FACTORY, e.g. main:build (a Tactic, a Tactic class or a function)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    from lllm.cli import argument_type, serve_host, serve_log_level, serve_port
+    from lllm.runtimes.native.entrypoints import check_entrypoint
+    p = subparsers.add_parser("serve", help="serve a tactic over HTTP (lllm-core's /health, /info, /run)",
+                              description="Load MODULE:ATTRIBUTE (a tactic, a tactic class, a factory or a function) "
+                                          "and serve it with the standard library's HTTP server, speaking the "
+                                          "protocol envelope of protocol_service.py.")
+    p.add_argument("entrypoint", type=argument_type(check_entrypoint, keep=True), metavar="MODULE:ATTRIBUTE",
+                   help="e.g. my_app.tactics:build_tactic or main:build")
+    p.add_argument("--host", type=argument_type(serve_host), default="127.0.0.1", help="default 127.0.0.1")
+    p.add_argument("--port", type=argument_type(serve_port), default=8000, help="1-65535 (default 8000)")
+    p.add_argument("--log-level", type=argument_type(serve_log_level), default="info",
+                   help="critical, error, warning, info (default: one line per request), debug or trace")
     p.set_defaults(run=run_serve)
 
 
 def run_serve(args) -> int:
-    from lllm.cli import UsageError
-    try:
-        tactic = load_factory(args.factory)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    serve(TacticApp(tactic), args.host, args.port)
+    from lllm.runtimes.native.inspection import load_for_cli
+    from lllm.runtimes.native.protocol_service import ProtocolService
+    serve(ProtocolService(load_for_cli(args.entrypoint)), args.host, args.port, args.log_level)
     return 0

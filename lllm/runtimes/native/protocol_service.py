@@ -1,0 +1,167 @@
+"""Layer 4 · the protocol service: protocol tactics behind lllm-core's HTTP routes, as an ASGI app.
+
+Read `lllm/protocol/tactic.py` and `service.py` first. `service.py`'s TacticApp speaks the native
+envelope (`{"task": ...}` in, a call session out); this service speaks the protocol one, which any
+`Tactic` understands and which `RemoteTactic` (`remote.py`) and a generated project's client.py call.
+
+`ProtocolService(tactics).handle(method, path, body)` is a pure function from a request to
+`(status, JSON object)`. The same object is an ASGI app (`uvicorn app:app`, httpx's ASGITransport,
+Starlette's TestClient) and has a `handle` that `service.make_server` puts behind `http.server`.
+
+Routes (NAME is a tactic's name; /info and /run exist when the service holds exactly one tactic):
+    GET  /health                  200 {"ok": true, "tactics": [names]}
+    GET  /tactics                 200 [info, ...]
+    GET  /info, /tactics/NAME/info   200 the tactic's info(), secret-looking keys removed
+    POST /run,  /tactics/NAME/run    body {"input": ..., "context": {...}} (or the bare input)
+                                  200 {"output": ..., "request_id": ..., "tactic": NAME}
+Errors: {"error": {"type", "message", "tactic", "request_id"}}; 400 for a body that is not JSON, a
+bad context or an input that does not fit, 404 for an unknown route or tactic, 405 for the wrong
+method, 500 when the tactic itself fails.
+
+Usage:
+
+    >>> from lllm.runtimes.python import as_tactic
+    >>> def shout(text: str) -> str:
+    ...     return text.upper()
+    >>> service = ProtocolService([as_tactic(shout)])
+    >>> service.handle("POST", "/run", b'{"input": "hi", "context": {"request_id": "r1"}}')
+    (200, {'output': 'HI', 'request_id': 'r1', 'tactic': 'shout'})
+    >>> service.handle("GET", "/health")
+    (200, {'ok': True, 'tactics': ['shout']})
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from lllm.protocol._validation import public_boundary_value
+from lllm.protocol.context import CallContext
+from lllm.protocol.errors import SchemaError, TacticUnsupportedError
+from lllm.protocol.tactic import Tactic
+from lllm.runtimes.native.schemas import to_jsonable
+
+__all__ = ["ProtocolService", "create_protocol_app", "public_info"]
+
+ENVELOPE_KEYS = {"input", "task", "context"}
+
+
+def public_info(tactic: Tactic) -> dict:
+    """The tactic's info() as JSON, with secret-looking keys dropped from its examples and metadata."""
+    info = tactic.info().model_dump(mode="json")
+    info["examples"] = public_boundary_value(info["examples"])
+    info["metadata"] = public_boundary_value(info["metadata"])
+    return info
+
+
+def error(status: int, kind: str, message: str, tactic: str | None = None, request_id: str | None = None):
+    return status, {"error": {"type": kind, "message": message, "tactic": tactic, "request_id": request_id}}
+
+
+def split_envelope(body: bytes):
+    """(input, context data) from a request body; a body without the envelope keys is the bare input."""
+    try:
+        data = json.loads(body.decode("utf-8")) if body else None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SchemaError(f"the body is not JSON: {exc}") from None
+    if isinstance(data, dict) and data and set(data) <= ENVELOPE_KEYS and set(data) & {"input", "task"}:
+        return data.get("input", data.get("task")), data.get("context")
+    return data, None
+
+
+def make_context(data, endpoint: str) -> CallContext:
+    if data is None:
+        return CallContext(endpoint=endpoint)
+    if not isinstance(data, dict):
+        raise SchemaError(f"the request's context must be an object, got {type(data).__name__}")
+    try:
+        return CallContext(**{"endpoint": endpoint, **data})
+    except ValueError as exc:                           # Pydantic's ValidationError is a ValueError
+        raise SchemaError(f"the request's context is not valid: {exc}") from None
+
+
+class ProtocolService:
+    def __init__(self, tactics):
+        tactics = [tactics] if isinstance(tactics, Tactic) else list(tactics)
+        if not tactics or not all(isinstance(t, Tactic) for t in tactics):
+            raise TypeError("ProtocolService needs one or more protocol Tactics")
+        self.tactics = {t.tactic_name: t for t in tactics}
+        if len(self.tactics) != len(tactics):
+            raise ValueError(f"two tactics share a name: {[t.tactic_name for t in tactics]}")
+
+    # --8<-- [start:handle]
+    def handle(self, method: str, path: str, body: bytes = b"") -> tuple[int, dict | list]:
+        if path == "/health":
+            return self.only(method, "GET") or (200, {"ok": True, "tactics": sorted(self.tactics)})
+        if path == "/tactics":
+            return self.only(method, "GET") or (200, [public_info(t) for t in self.tactics.values()])
+        parts = path.strip("/").split("/")
+        if len(parts) == 3 and parts[0] == "tactics" and parts[2] in ("info", "run"):
+            name, action = parts[1], parts[2]
+        elif len(parts) == 1 and parts[0] in ("info", "run") and len(self.tactics) == 1:
+            name, action = next(iter(self.tactics)), parts[0]
+        else:
+            return error(404, "not_found", f"no route {path}")
+        if name not in self.tactics:
+            return error(404, "not_found", f"no tactic {name!r} (tactics: {sorted(self.tactics)})")
+        if action == "info":
+            return self.only(method, "GET") or (200, public_info(self.tactics[name]))
+        return self.only(method, "POST") or self.run(self.tactics[name], body)
+    # --8<-- [end:handle]
+
+    @staticmethod
+    def only(method: str, allowed: str):
+        return None if method == allowed else error(405, "method_not_allowed", f"this route takes {allowed}, not {method}")
+
+    def run(self, tactic: Tactic, body: bytes) -> tuple[int, dict]:
+        try:
+            value, context_data = split_envelope(body)
+            context = make_context(context_data, "run")
+        except SchemaError as exc:
+            return error(400, "SchemaError", str(exc), tactic.tactic_name)
+        try:
+            output = tactic.run(value, context=context)
+        except (SchemaError, TacticUnsupportedError) as exc:
+            return error(400, type(exc).__name__, str(exc), tactic.tactic_name, context.request_id)
+        except Exception as exc:
+            return error(500, type(exc).__name__, str(exc), tactic.tactic_name, context.request_id)
+        return 200, {"output": to_jsonable(output), "request_id": context.request_id, "tactic": tactic.tactic_name}
+
+    # ---- ASGI: the same handle, for uvicorn and httpx ---------------------------------------------------
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            raise ValueError(f"the protocol service speaks HTTP, not {scope['type']}")
+        body = await read_body(receive)
+        status, data = await asyncio.to_thread(self.handle, scope["method"], scope["path"], body)
+        payload = json.dumps(data).encode("utf-8")
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+        await send({"type": "http.response.body", "body": payload})
+
+
+async def read_body(receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def lifespan(receive, send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def create_protocol_app(tactic_or_tactics) -> ProtocolService:
+    """One tactic or several, as an ASGI app (lllm-core's `lllm.services.create_tactic_app`)."""
+    return ProtocolService(tactic_or_tactics)
