@@ -127,3 +127,19 @@ def test_tinyllm_is_a_predictor_that_stops_at_observation():
     completion = predictor("Question: What is 17 * 23?\n", max_new_tokens=40)
     assert isinstance(completion, str) and len(completion) <= 40
     assert "Observation:" not in completion
+
+
+def test_the_platforms_models_resolve_tinyllm_when_none_are_given(monkeypatch):
+    """The page registers its TinyLLMs once (lllm.web.browser.run_cell): then make_predictor and the
+    native runtime's invokers build the page's model from the very code a terminal runs."""
+    from lllm.predictors import specs
+    from lllm.runtimes.native.builtin_invokers import build_invoker
+    monkeypatch.setattr(specs, "_PLATFORM_MODELS", {})
+    built = []
+    specs.use_platform_models({"tinyllm": lambda **options: built.append(options) or (lambda prompt, n=None: "page")})
+    assert specs.make_predictor("tinyllm", temperature=0.5, seed=3)("Once") == "page"
+    build_invoker("predictor", {"spec": "tinyllm", "seed": 4})
+    build_invoker("tinyllm", {"temperature": 0.2, "path": "ignored in the page"})
+    assert built == [{"stop": ("Observation:",), "temperature": 0.5, "seed": 3},
+                     {"stop": ("Observation:",), "seed": 4}, {"temperature": 0.2}]
+    assert specs.make_predictor("tinyllm", models={}).__class__.__name__ == "BackendPredictor"   # models= wins

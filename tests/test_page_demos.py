@@ -216,12 +216,11 @@ def test_the_widget_offers_the_labs_categories_and_the_brains():
 
 
 def test_a_page_model_that_did_not_load_is_a_clear_message(monkeypatch):
-    import sys
-    import types
+    from lllm.web import browser
 
-    def from_browser(**options):
-        raise RuntimeError("Could not download the TinyLLM model: HTTP 404")
-    monkeypatch.setitem(sys.modules, "lllm.web.browser", types.SimpleNamespace(from_browser=from_browser))
+    def from_browser(**options):          # what the page's worker answers when the model's file is missing
+        raise RuntimeError("Error: Could not download the TinyLLM model: HTTP 404")
+    monkeypatch.setattr(browser, "from_browser", from_browser)
     out = demo({"demo": "react", "goal": "hi", "brain": "tinyllm"}, models=page_demos.browser_models())
     assert out == {"ok": False, "error": "TinyLLM could not be loaded in this page: Could not download the TinyLLM model: HTTP 404"}
 
@@ -280,13 +279,13 @@ def test_before_after_is_what_lab_before_after_prints(capsys, agent_model):
 
 
 def test_an_agent_model_that_did_not_load_is_a_clear_message(monkeypatch):
-    import types
+    from lllm.web import browser
 
     def from_browser(model="tinyllm", **options):      # the story model loads; the agent model was not built
         if model == "tinyllm-agent":
             raise RuntimeError("Error: The agent model is not built: run `make agent-model`")
         return lambda prompt, max_new_tokens=None: ""
-    monkeypatch.setitem(sys.modules, "lllm.web.browser", types.SimpleNamespace(from_browser=from_browser))
+    monkeypatch.setattr(browser, "from_browser", from_browser)
     out = demo({"demo": "versus", "goal": "hi"}, models=page_demos.browser_models())
     assert out == {"ok": False, "error": "the agent-tuned TinyLLM could not be loaded in this page: "
                                          "The agent model is not built: run `make agent-model`"}

@@ -11,8 +11,10 @@ Read `contract.py` and `rules.py` first. Every agent command takes `--predictor 
     scripted:FILE    replays replies from FILE (a JSON list, or text with replies between '---' lines)
     http:URL         an OpenAI-compatible server, e.g. http:http://127.0.0.1:8080 (http_predictor.py)
 
-In the page, `tinyllm` and `tinyllm-agent` are the browser predictors (`lllm.web.browser`); the
-page adapter passes them in as `models`, so the same resolution serves both platforms.
+In the page, `tinyllm` and `tinyllm-agent` are the browser predictors (`lllm.web.browser`): the
+page adapter passes them in as `models`, or registers them once for the platform
+(`use_platform_models`, which a code cell's runner does), so the same resolution and the same
+code serve both platforms.
 A bad spec or a bad file raises ValueError naming `--predictor`.
 
 Usage:
@@ -100,6 +102,20 @@ def _tinyllm_agent(path: str | None, options: dict, models: dict | None):
         raise ValueError(f"--predictor tinyllm-agent: {error}; the agent model is built by `make agent-model`") from None
 
 
+_PLATFORM_MODELS: dict = {}     # "tinyllm" -> a loader, where TinyLLM runs elsewhere (the page)
+
+
+def use_platform_models(models: dict) -> None:
+    """On this platform, resolve "tinyllm" / "tinyllm-agent" with `models` whenever make_predictor
+    is given none (a platform adapter calls this; CPython never does, so it uses onnxruntime)."""
+    _PLATFORM_MODELS.update(models)
+
+
+def platform_model(name: str):
+    """The platform's loader for model `name` (see use_platform_models), or None."""
+    return _PLATFORM_MODELS.get(name)
+
+
 def make_predictor(spec: str, *, temperature: float | None = None, seed: int | None = None,
                    models: dict | None = None):
     """A predictor for `spec` (see the module docstring); ValueError naming --predictor if bad.
@@ -107,9 +123,10 @@ def make_predictor(spec: str, *, temperature: float | None = None, seed: int | N
     temperature and seed apply to sampling predictors (TinyLLM); None keeps each one's default.
     `models` maps "tinyllm" / "tinyllm-agent" to a function `(stop=..., temperature=..., seed=...)
     -> predictor` that loads that model elsewhere (the page passes its browser models); without
-    it, TinyLLM runs on onnxruntime.
+    it, the platform's (use_platform_models), and where there are none TinyLLM runs on onnxruntime.
     """
     spec = (spec or "").strip()
+    models = _PLATFORM_MODELS if models is None else models
     options = {k: v for k, v in (("temperature", temperature), ("seed", seed)) if v is not None}
     if spec == "rule":
         return RulePredictor()

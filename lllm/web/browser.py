@@ -35,8 +35,9 @@ from typing import Any, Callable, Sequence
 from lllm.model.generate import EMPTY_PROMPT, Generation, check_count, prompt_view
 from lllm.model.sampling import Mulberry32, check_sampling
 from lllm.model.tokenizer import CharTokenizer
+from lllm.predictors.specs import use_platform_models
 
-__all__ = ["BrowserPredictor", "BrowserBackend", "STORY_MODEL", "from_browser", "page_card", "page_tokenizer",
+__all__ = ["BrowserPredictor", "BrowserBackend", "STORY_MODEL", "browser_models", "from_browser", "page_card", "page_tokenizer",
            "run_cell"]
 
 STORY_MODEL = "tinyllm"    # the model the page loads first; "tinyllm-agent" loads when named
@@ -111,6 +112,21 @@ class BrowserPredictor:
                 f"top_p={self.top_p}, max_new_tokens={self.max_new_tokens})")
 
 
+def browser_models() -> dict:
+    """The page's TinyLLMs (onnxruntime-web in the runtime worker) for make_predictor(models=...)."""
+    def load(model: str, what: str):
+        def build(**options):
+            try:
+                return from_browser(model=model, **options)
+            except ValueError:
+                raise
+            except Exception as error:         # the model did not load: a sentence, not a traceback
+                message = str(error).removeprefix("Error: ")      # a JavaScript error's text starts so
+                raise ValueError(f"{what} could not be loaded in this page: {message}") from None
+        return build
+    return {"tinyllm": load("tinyllm", "TinyLLM"), "tinyllm-agent": load("tinyllm-agent", "the agent-tuned TinyLLM")}
+
+
 def from_browser(temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,
                  max_new_tokens: int = 200, stop: Sequence[str] = (), model: str = STORY_MODEL) -> BrowserPredictor:
     """A TinyLLM of the page as a Predictor — the browser twin of `onnx_backend.from_onnx`."""
@@ -160,6 +176,7 @@ def run_cell(code: str, namespace: dict, send_stdout: Callable[[str], Any],
     """Run `code` in `namespace` like a notebook cell: stdout/stderr stream out as they are written;
     returns {stdout, stderr, value (repr of a final expression, or None), error (a traceback without
     this function's frame, or None)}."""
+    use_platform_models(browser_models())     # in this page, "tinyllm" means the page's TinyLLM
     out, err = _Stream(send_stdout), _Stream(send_stderr)
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)  # source lines in tracebacks
     value = error = None

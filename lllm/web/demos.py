@@ -22,8 +22,8 @@ on the factory's held-out goals) for the lab page.
 
 The same params give the same JSON in CPython and in the page (tests compare them literally),
 except where the models come from: both resolve a predictor with `make_predictor`, CPython's on
-onnxruntime, the page's through `models=browser_models()` (`lllm.web.browser`, imported only when
-called, so this module stays importable anywhere). Timings in the playground demo are measured,
+onnxruntime, the page's through `models=browser_models()` (`lllm.web.browser`, which touches the
+page's JavaScript only when a model is called, so this module stays importable anywhere). Timings in the playground demo are measured,
 so they differ.
 
 Usage:
@@ -55,6 +55,7 @@ from lllm.labs.memory_explainer import DEMO_GOALS, explain_memory
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.react import FORCED_RE, run_react, terminal_text
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS
+from lllm.web.browser import browser_models     # the page's TinyLLMs (re-exported: the page's JS names it here)
 
 __all__ = ["BRAINS", "DEMOS", "browser_models", "make_brain", "run_demo", "run_json"]
 
@@ -64,26 +65,6 @@ MAX_STEPS_LIMIT = 10               # the page's ceiling: a reader's typo must no
 
 
 # ---- predictors: the page's choice, resolved by the same make_predictor as --predictor ------------
-
-def browser_models() -> dict:
-    """The page's TinyLLMs (onnxruntime-web in the runtime worker) for make_predictor(models=...)."""
-    from lllm.web.browser import from_browser      # works only inside the page's Pyodide
-
-    def load(model: str, what: str):
-        def build(**options):
-            try:
-                return from_browser(model=model, **options)
-            except ValueError:
-                raise
-            except Exception as error:         # the model did not load: a sentence, not a traceback
-                raise ValueError(f"{what} could not be loaded in this page: {_sentence(error)}") from None
-        return build
-    return {"tinyllm": load("tinyllm", "TinyLLM"), "tinyllm-agent": load("tinyllm-agent", "the agent-tuned TinyLLM")}
-
-
-def _sentence(error: Exception) -> str:
-    """The worker's message without the "Error: " that a JavaScript error's text starts with."""
-    return str(error).removeprefix("Error: ")
 
 
 def make_brain(spec: str, seed: int = 0, temperature: float = 0.8, script: str = "", models: dict | None = None):

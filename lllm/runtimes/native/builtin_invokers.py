@@ -26,16 +26,26 @@ __all__ = ["BUILTIN_INVOKERS", "build_invoker"]
 # ---- builders by name ------------------------------------------------------------------------------
 
 def _predictor(config: dict):
+    """`{"spec": "tinyllm", "temperature": 0.7, "seed": 3}`: make_predictor's names, so "tinyllm" is
+    onnxruntime's TinyLLM in CPython and the page's in the page; or a ready `"predictor"` object."""
     if "predictor" in config:
         return PredictorInvoker(config["predictor"], config.get("max_new_tokens", 200))
     from lllm.predictors import make_predictor   # lazy: brains may load onnxruntime
-    return PredictorInvoker(make_predictor(config.get("spec", "rule")), config.get("max_new_tokens", 200))
+    predictor = make_predictor(config.get("spec", "rule"), temperature=config.get("temperature"), seed=config.get("seed"))
+    return PredictorInvoker(predictor, config.get("max_new_tokens", 200))
 
 
 def _tinyllm(config: dict):
-    from lllm.model.onnx_backend import from_onnx  # lazy: onnxruntime is optional
+    """from_onnx's options (`path`, `temperature`, `seed`, ...); in the page, its TinyLLM (no `path`)."""
+    from lllm.predictors.specs import platform_model
     options = {k: v for k, v in config.items() if k != "max_new_tokens"}
-    return PredictorInvoker(from_onnx(**options), config.get("max_new_tokens", 200))
+    page = platform_model("tinyllm")
+    if page is not None:
+        predictor = page(**{k: v for k, v in options.items() if k != "path"})
+    else:
+        from lllm.model.onnx_backend import from_onnx  # lazy: onnxruntime is optional
+        predictor = from_onnx(**options)
+    return PredictorInvoker(predictor, config.get("max_new_tokens", 200))
 
 
 def _http(config: dict):
