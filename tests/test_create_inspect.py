@@ -234,7 +234,9 @@ def test_the_service_is_an_asgi_app_and_remote_tactic_its_client():
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             return (await client.post("/tactics/shout/run", json={"input": "hi", "context": {"request_id": "r7"}})).json()
     import asyncio
-    assert asyncio.run(call()) == {"output": "HI", "request_id": "r7", "tactic": "shout"}
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as pool:     # a thread of its own: Playwright's loop may be running in this one
+        assert pool.submit(asyncio.run, call()).result() == {"output": "HI", "request_id": "r7", "tactic": "shout"}
 
     def handler(request):
         status, data = ProtocolService(as_tactic(shout)).handle(request.method, request.url.path, request.content)
