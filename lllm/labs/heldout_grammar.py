@@ -269,7 +269,8 @@ def family_table(suites: dict[str, list[tuple[Goal, dict, Trajectory]]]) -> str:
     criteria = ("tool", "args", "exact", "lenient")
     lines = [f"{'suite':22s} {'family':14s} {'n':>4s}  " + " ".join(f"{c:>7s}" for c in criteria)]
     for name, rows in suites.items():
-        families = list(dict.fromkeys(g.family for g, _, _ in rows))
+        order = {f: i for i, f in enumerate(FAMILIES)}
+        families = sorted({g.family for g, _, _ in rows}, key=lambda f: (order.get(f, len(order)), f))
         for family in families + [None]:
             picked = [s for g, s, _ in rows if family in (None, g.family)]
             cells = []
