@@ -27,7 +27,7 @@ from lllm.agents.react import run_react
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODULE = "lllm.labs.heldout_grammar"
-GOALS = hg.make_goals(per_family=40, seed=0)
+GOALS = hg.make_goals(per_family=60, seed=0)
 SLOT_RE = re.compile(r"\{\w+\}")
 
 

@@ -1,4 +1,4 @@
-"""Layer 4 · goals held out by grammar: `make_goals(per_family, seed) -> list[Goal]`, worded as training never words them.
+"""Layer 4 · goals held out by grammar: `make_goals(per_family, seed) -> list[Goal]`, in words training never uses.
 
 Read `factory_tasks.py` first. Its test split holds out *rows* of one small grammar — new
 numbers, new pairings of prefix and operator form, two unseen templates — so a model can score
@@ -99,23 +99,33 @@ WORD_PROBLEMS = {
           ("Each ticket costs {b} coins. What do {a} tickets cost?", "each, cost")],
 }
 LOOKUPS = [   # (topic, question, the detail of lookup(topic) that answers it, operation words)
-    ("tom", "How old is Tom?", "11", "how old"), ("tom", "Who is Tom's father?", "Owen", "father"),
+    ("tom", "How old is Tom?", "11", "how old"),
+    ("tom", "Who is Tom's father?", "Owen", "father"),
     ("tom", "Where does Tom live?", "the mill", "where, live"),
-    ("owen", "What job does Owen do?", "miller", "job"), ("owen", "Whose father is Owen?", "Tom", "whose, father"),
-    ("mira", "What job does Mira do?", "baker", "job"), ("mira", "On which street does Mira live?", "Apple Street", "street, live"),
-    ("lina", "How many hens does Lina keep?", "5", "hens, keep"), ("lina", "Which road does Lina live on?", "Hill Road", "road, live"),
-    ("hale", "What job does Mr. Hale do?", "teacher", "job"), ("pip", "Whose cat is Pip?", "Mira", "whose"),
-    ("pip", "What colour is Pip?", "grey", "colour"), ("bram", "What kind of animal is Bram?", "goat", "kind, animal"),
-    ("bram", "Who owns Bram?", "Lina", "owns"), ("dot", "What kind of animal is Dot?", "dog", "kind, animal"),
-    ("dot", "Who owns Dot?", "Mr. Hale", "owns"), ("bakery", "What time does the bakery open?", "6:30", "time, open"),
+    ("owen", "What job does Owen do?", "miller", "job"),
+    ("owen", "Whose father is Owen?", "Tom", "whose, father"),
+    ("mira", "What job does Mira do?", "baker", "job"),
+    ("mira", "On which street does Mira live?", "Apple Street", "street, live"),
+    ("lina", "How many hens does Lina keep?", "5", "hens, keep"),
+    ("lina", "Which road does Lina live on?", "Hill Road", "road, live"),
+    ("hale", "What job does Mr. Hale do?", "teacher", "job"),
+    ("pip", "Whose cat is Pip?", "Mira", "whose"),
+    ("pip", "What colour is Pip?", "grey", "colour"),
+    ("bram", "What kind of animal is Bram?", "goat", "kind, animal"),
+    ("bram", "Who owns Bram?", "Lina", "owns"),
+    ("dot", "What kind of animal is Dot?", "dog", "kind, animal"),
+    ("dot", "Who owns Dot?", "Mr. Hale", "owns"),
+    ("bakery", "What time does the bakery open?", "6:30", "time, open"),
     ("bakery", "How many loaves does the bakery bake on Friday?", "24", "loaves, bake"),
     ("mill", "What colour is the wheel of the mill?", "blue", "colour, wheel"),
-    ("clock", "How many faces does the old clock have?", "4", "faces"), ("clock", "What colour is the old clock?", "gold", "colour"),
+    ("clock", "How many faces does the old clock have?", "4", "faces"),
+    ("clock", "What colour is the old clock?", "gold", "colour"),
     ("market", "On which day is the market held?", "Saturday", "day, held"),
     ("school", "How many children are in the school's class?", "18", "children"),
-    ("bread", "What does a loaf of bread cost?", "2", "cost"), ("brookfield", "What flows past Brookfield?", "river", "flows, past"),
+    ("bread", "What does a loaf of bread cost?", "2", "cost"),
+    ("brookfield", "What flows past Brookfield?", "river", "flows, past"),
 ]
-MULTI_STEP = [   # (topic, how to read the number out of its fact, question, operator)
+MULTI_STEP = [   # (topic, how its fact states the number, question, operator, operation words)
     ("tom", r"(\d+) years old", "How old will Tom be in {n} years?", "+", "how old, will"),
     ("tom", r"(\d+) years old", "How old was Tom {n} years ago?", "-", "how old, ago"),
     ("lina", r"(\d+) hens", "Each of Lina's hens lays {n} eggs. How many eggs is that?", "*", "lays"),
@@ -149,38 +159,25 @@ def _accepted(a: int, op: str, b: int) -> tuple[str, ...]:
     return (f"{a} {op} {b}",) + ((f"{b} {op} {a}",) if op in "+*" else ())
 
 
-def _pair(rng: random.Random, op: str, low: int, high: int) -> tuple[int, int] | None:
-    """Two operands from the factory's test buckets (a >= b for -), or None to draw again."""
-    a, b = rng.randrange(low, high), rng.randrange(low, high)
-    if op == "-" and a < b:
-        a, b = b, a
-    return (a, b) if content_split(f"{a}{op}{b}") == "test" else None
-
-
-def _calc_goal(rng: random.Random, family: str, table: dict, low: int, high: int) -> Goal | None:
-    op = rng.choice(sorted(table))
-    template, _ = rng.choice(table[op])
-    pair = _pair(rng, op, low, high)
-    if pair is None:
-        return None
-    a, b = pair
-    return Goal(template.format(a=a, b=b), family, (("calc", _accepted(a, op, b)),),
-                calc(f"{a} {op} {b}"), template)
-
-
 def _number(rng: random.Random) -> int:
     digits = rng.choice((1, 2, 2, 3))        # as the factory's held-out goals draw them
     return rng.randrange(10 ** (digits - 1) if digits > 1 else 1, 10 ** digits)
 
 
-def _arithmetic(rng: random.Random) -> Goal | None:
-    op = rng.choice("+-*")
-    template, _ = rng.choice(ARITHMETIC[op])
-    a, b = _number(rng), _number(rng)
+def _small(rng: random.Random) -> int:
+    return rng.randrange(2, 60)              # eggs, ducks and stamps come in small numbers
+
+
+def _calc_goal(rng: random.Random, family: str, table: dict, draw) -> Goal | None:
+    """A goal from `table` (operator -> templates) whose operands, drawn by `draw`, are a pair of
+    the factory's test buckets (a >= b for -); None to draw again."""
+    op = rng.choice(sorted(table))
+    template, _ = rng.choice(table[op])
+    a, b = draw(rng), draw(rng)
     a, b = (b, a) if op == "-" and a < b else (a, b)
     if content_split(f"{a}{op}{b}") != "test":
         return None
-    return Goal(template.format(a=a, b=b), "arithmetic", (("calc", _accepted(a, op, b)),),
+    return Goal(template.format(a=a, b=b), family, (("calc", _accepted(a, op, b)),),
                 calc(f"{a} {op} {b}"), template)
 
 
@@ -211,8 +208,8 @@ def _no_tool(rng: random.Random) -> Goal:
     return Goal(template.format(w=word), "no-tool", (), word, template)
 
 
-MAKERS = {"arithmetic": _arithmetic,
-          "word problem": lambda rng: _calc_goal(rng, "word problem", WORD_PROBLEMS, 2, 60),
+MAKERS = {"arithmetic": lambda rng: _calc_goal(rng, "arithmetic", ARITHMETIC, _number),
+          "word problem": lambda rng: _calc_goal(rng, "word problem", WORD_PROBLEMS, _small),
           "lookup": _lookup, "multi-step": _multi_step, "no-tool": _no_tool}
 
 
