@@ -4,9 +4,15 @@ Both models run greedily (temperature 0) through the ordinary ReAct loop with th
 the goals are questions, never `tool[args]`, so nothing is forced. Scores per group and overall:
 format validity, right tool, right arguments, right final answer (lllm/labs/factory_eval.py).
 
+`--grammar` adds a second table for the agent model alone: per family, the seen grammar (the same
+held-out suite: new rows of the training grammar) next to goals held out by grammar — words and
+sentence shapes training never uses (lllm/labs/heldout_grammar.py) — scored by one rule: right
+tool, right arguments (where a goal has a tool), right final answer exact and lenient.
+
 Usage (after `make model agent-model`):
 
     .venv/bin/python bench/agent_bench.py [--per-group 20] [--seed 0] [--json FILE]
+    .venv/bin/python bench/agent_bench.py --grammar [--per-family 40]     # also the held-out grammar
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from lllm.predictors import make_predictor  # noqa: E402
 from lllm.labs.factory_eval import CRITERIA, comparison_table, evaluate  # noqa: E402
 from lllm.labs.factory_tasks import make_suite  # noqa: E402
-
+from lllm.labs import heldout_grammar  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -32,6 +38,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="which held-out goals are drawn")
     parser.add_argument("--split", default="test", choices=["test", "validation"])
     parser.add_argument("--json", help="also write the scores to this file")
+    parser.add_argument("--grammar", action="store_true",
+                        help="also score the agent model on goals held out by grammar (per family)")
+    parser.add_argument("--per-family", type=int, default=40, help="held-out-grammar goals per family")
     parser.add_argument("--story", default=str(ROOT / "build/model/tinyllm.onnx"), help="the story model")
     parser.add_argument("--agent", default=str(ROOT / "build/model/tinyllm-agent.onnx"), help="the agent model")
     args = parser.parse_args(argv)
@@ -57,11 +66,33 @@ def main(argv=None) -> int:
     print(f"held-out {args.split} suite, {len(suite)} goals, greedy, no forcing "
           "(format / right tool / right args / right answer, %)")
     print(comparison_table(reports))
+    scores = {r.name: {g[0] + ", " + g[1]: {c: r.mean(c, g) for c in CRITERIA} for g in r.groups()}
+              | {"all": {c: r.mean(c) for c in CRITERIA}} for r in reports}
+    if args.grammar:
+        scores["grammar"] = grammar_table(suite, args)
     if args.json:
-        scores = {r.name: {g[0] + ", " + g[1]: {c: r.mean(c, g) for c in CRITERIA} for g in r.groups()}
-                  | {"all": {c: r.mean(c) for c in CRITERIA}} for r in reports}
         Path(args.json).write_text(json.dumps(scores, indent=1))
     return 0
+
+
+def grammar_table(suite, args) -> dict:
+    """The agent model per family: the seen grammar's held-out rows, then goals held out by grammar."""
+    try:
+        predictor = make_predictor(f"tinyllm-agent:{args.agent}", temperature=0)
+    except ValueError as error:
+        print(f"skipping the held-out grammar: {error}", file=sys.stderr)
+        return {}
+    goals = heldout_grammar.make_goals(args.per_family, args.seed)
+    start = time.perf_counter()
+    suites = {"seen grammar": heldout_grammar.evaluate(predictor, [heldout_grammar.from_task(t) for t in suite]),
+              "held-out grammar": heldout_grammar.evaluate(predictor, goals)}
+    print(f"grammar: {len(suite) + len(goals)} goals in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    print(f"\nagent model, seen grammar ({args.split} suite above) vs held-out grammar "
+          f"({len(goals)} goals, seed {args.seed}), greedy, no forcing "
+          "(right tool / right args / answer exact / answer lenient, %)")
+    print(heldout_grammar.family_table(suites))
+    return {name: [{"goal": g.goal, "family": g.family, **s, "answer": t.answer} for g, s, t in rows]
+            for name, rows in suites.items()}
 
 
 if __name__ == "__main__":
