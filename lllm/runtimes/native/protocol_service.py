@@ -5,8 +5,12 @@ envelope (`{"task": ...}` in, a call session out); this service speaks the proto
 `Tactic` understands and which `RemoteTactic` (`remote.py`) and a generated project's client.py call.
 
 `ProtocolService(tactics).handle(method, path, body)` is a pure function from a request to
-`(status, JSON object)`. The same object is an ASGI app (`uvicorn app:app`, httpx's ASGITransport,
-Starlette's TestClient) and has a `handle` that `service.make_server` puts behind `http.server`.
+`(status, JSON object)`, and the only place a route is matched or a request checked. Three
+servers put it on the wire, each a few lines that pass the method, path and body to `handle`:
+`create_fastapi_app` (FastAPI, for `lllm serve` under uvicorn: the `serve` extra,
+`pip install 'lllm-learn[serve]'`), the object itself as a bare ASGI app (`uvicorn app:app`,
+httpx's ASGITransport, Starlette's TestClient), and `service.make_server` (`http.server`, the
+standard library's fallback).
 
 Routes (NAME is a tactic's name; /info and /run exist when the service holds exactly one tactic):
     GET  /health                  200 {"ok": true, "tactics": [names]}
@@ -16,7 +20,8 @@ Routes (NAME is a tactic's name; /info and /run exist when the service holds exa
                                   200 {"output": ..., "request_id": ..., "tactic": NAME}
 Errors: {"error": {"type", "message", "tactic", "request_id"}}; 400 for a body that is not JSON, a
 bad context or an input that does not fit, 404 for an unknown route or tactic, 405 for the wrong
-method, 500 when the tactic itself fails.
+method, 500 when the tactic itself fails. The type names the problem: SchemaError (400),
+not_found, method_not_allowed, or the tactic's own exception class (500).
 
 Usage:
 
@@ -41,7 +46,7 @@ from lllm.protocol.errors import SchemaError, TacticUnsupportedError
 from lllm.protocol.tactic import Tactic
 from lllm.runtimes.native.schemas import to_jsonable
 
-__all__ = ["ProtocolService", "create_protocol_app", "public_info"]
+__all__ = ["ProtocolService", "create_fastapi_app", "create_protocol_app", "public_info"]
 
 ENVELOPE_KEYS = {"input", "task", "context"}
 
@@ -165,3 +170,32 @@ async def lifespan(receive, send) -> None:
 def create_protocol_app(tactic_or_tactics) -> ProtocolService:
     """One tactic or several, as an ASGI app (lllm-core's `lllm.services.create_tactic_app`)."""
     return ProtocolService(tactic_or_tactics)
+
+
+# ---- FastAPI: the same handle, for `lllm serve` under uvicorn ------------------------------------------
+
+# Every method reaches handle, so a wrong one is its JSON 405, not Starlette's plain-text one.
+METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def create_fastapi_app(tactics_or_service):
+    """A FastAPI app with one catch-all route that hands every request to `ProtocolService.handle`.
+
+    FastAPI is imported here, only when called (the `serve` extra). There is no second route table:
+    FastAPI's own /docs and /openapi.json are switched off, so the app answers exactly what `handle`
+    answers, in the same bytes the standard-library server sends.
+    """
+    from fastapi import FastAPI, Request
+    from fastapi.responses import Response
+    service = tactics_or_service if isinstance(tactics_or_service, ProtocolService) else ProtocolService(tactics_or_service)
+    app = FastAPI(title="lllm serve", docs_url=None, redoc_url=None, openapi_url=None)
+
+    async def every_route(request):
+        body = await request.body()
+        status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
+        return Response(json.dumps(data), status_code=status, media_type="application/json")
+
+    every_route.__annotations__["request"] = Request    # a real class: FastAPI reads it to pass the request
+    app.api_route("/{path:path}", methods=METHODS, include_in_schema=False)(every_route)
+    app.state.protocol_service = service
+    return app

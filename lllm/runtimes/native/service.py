@@ -1,10 +1,16 @@
-"""Layer 4 · the tactic service: a tactic over HTTP with the standard library (`python -m lllm serve`).
+"""Layer 4 · the tactic service: a tactic over HTTP, and `python -m lllm serve` on uvicorn or http.server.
 
 Read `tactic.py` first. `TacticApp(tactic).handle(method, path, body)` is a pure function from a
 request to `(status, JSON object)`, so it is tested without sockets and could be called directly
 in the page; `serve(app, host, port)` puts it, or a `ProtocolService` (protocol_service.py), behind
 `http.server` in CPython. TacticApp speaks the native envelope below, with the call session on
 request; `lllm serve MODULE:ATTRIBUTE` serves the protocol envelope, which every Tactic speaks.
+
+`lllm serve --server auto` (the default) runs `ProtocolService` as a FastAPI app under uvicorn
+when the `serve` extra is installed (`pip install 'lllm-learn[serve]'`), and otherwise says so in
+one line on stderr and uses `http.server`; `--server uvicorn` insists (a usage error without the
+extra), `--server stdlib` never tries. Both servers hand each request to the same
+`ProtocolService.handle`, so they answer the same routes with the same JSON.
 
 Routes:
     GET  /health   200 {"status": "ok", "tactic": name}
@@ -34,13 +40,14 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
 import sys
 
 from lllm.protocol.errors import SchemaError
 from lllm.runtimes.native.schemas import to_jsonable
 from lllm.runtimes.native.tactic import Tactic
 
-__all__ = ["TacticApp", "create_tactic_app", "serve", "load_factory", "add_cli"]
+__all__ = ["TacticApp", "create_tactic_app", "serve", "serve_uvicorn", "pick_server", "load_factory", "add_cli"]
 
 
 def _error(status: int, kind: str, message: str) -> tuple[int, dict]:
@@ -115,6 +122,18 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
         def do_POST(self):
             self._answer("POST")
 
+        def do_PUT(self):                      # the other methods reach handle too: a JSON 405, not a 501 page
+            self._answer("PUT")
+
+        def do_PATCH(self):
+            self._answer("PATCH")
+
+        def do_DELETE(self):
+            self._answer("DELETE")
+
+        def do_OPTIONS(self):
+            self._answer("OPTIONS")
+
         def log_message(self, format, *args):   # quiet below --log-level info
             if verbose:
                 super().log_message(format, *args)
@@ -123,11 +142,62 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
 
 def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
     server = make_server(app, host, port, log_level)
-    print(f"serving on http://{host}:{server.server_address[1]} (/health, /info, /run); Ctrl-C stops it")
+    print(f"serving on http://{host}:{server.server_address[1]} with http.server (/health, /info, /run); "
+          "Ctrl-C stops it", flush=True)
     try:
         server.serve_forever()
+    except KeyboardInterrupt:                      # Ctrl-C or SIGTERM: a clean stop, as uvicorn's
+        pass
     finally:
         server.server_close()
+
+
+# ---- under uvicorn (the `serve` extra) ----------------------------------------------------------------
+
+SERVERS = ("auto", "uvicorn", "stdlib")
+INSTALL_SERVE = "pip install 'lllm-learn[serve]'"
+
+
+def serve_server(text) -> str:
+    if text not in SERVERS:
+        raise ValueError(f"serve server must be one of {', '.join(SERVERS)}, got {text!r}")
+    return text
+
+
+def missing_server_packages() -> list[str]:
+    """The `serve` extra's packages that do not import here (none when uvicorn and FastAPI do)."""
+    missing = []
+    for name in ("uvicorn", "fastapi"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
+
+
+def pick_server(choice: str) -> str:
+    """"uvicorn" or "stdlib" for `--server CHOICE`; auto falls back in one line, uvicorn insists."""
+    from lllm.cli import UsageError
+    if choice == "stdlib":
+        return "stdlib"
+    missing = missing_server_packages()
+    if not missing:
+        return "uvicorn"
+    names = " and ".join(missing)
+    if choice == "uvicorn":
+        raise UsageError(f"--server uvicorn needs {names}, which this Python cannot import; {INSTALL_SERVE}")
+    print(f"lllm serve: {names} not installed, so serving with the standard library's http.server "
+          f"(for uvicorn and FastAPI: {INSTALL_SERVE})", file=sys.stderr, flush=True)
+    return "stdlib"
+
+
+def serve_uvicorn(service, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
+    """A ProtocolService as a FastAPI app (protocol_service.create_fastapi_app) under uvicorn."""
+    import uvicorn
+    from lllm.runtimes.native.protocol_service import create_fastapi_app
+    print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run); Ctrl-C stops it",
+          flush=True)
+    uvicorn.run(create_fastapi_app(service), host=host, port=port, log_level=log_level)
 
 
 def load_factory(spec: str) -> Tactic:
@@ -158,19 +228,35 @@ def add_cli(subparsers) -> None:
     from lllm.runtimes.native.entrypoints import check_entrypoint
     p = subparsers.add_parser("serve", help="serve a tactic over HTTP (lllm-core's /health, /info, /run)",
                               description="Load MODULE:ATTRIBUTE (a tactic, a tactic class, a factory or a function) "
-                                          "and serve it with the standard library's HTTP server, speaking the "
-                                          "protocol envelope of protocol_service.py.")
+                                          "and serve it over HTTP, speaking the protocol envelope of "
+                                          "protocol_service.py: under uvicorn (FastAPI) when the serve extra is "
+                                          f"installed ({INSTALL_SERVE}), else with the standard library's http.server.")
     p.add_argument("entrypoint", type=argument_type(check_entrypoint, keep=True), metavar="MODULE:ATTRIBUTE",
                    help="e.g. my_app.tactics:build_tactic or main:build")
     p.add_argument("--host", type=argument_type(serve_host), default="127.0.0.1", help="default 127.0.0.1")
     p.add_argument("--port", type=argument_type(serve_port), default=8000, help="1-65535 (default 8000)")
     p.add_argument("--log-level", type=argument_type(serve_log_level), default="info",
                    help="critical, error, warning, info (default: one line per request), debug or trace")
+    p.add_argument("--server", type=argument_type(serve_server), default="auto",
+                   help="auto (default: uvicorn if installed, else http.server), uvicorn or stdlib")
     p.set_defaults(run=run_serve)
 
 
 def run_serve(args) -> int:
+    from lllm.cli import UsageError
     from lllm.runtimes.native.inspection import load_for_cli
     from lllm.runtimes.native.protocol_service import ProtocolService
-    serve(ProtocolService(load_for_cli(args.entrypoint)), args.host, args.port, args.log_level)
+    server = pick_server(args.server)               # before importing the user's module: fail fast
+    service = ProtocolService(load_for_cli(args.entrypoint))
+    # SIGTERM (a supervisor, Popen.terminate) stops it as Ctrl-C does: uvicorn finishes the requests
+    # in flight, http.server closes its socket, and either way the command ends with status 0.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if server == "uvicorn":
+        serve_uvicorn(service, args.host, args.port, args.log_level)
+    else:
+        try:
+            serve(service, args.host, args.port, args.log_level)
+        except OSError as exc:                      # the port is taken, the host is not ours, ...
+            raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+    print(f"lllm serve: stopped ({server})", file=sys.stderr, flush=True)
     return 0
