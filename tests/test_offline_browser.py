@@ -8,8 +8,10 @@ copy's precache list (the real hook) after changing a page, which the shared ser
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
+import time
 
 import pytest
 
@@ -29,6 +31,9 @@ def deployed(site_build, tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("deployed") / "public"
     shutil.copytree(site_build.dir, folder)
+    aged = time.time() - 2 * 3600              # a deploy hours old, as in CI (a fresh build hid a race)
+    for path in folder.rglob("*"):
+        os.utime(path, (aged, aged))
     server = make_server(folder, free_port())
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}/", folder
@@ -36,8 +41,9 @@ def deployed(site_build, tmp_path_factory):
     server.server_close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def tab(browser, deployed):
+    """A fresh profile per test: a reader who visited the site before, online."""
     url, _ = deployed
     context = browser.new_context(service_workers="allow")
     watched = watch(context, {origin(url)})

@@ -8,7 +8,8 @@
 import { lllm } from "./lllm.mjs";
 
 const ROOT = new URL("../../", import.meta.url);   // this file is assets/runtime/offline.mjs
-let shown = { text: "", reload: false };
+let status = "";           // what the service worker says it has saved
+let newVersion = false;    // a new deploy's service worker is waiting: offer the reload
 let reloadAsked = false;   // the reader clicked Reload: the new version's take-over reloads the page
 
 function badge() {
@@ -23,20 +24,29 @@ function badge() {
   return node;
 }
 
-function show(text, reload = false) {
-  shown = { text, reload };
+// The state and the offer are drawn together, so a late state message never hides the offer, and
+// the Reload button is made once: a button replaced between mouse down and up would lose the click.
+let reloadButton = null;
+function render() {
   const node = badge();
   if (!node) return;
-  node.replaceChildren(text);
-  if (reload) {
-    const button = Object.assign(document.createElement("button"), { type: "button", className: "md-button", textContent: "Reload" });
-    button.addEventListener("click", async () => {
+  const text = [status, newVersion && "A new version of this site is ready."].filter(Boolean).join(" ");
+  if (newVersion && !reloadButton) {
+    reloadButton = Object.assign(document.createElement("button"), { type: "button", className: "md-button", textContent: "Reload" });
+    reloadButton.addEventListener("click", async () => {
       const registration = await navigator.serviceWorker.getRegistration(ROOT);
       reloadAsked = true;
       registration?.waiting?.postMessage({ type: "take-over" });
     });
-    node.append(" ", button);
   }
+  if (node.firstChild?.nodeType === Node.TEXT_NODE) node.firstChild.data = text;
+  else node.prepend(text);
+  if (newVersion && reloadButton.parentNode !== node) node.append(" ", reloadButton);
+}
+
+function show(text) {
+  status = text;
+  render();
 }
 
 function onState(msg) {
@@ -58,7 +68,9 @@ async function register() {
     return show(`Not available offline: the service worker could not be registered (${e.message}).`);
   }
   if (!registration) return;   // service workers turned off (a policy or an automated browser): online only
-  const offerReload = () => registration.waiting && sw.controller && show("A new version of this site is ready.", true);
+  const offerReload = () => {
+    if (registration.waiting && sw.controller && !newVersion) { newVersion = true; render(); }
+  };
   offerReload();
   registration.addEventListener("updatefound", () =>
     registration.installing?.addEventListener("statechange", offerReload));
@@ -72,4 +84,4 @@ async function register() {
 }
 
 register().catch((e) => show(`Not available offline: ${e.message}.`));
-if (window.document$) window.document$.subscribe(() => show(shown.text, shown.reload));   // a new page, a new footer
+if (window.document$) window.document$.subscribe(render);   // a new page, a new footer
