@@ -98,7 +98,9 @@ def test_no_broken_internal_links(site_build):
                 continue
             fragment = urlsplit(url).fragment
             if fragment and target.suffix == ".html":
-                ids = ids_cache.setdefault(target, parse(target).ids)
+                if target not in ids_cache:           # parse each target once (setdefault would parse every time)
+                    ids_cache[target] = parse(target).ids
+                ids = ids_cache[target]
                 if unquote(fragment) not in ids:
                     broken.append(f"{rel}: <{tag} {attr}={url!r}> -> no id {fragment!r} in {target.relative_to(site)}")
     assert not broken, "broken internal links:\n  " + "\n  ".join(broken)
