@@ -91,11 +91,13 @@ def main() -> int:
             if "fatal" in visit or "fatal" in bare:
                 print(f"{engine:9} failed: {visit.get('fatal') or bare.get('fatal')}")
                 continue
-            first_bytes = server.sent
+            first_bytes, warm = server.sent, visit["warmReadyMs"]     # warm: None where the popup was blocked
+            warm_s = f"{warm / 1000:9.1f} s" if warm is not None else f"{'blocked':>11}"
+            warm_x = f"{warm / bare['ms']:6.2f}x" if warm is not None else f"{'-':>7}"
             print(f"{engine:9} {visit['sync']:8} {first_bytes / 1e6:9.1f} MB {visit['answerMs'] / 1000:11.1f} s "
-                  f"{visit['warmReadyMs'] / 1000:9.1f} s {bare['ms'] / 1000:8.1f} s/{bare_bytes / 1e6:.0f} MB "
+                  f"{warm_s} {bare['ms'] / 1000:8.1f} s/{bare_bytes / 1e6:.0f} MB "
                   f"{first_bytes / bare_bytes:7.2f}x {visit['answerMs'] / bare['ms']:8.2f}x "
-                  f"{visit['warmReadyMs'] / bare['ms']:6.2f}x  {visit['answer']!r}")
+                  f"{warm_x}  {visit['answer']!r}")
         if "chromium" in args.engines:
             times = {}
             for sync in ("atomics", "jspi"):
