@@ -1,13 +1,13 @@
 """Layer 1 · training TinyLLM to act as a ReAct agent: `train_agent(settings) -> (params, history)`.
 
 Consumes: layer 1 (`lllm.model.tokenizer`, `lllm.model.generate`), layer 2 (`lllm.predictors`:
-the rule predictor writes the episodes), layer 3 (`lllm.agents.react`) and layer 4 (`lllm.labs.factory`,
+the task teacher writes the episodes), layer 3 (`lllm.agents.react`) and layer 4 (`lllm.labs.factory`,
 `lllm.labs.factory_tasks`: the tasks and their verification).
 
 Contract: `python -m export.agent_train --out DIR [--steps N] [--seed S] [--seeds K] [--force]
 [--verify] [--commit]` leaves in DIR `tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the
 same card format as tinyllm.json, so `lllm.model.onnx_backend.OnnxBackend` opens it), reused when
-its build key is unchanged. The full recipe takes ~35 min on two cores, so its result is committed
+its build key is unchanged. The full recipe takes ~50 min on two cores, so its result is committed
 in `export/trained/`: a build whose key matches that card copies it instead of training.
 `--force` trains anyway; `--verify` then checks the result is bit for bit the committed model;
 `--commit` replaces the committed model with the result (after a change to its sources).
@@ -24,10 +24,13 @@ re-measured here) and where each piece lives:
     chrono forget-gate init         chrono_init: forget biases spread over log(1..T) so some
                                     units remember across a whole question
     small batches, many updates     batch 8, AdamW, lr 8e-3 with warm-up and cosine decay
-    short copies                    the rule predictor writes "Thought: compute 48 + 17", then the
+    short copies                    the teacher writes "Thought: compute 48 + 17", then the
                                     action; "Thought: repeat apple"; the final answer right
                                     under the observation it copies
-    many phrasings, hard numbers    30 arithmetic prefixes (two held out); training draws more
+    a compositional grammar         five families (factory_tasks): each operation said many ways,
+                                    word problems, questions about one detail of a fact, lookup-
+                                    then-calc episodes, lead-ins with distractor words and numbers
+    many phrasings, hard numbers    32 arithmetic prefixes (two held out); training draws more
                                     3-digit operands than the held-out goals do
     two seeds, one per core         train_seeds: both at once, the better on validation is kept
 
@@ -58,7 +61,6 @@ import numpy as np
 from export.data import build_vocab, load_story
 from export.model import Config, forward, init_params, lstm_backward
 from export.train import AdamW, clip_global_norm
-from lllm.predictors import RulePredictor
 from lllm.cli import ArgParser, non_negative_int, positive_int
 from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
 from lllm.labs.factory_tasks import MIX, make_task
@@ -78,7 +80,7 @@ class AgentSettings:
     embed: int = 32            # as the story model
     hidden: int = 168          # as the story model: bigger was slower and no better (notes)
     batch: int = 8             # small batches, more updates: 8 beat 32 by far (notes)
-    steps: int = 26000         # updates; each sees `batch` fresh episodes (~9 min, two seeds at once)
+    steps: int = 26000         # updates; each sees `batch` fresh episodes (~50 min, two seeds at once)
     lr: float = 8e-3           # 6e-3..1e-2 helped, 2e-2 diverged (notes)
     warmup: int = 100          # steps of linear warm-up, then cosine decay to lr / 10
     clip: float = 1.0
@@ -144,11 +146,12 @@ def weighted_loss_and_grads(params, config: Config, x, y, w, state):
 # --8<-- [end:weighted-loss]
 
 
-def fresh_episodes(predictor, rng: random.Random, batch: int) -> list[str]:
-    """`batch` new verified episodes of one family (similar lengths pad less)."""
+def fresh_episodes(rng: random.Random, batch: int) -> list[str]:
+    """`batch` new verified episodes of one family (similar lengths pad less), each acted by its
+    task's teacher."""
     family, texts = rng.choice(MIX), []
     while len(texts) < batch:
-        episode = run_episode(make_task(rng, "train", family), predictor)
+        episode = run_episode(make_task(rng, "train", family))
         if episode.rejected is None:
             texts.append(episode.text())
     return texts
@@ -220,7 +223,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     if settings.chrono:
         chrono_init(params, config, settings.chrono, np.random.default_rng([settings.seed, 2]))
     optimiser = AdamW(params, settings.lr, settings.weight_decay)
-    rng, rule = random.Random(settings.seed), RulePredictor()
+    rng = random.Random(settings.seed)
     header = prompt_header() if settings.header else ""
     header_ids = tok.encode(header)
     history = {"loss": [], "validation": [], "seconds": 0.0}
@@ -229,7 +232,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     every = max(1, settings.steps // max(1, settings.checkpoints))
     for step in range(1, settings.steps + 1):
         texts = ([corpus[rng.randrange(len(corpus))] for _ in range(settings.batch)] if corpus
-                 else fresh_episodes(rule, rng, settings.batch))
+                 else fresh_episodes(rng, settings.batch))
         data.update("\0".join(texts).encode() + b"\1")
         x, y, w = make_batch(texts, tok, settings.mask)
         if header_ids and (step - 1) % settings.header_every == 0:
@@ -420,7 +423,7 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
               f"`make agent-model` retrains it from the sources")
         return onnx_path
     if not force and (COMMITTED / FILES[1]).is_file():
-        print(f"{COMMITTED.relative_to(ROOT)}/ is out of date with its sources: training (~35 min on two "
+        print(f"{COMMITTED.relative_to(ROOT)}/ is out of date with its sources: training (~50 min on two "
               f"cores); `python -m export.agent_train --force --commit` then replaces it", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     validation = validation_suite() if settings.checkpoints else None

@@ -38,18 +38,18 @@ def test_training_tasks_have_train_content_and_seen_phrasing():
     rng = random.Random(3)
     tasks = [make_task(rng, "train") for _ in range(500)]
     assert {t.split for t in tasks} == {"train"} and {t.phrasing for t in tasks} == {"seen"}
-    assert {t.family for t in tasks} == {"arithmetic", "lookup", "no-tool"}
+    assert {t.family for t in tasks} == {"arithmetic", "word problem", "lookup", "multi-step", "no-tool"}
 
 
 def test_held_out_goals_and_number_combinations_never_appear_in_training():
     rng = random.Random(0)
     train = [make_task(rng, "train") for _ in range(3000)]
     train_goals = {t.goal for t in train}
-    train_sums = {t.args for t in train if t.family == "arithmetic"}
+    train_sums = {t.args for t in train if t.family in ("arithmetic", "word problem")}
     for split in ("validation", "test"):
         suite = make_suite(split, per_group=10)
         assert suite and not train_goals & {t.goal for t in suite}
-        assert not train_sums & {t.args for t in suite if t.family == "arithmetic"}
+        assert not train_sums & {t.args for t in suite if t.family in ("arithmetic", "word problem")}
         assert {t.phrasing for t in suite} == {"seen", "new combination", "new template"}
     assert not {t.goal for t in make_suite("validation")} & {t.goal for t in make_suite("test")}
 
@@ -122,8 +122,8 @@ def test_the_factory_never_keeps_a_wrong_answer():
     assert all(e.rejected.startswith("wrong: ") for e in run.rejected)
 
 
-def test_rule_brain_runs_are_all_kept_and_deduplicated():
-    run = run_factory(300, RulePredictor(), seed=2, held_out=3)
+def test_teacher_runs_are_all_kept_and_deduplicated():
+    run = run_factory(300, seed=2, held_out=3)
     assert run.counts["duplicate"] > 0 and len(run.kept) == 300 - run.counts["duplicate"]
     assert len({e.task.goal for e in run.kept}) == len(run.kept)
     assert all(verify(e.trajectory, e.task) is None for e in run.kept)
@@ -149,7 +149,7 @@ def test_a_low_critic_score_rejects_even_a_right_run():
 # ---- the corpus and its mask -------------------------------------------------------------------
 
 def test_agent_mask_covers_exactly_what_the_agent_writes():
-    text = run_factory(1, RulePredictor(), seed=0, held_out=0).kept[0].text()
+    text = run_episode(make_task(random.Random(0), "train", family="arithmetic")).text()
     written = "".join(c if m else "_" for c, m in zip(text, agent_mask(text)))
     question, rest = written[:text.index("\n") + 1], written[text.index("\n") + 1:]
     assert set(question) == {"_"}
@@ -219,9 +219,29 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys, argv, message):
 
 # ---- the before / after evaluation -------------------------------------------------------------
 
+def test_rule_brain_runs_it_gets_wrong_are_rejected_not_kept():
+    """The rule brain has no rule for word problems or two-step questions: the factory rejects
+    those runs as wrong and keeps the rest."""
+    run = run_factory(300, RulePredictor(), seed=2, held_out=0)
+    assert run.kept and run.counts["wrong"] > 0
+    assert all(verify(e.trajectory, e.task) is None for e in run.kept)
+    assert {e.task.family for e in run.rejected} >= {"word problem", "multi-step"}
+
+
+def test_the_teacher_demonstrates_the_plan_step_by_step():
+    task = make_task(random.Random(0), "train", family="multi-step")
+    text = run_episode(task).text()
+    (topic_tool, topic), (calc_tool, args) = task.calls
+    assert f"Thought: look up {topic}\nAction: lookup[{topic}]\nObservation: " in text
+    assert f"Thought: compute {args}\nAction: calc[{args}]\nObservation: {task.answer}\nFinal Answer: {task.answer}\n" in text
+    skipped = run_react(task.goal, ScriptedPredictor([f"Action: calc[{args}]", f"Final Answer: {task.answer}"]),
+                        return_trajectory=True)
+    assert verify(skipped, task) == "did not call lookup, then calc"
+
+
 def test_score_and_compare_credit_only_real_work():
     suite = make_suite("test", per_group=3)
-    rule, echoed = evaluate(RulePredictor(), suite, "rule"), evaluate(echo, suite, "echo")
+    rule, echoed = evaluate(None, suite, "teacher"), evaluate(echo, suite, "echo")
     assert rule.mean("answer") == 1.0 and echoed.mean("answer") == 0.0 and echoed.mean("args") == 0.0
     table = comparison_table([echoed, rule])
     assert table.splitlines()[-1].split()[-4:] == ["100.0"] * 4

@@ -21,7 +21,7 @@ from lllm.agents.tools import FACTS, lookup
 from lllm.labs import factory_tasks
 from lllm.labs import heldout_grammar as hg
 from lllm.labs.factory_eval import score as factory_score
-from lllm.labs.factory_tasks import content_split, make_suite
+from lllm.labs.factory_tasks import calc_split, make_suite
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.react import run_react
 
@@ -34,11 +34,9 @@ SLOT_RE = re.compile(r"\{\w+\}")
 # ---- the training grammar, read from the factory -------------------------------------------------
 
 def training_templates() -> list[str]:
-    """Every goal shape training can produce: each arithmetic prefix with each operator form, and
-    the lookup and no-tool templates (slots left as {a}, {b}, {t}, {w})."""
-    forms = [f for op in factory_tasks.ARITH_FORMS.values() for f in op]
-    return ([p.replace("{e}", f) for p in factory_tasks.ARITH_PREFIXES for f in forms]
-            + list(factory_tasks.LOOKUP_TEMPLATES) + list(factory_tasks.ECHO_TEMPLATES))
+    """Every goal shape training can produce, as the factory enumerates them (slots left as {a},
+    {b}, {t}, {w}, ...); checked below against goals the factory really makes."""
+    return factory_tasks.templates()
 
 
 def words(text: str) -> list[str]:
@@ -48,7 +46,8 @@ def words(text: str) -> list[str]:
 def training_word_lists() -> list[list[str]]:
     """The training grammar as word sequences: templates, operator forms, topic names, echo words."""
     texts = (training_templates() + list(factory_tasks.LOOKUP_NAMES.values())
-             + list(factory_tasks.ECHO_WORDS) + sorted(FACTS))
+             + list(factory_tasks.ECHO_WORDS) + sorted(FACTS) + sorted(factory_tasks.NAMES)
+             + list(factory_tasks.NAMES.values()) + list(factory_tasks.THINGS))
     return [words(t) for t in texts]
 
 
@@ -64,12 +63,13 @@ def in_training(phrase: str, word_lists) -> bool:
 
 
 def training_regexes() -> list[re.Pattern]:
-    """Each training template as a regex over whole goals: numbers in arithmetic slots, any text
-    in a lookup topic, one word in an echo slot."""
-    slots = {"{a}": r"-?\d+", "{b}": r"-?\d+", "{t}": r".+", "{w}": r"\S+"}
+    """Each training template as a regex over whole goals: numbers in number slots, any text in a
+    lookup topic, one word in a word slot."""
+    slots = {"{a}": r"-?\d+", "{b}": r"-?\d+", "{n}": r"\d+", "{k}": r"\d+", "{t}": r".+",
+             "{w}": r"\S+", "{who}": r"\w+", "{p}": r"\w+", "{x}": r"\w+"}
     patterns = []
     for template in training_templates():
-        parts = re.split(r"(\{\w\})", template)
+        parts = re.split(r"(\{\w+\})", template)
         patterns.append(re.compile("".join(slots.get(p, re.escape(p)) for p in parts), re.I))
     return patterns
 
@@ -114,7 +114,8 @@ def test_no_goal_can_be_produced_by_the_training_grammar():
 def test_the_training_grammar_regexes_parse_training_goals():
     import random
     rng = random.Random(0)
-    seen = [factory_tasks.make_task(rng, "train") for _ in range(300)]
+    seen = [factory_tasks.make_task(rng, "train") for _ in range(1000)]
+    assert {t.family for t in seen} == set(factory_tasks.FAMILIES)
     assert parsed_by_training(seen) == [t.goal for t in seen]
 
 
@@ -230,7 +231,7 @@ def test_calc_goals_draw_their_numbers_from_the_test_buckets():
     for goal in GOALS:
         if goal.family in ("arithmetic", "word problem"):
             a, op, b = goal.calls[0][1][0].split()
-            assert content_split(f"{a}{op}{b}") == "test", goal.goal
+            assert calc_split(int(a), op, int(b)) == "test", goal.goal
 
 
 def test_every_family_and_template_is_drawn():

@@ -1,11 +1,15 @@
 """Layer 4 · the synthetic data factory: `run_factory(n, predictor) -> FactoryRun` of verified trajectories.
 
 Read `factory_tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/rules.py`
-first. The factory turns a predictor that can act (the rule predictor by default, any predictor works)
-into training data for a model that cannot yet, and never keeps a wrong answer:
+first. The factory turns a predictor that can act into training data for a model that cannot yet,
+and never keeps a wrong answer. The default actor is the *teacher*: for each task it writes the
+steps of the task's own plan (`teacher(task)`: "Thought: look up tom / Action: lookup[tom]", then
+"Thought: compute 11 + 5 / Action: calc[11 + 5]", then the answer right under the observation it
+copies). Any predictor works instead — the rule predictor solves the plainer arithmetic, lookup and
+no-tool families, and whatever it gets wrong is rejected:
 
     for each new task (goal + oracle):
-        trajectory = run_react(goal, predictor)             # act
+        trajectory = run_react(goal, predictor)             # act (teacher(task) by default)
         critique   = critic(trajectory)                      # SCORE / KEEP / REASON, parsed
         verdict    = verify(trajectory, task)                # the tool result and the oracle
         keep it only if the critique parsed, says KEEP, scores >= min_score, and verify passed
@@ -17,8 +21,7 @@ so no held-out goal or number combination is ever in the corpus.
 
 Usage:
 
-    >>> from lllm.predictors import RulePredictor
-    >>> run = run_factory(20, RulePredictor(), seed=1, held_out=0)
+    >>> run = run_factory(20, seed=1, held_out=0)
     >>> len(run.kept) + run.counts["duplicate"] == 20, run.counts["wrong"]
     (True, 0)
     >>> print(run.kept[0].text().splitlines()[0][:9])
@@ -40,11 +43,33 @@ from lllm.agents.react import FAILED, PROMPT_HEADER, Trajectory, run_react
 from lllm.agents.tools import DEFAULT_TOOLS, Tool, lookup
 from lllm.labs.scoring import answer_matches
 
-__all__ = ["CRITIQUE_PROMPT", "Critique", "parse_critique", "rule_critique", "PredictorCritic",
+__all__ = ["teacher", "CRITIQUE_PROMPT", "Critique", "parse_critique", "rule_critique", "PredictorCritic",
            "verify", "Episode", "run_episode", "FactoryRun", "run_factory",
            "prompt_header", "agent_mask", "load_corpus", "corrupt", "add_cli"]
 
 MAX_STEPS = 4
+
+
+# ---- the teacher: a task's plan, demonstrated --------------------------------------------------
+
+# --8<-- [start:teacher]
+def teacher(task: Task):
+    """A predictor that demonstrates `task`'s plan: one Thought/Action per planned call, then the
+    answer under the last observation it copies; "Thought: repeat w" for a no-tool task."""
+    calls = task.calls
+
+    def reply(prompt: str, max_new_tokens: int | None = None) -> str:
+        done = prompt[prompt.rfind("Question:"):].count("\nObservation:")
+        if not calls:
+            text = f"Thought: repeat {task.answer}\nFinal Answer: {task.answer}"
+        elif done < len(calls):
+            tool, args = calls[done]
+            text = f"Thought: {'compute' if tool == 'calc' else 'look up'} {args}\nAction: {tool}[{args}]"
+        else:
+            text = "Final Answer: " + prompt.rstrip("\n").rsplit("\nObservation: ", 1)[-1]
+        return text if max_new_tokens is None else text[:max_new_tokens]
+    return reply
+# --8<-- [end:teacher]
 
 
 # ---- the self-critique: a documented text format and its parser ---------------------------------
@@ -79,7 +104,7 @@ def parse_critique(text: str) -> Critique | None:
 def rule_critique(trajectory: Trajectory, task: Task) -> str:
     """The default critic, a written heuristic (it cannot see the oracle; `verify` does):
     start at 1.0; -0.5 without a final answer; -0.3 for each repair or tool-error observation;
-    -0.2 for each step beyond the ideal (2 with a tool, 1 without); -0.2 when the first thought
+    -0.2 for each step beyond the ideal (one per planned tool call, plus the answer); -0.2 when the first thought
     does not restate the action's argument. KEEP when the score is at least 0.5."""
     score, notes = 1.0, []
     if trajectory.answer is None:
@@ -87,7 +112,7 @@ def rule_critique(trajectory: Trajectory, task: Task) -> str:
     errors = [s for s in trajectory.steps if s.outcome in FAILED]
     if errors:
         score, notes = score - 0.3 * len(errors), notes + [f"{len(errors)} failed step(s)"]
-    extra = len(trajectory.steps) - (2 if task.tool else 1)
+    extra = len(trajectory.steps) - (len(task.calls) + 1)
     if extra > 0:
         score, notes = score - 0.2 * extra, notes + [f"{extra} extra step(s)"]
     first = trajectory.steps[0] if trajectory.steps else None
@@ -117,10 +142,14 @@ class PredictorCritic:
 # --8<-- [start:verify]
 def verify(trajectory: Trajectory, task: Task) -> str | None:
     """None when the run is right, else why not. Right means: the final answer equals the
-    oracle's, the last tool call is the task's tool, and running it again gives the answer."""
+    oracle's, the plan's tools were called in order, the last tool call is the task's tool, and
+    running it again gives the answer."""
     calls = trajectory.tool_calls()
     if trajectory.answer is None:
         return "no final answer"
+    names = iter(name for name, _ in calls)
+    if len(task.calls) > 1 and not all(want in names for want, _ in task.calls):
+        return "did not call " + ", then ".join(name for name, _ in task.calls)
     if task.tool is None:
         if calls:
             return f"called {calls[0][0]} for a question that needs no tool"
@@ -163,10 +192,11 @@ class Episode:
                 "rejected": self.rejected, "steps": len(self.trajectory.steps)}
 
 
-def run_episode(task: Task, predictor, critic: Callable = rule_critique,
+def run_episode(task: Task, predictor=None, critic: Callable = rule_critique,
                 tools: Sequence[Tool] = DEFAULT_TOOLS, min_score: float = 0.5) -> Episode:
-    """Act, critique, verify. The verdict names the first reason to reject, or None."""
-    trajectory = run_react(task.goal, predictor, tools, max_steps=MAX_STEPS, return_trajectory=True)
+    """Act (`predictor`, or the task's teacher), critique, verify. The verdict names the first
+    reason to reject, or None."""
+    trajectory = run_react(task.goal, predictor or teacher(task), tools, max_steps=MAX_STEPS, return_trajectory=True)
     text = critic(trajectory, task)
     critique = parse_critique(text)
     episode = Episode(task, trajectory, text, critique)
@@ -201,9 +231,10 @@ class FactoryRun:
         return "\n".join(lines)
 
 
-def run_factory(n: int, predictor, *, seed: int = 0, critic: Callable = rule_critique,
+def run_factory(n: int, predictor=None, *, seed: int = 0, critic: Callable = rule_critique,
                 min_score: float = 0.5, held_out: int = 10) -> FactoryRun:
-    """Try `n` training tasks (duplicates skipped) and `held_out` goals per held-out group."""
+    """Try `n` training tasks (duplicates skipped) and `held_out` goals per held-out group, acted
+    by `predictor` (None: each task's teacher)."""
     run, rng, goals = FactoryRun(), random.Random(seed), set()
     for _ in range(n):
         task = make_task(rng, "train")
@@ -317,7 +348,8 @@ def add_cli(subparsers) -> None:
                                           "write the kept episodes, the rejected ones and a training corpus.")
     p.add_argument("--episodes", type=non_negative_int, default=200, help="training tasks to try (default 200)")
     p.add_argument("--out", required=True, help="output folder")
-    add_predictor_args(p, default="rule")
+    add_predictor_args(p, default="teacher")
+    p.epilog = "--predictor teacher (the default) demonstrates each task's own plan; any other spec acts instead."
     p.add_argument("--critic", default="rule", help="'rule' (the written heuristic) or 'self' (ask the predictor)")
     p.add_argument("--min-score", type=float, default=0.5, help="lowest critique score kept (default 0.5)")
     p.add_argument("--held-out", type=non_negative_int, default=10, help="goals per held-out group (default 10)")
@@ -336,8 +368,10 @@ def run_cli(args) -> int:
         raise UsageError(f"--critic must be 'rule' or 'self', got {args.critic!r}")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise UsageError(f"--out {args.out} exists and is not a folder")
+    if args.predictor == "teacher" and args.critic == "self":
+        raise UsageError("--critic self asks the predictor to critique: choose a --predictor other than teacher")
     try:
-        predictor = predictor_from_args(args)
+        predictor = None if args.predictor == "teacher" else predictor_from_args(args)
     except ValueError as error:
         raise UsageError(str(error))
     critic = rule_critique if args.critic == "rule" else PredictorCritic(predictor)
@@ -356,9 +390,7 @@ def run_cli(args) -> int:
 
 
 if __name__ == "__main__":
-    from lllm.predictors import RulePredictor
-
-    demo = run_factory(30, RulePredictor(), seed=0, held_out=2)
+    demo = run_factory(30, seed=0, held_out=2)
     print(demo.summary())
     print(demo.kept[0].critique_text)
     print(demo.kept[0].text())

@@ -17,9 +17,12 @@ Usage:
 
     >>> from lllm.predictors import RulePredictor
     >>> from lllm.labs.factory_tasks import make_suite
-    >>> report = evaluate(RulePredictor(), make_suite("test", per_group=2))
-    >>> report.mean("answer"), report.mean("args")
-    (1.0, 1.0)
+    >>> suite = make_suite("test", per_group=2)
+    >>> evaluate(None, suite).mean("answer")          # None: each task's teacher (its own plan)
+    1.0
+    >>> rule = evaluate(RulePredictor(), suite)       # the rule brain: no rule for word problems
+    >>> rule.mean("answer") < 1.0, rule.mean("answer", ("word problem", "seen"))
+    (True, 0.0)
 """
 
 from __future__ import annotations
@@ -68,10 +71,13 @@ class SuiteReport:
 
 
 def evaluate(predictor, suite: Sequence[Task], name: str = "", max_steps: int = 4) -> SuiteReport:
-    """Run every task of the suite once through run_react and score it."""
+    """Run every task of the suite once through run_react (by `predictor`, or None: each task's
+    teacher) and score it."""
+    from lllm.labs.factory import teacher
     report = SuiteReport(name)
     for task in suite:
-        trajectory = run_react(task.goal, predictor, max_steps=max_steps, return_trajectory=True)
+        trajectory = run_react(task.goal, predictor or teacher(task), max_steps=max_steps,
+                               return_trajectory=True)
         report.rows.append((task, score(trajectory, task), trajectory))
     return report
 
@@ -141,4 +147,5 @@ if __name__ == "__main__":
     from lllm.labs.factory_tasks import make_suite
 
     suite = make_suite("test", per_group=5)
-    print(comparison_table([evaluate(echo, suite, "echo (the old bug)"), evaluate(RulePredictor(), suite, "rule brain")]))
+    print(comparison_table([evaluate(echo, suite, "echo (the old bug)"), evaluate(RulePredictor(), suite, "rule brain"),
+                            evaluate(None, suite, "teacher")]))

@@ -47,7 +47,7 @@ from typing import Sequence
 from lllm.agents.calc import calc
 from lllm.agents.react import Trajectory, run_react
 from lllm.agents.tools import lookup
-from lllm.labs.factory_tasks import Task, content_split
+from lllm.labs.factory_tasks import Task, calc_split
 from lllm.labs.scoring import answer_matches, squash
 
 __all__ = ["Goal", "FAMILIES", "ARITHMETIC", "WORD_PROBLEMS", "LOOKUPS", "MULTI_STEP", "NO_TOOL",
@@ -175,7 +175,7 @@ def _calc_goal(rng: random.Random, family: str, table: dict, draw) -> Goal | Non
     template, _ = rng.choice(table[op])
     a, b = draw(rng), draw(rng)
     a, b = (b, a) if op == "-" and a < b else (a, b)
-    if content_split(f"{a}{op}{b}") != "test":
+    if calc_split(a, op, b) != "test":
         return None
     return Goal(template.format(a=a, b=b), family, (("calc", _accepted(a, op, b)),),
                 calc(f"{a} {op} {b}"), template)
