@@ -13,6 +13,8 @@ Usage (after `make model agent-model`):
 
     .venv/bin/python bench/agent_bench.py [--per-group 20] [--seed 0] [--json FILE]
     .venv/bin/python bench/agent_bench.py --grammar [--per-family 40]     # also the held-out grammar
+    .venv/bin/python bench/agent_bench.py --grammar --gallery bench/results/agent-gallery.md
+                                          # and the first 3 failures per family, as the page's table
 """
 
 from __future__ import annotations
@@ -41,9 +43,14 @@ def main(argv=None) -> int:
     parser.add_argument("--grammar", action="store_true",
                         help="also score the agent model on goals held out by grammar (per family)")
     parser.add_argument("--per-family", type=int, default=40, help="held-out-grammar goals per family")
+    parser.add_argument("--gallery", metavar="FILE",
+                        help="with --grammar: write the first 3 failures per family as a markdown table "
+                             "(the agent-model page includes bench/results/agent-gallery.md)")
     parser.add_argument("--story", default=str(ROOT / "build/model/tinyllm.onnx"), help="the story model")
     parser.add_argument("--agent", default=str(ROOT / "build/model/tinyllm-agent.onnx"), help="the agent model")
     args = parser.parse_args(argv)
+    if args.gallery and not args.grammar:
+        parser.error("--gallery needs --grammar (the gallery is the held-out grammar's failures)")
     suite = make_suite(args.split, args.per_group, args.seed)
     reports = []
     models = {"story model (tinyllm)": f"tinyllm:{args.story}",
@@ -91,6 +98,15 @@ def grammar_table(suite, args) -> dict:
           f"({len(goals)} goals, seed {args.seed}), greedy, no forcing "
           "(right tool / right args / answer exact / answer lenient, %)")
     print(heldout_grammar.family_table(suites))
+    if args.gallery:
+        path = Path(args.gallery)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(path.name + ".part")
+        stamp = (f"<!-- bench/agent_bench.py --grammar --per-family {args.per_family} --seed {args.seed}: "
+                 f"the first failures per family of {Path(args.agent).name} -->\n")
+        part.write_text(stamp + heldout_grammar.gallery_markdown(suites["held-out grammar"]), encoding="utf-8")
+        part.replace(path)                                   # whole or not at all
+        print(f"wrote the gallery of failures to {path}", file=sys.stderr)
     return {name: [{"goal": g.goal, "family": g.family, **s, "answer": t.answer} for g, s, t in rows]
             for name, rows in suites.items()}
 

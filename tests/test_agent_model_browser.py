@@ -86,6 +86,29 @@ def test_both_columns_are_the_cpython_trajectories(tab, agent_model, goal):
     assert any("/model/tinyllm-agent.onnx" in u for u in tab.requests)
 
 
+def test_a_gallery_row_runs_its_goal_in_the_demo_as_the_gallery_says(tab, agent_model):
+    """The gallery of failures: each row has a "Try it" button that runs its goal in the demo, and
+    the agent column is the trajectory the row records (the terminal's, for the committed model)."""
+    from lllm.labs import heldout_grammar as hg
+    from test_agent_gallery import gallery_rows, goal_of
+    page = tab.page
+    buttons = page.locator(".lllm-gallery .lllm-gallery__try")
+    goals, rows = gallery_rows()
+    assert buttons.count() == len(rows)
+    row = rows[-1]
+    goal = goals[goal_of(row)]
+    demo = demo_on(page)
+    buttons.nth(len(rows) - 1).click()
+    page.wait_for_function("([el, goal]) => el.lllmParams?.goal === goal && ['done', 'error'].includes(el.dataset.state)",
+                           arg=[demo.element_handle(), goal.goal], timeout=300_000)
+    assert demo.locator("[name='goal']").input_value() == goal.goal
+    result = demo.evaluate("el => el.lllmResult")
+    agent = next(r for r in result["runs"] if r["brain"] == "tinyllm-agent")
+    expected = run_react(goal.goal, BRAINS["tinyllm-agent"](agent_model), return_trajectory=True)
+    assert agent["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    assert hg.gallery_row(goal, expected) == row
+
+
 def test_the_terminal_command_prints_the_column(tab, agent_model):
     """The command under each column, typed into a terminal (at the repo root), prints its text."""
     demo = demo_on(tab.page)
@@ -158,10 +181,10 @@ def test_the_lab_pages_before_after_table_is_the_terminals(tab, site_server, age
     assert demo.locator(".lllm-demo__terminal pre").text_content() == run["result"]["text"]
     cells = demo.locator(".lllm-demo__before-after tr").last.locator("td").all_text_contents()
     overall = run["result"]["rows"][-1]
-    assert cells[:2] == ["all held-out goals", "7"]
+    assert cells[:2] == ["all held-out goals", "11"]
     assert cells[2:] == [f"{s[c]:.1f}%" for s in overall["scores"] for c in run["result"]["criteria"]]
     assert run["result"]["command"] == "python -m lllm lab --before-after --per-group 1"
-    assert "agent model" in run["result"]["text"] and "held-out test goals: 7," in run["result"]["text"]
+    assert "agent model" in run["result"]["text"] and "held-out test goals: 11," in run["result"]["text"]
 
 
 def test_the_pages_stayed_clean(tab):

@@ -210,6 +210,7 @@ def test_cli_reports_a_run_that_keeps_nothing(tmp_path, capsys):
     (["--min-score", "2"], "--min-score must be between 0 and 1"),
     (["--critic", "gpt"], "--critic must be 'rule' or 'self'"),
     (["--predictor", "nope"], "--predictor 'nope' is not one of"),
+    (["--critic", "self"], "--critic self asks the predictor to critique: choose a --predictor other than teacher"),
 ])
 def test_cli_bad_input_is_one_line(tmp_path, capsys, argv, message):
     assert main(["factory", "--out", str(tmp_path)] + argv) == 2

@@ -120,7 +120,7 @@ def test_before_after_prints_both_models_on_the_held_out_goals(capsys):
     require_agent_model()
     assert main(["lab", "--before-after", "--per-group", "1"]) == 0
     out = capsys.readouterr().out
-    assert "held-out test goals: 7, greedy, no forcing" in out
+    assert "held-out test goals: 11, greedy, no forcing" in out
     assert "story model" in out and "agent model" in out
 
 

@@ -275,7 +275,7 @@ def test_before_after_is_what_lab_before_after_prints(capsys, agent_model):
     out = demo({"demo": "before-after", "per_group": 1}, **cpython_models(agent_model))
     assert out["ok"] and out["command"] == "python -m lllm lab --before-after --per-group 1"
     assert out["text"] + "\n" == terminal(capsys, "lab", "--before-after", "--per-group", "1")
-    assert "held-out test goals: 7, greedy, no forcing" in out["text"]
+    assert "held-out test goals: 11, greedy, no forcing" in out["text"]
 
 
 def test_an_agent_model_that_did_not_load_is_a_clear_message(monkeypatch):

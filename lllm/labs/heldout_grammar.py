@@ -51,7 +51,8 @@ from lllm.labs.factory_tasks import Task, calc_split
 from lllm.labs.scoring import answer_matches, squash
 
 __all__ = ["Goal", "FAMILIES", "ARITHMETIC", "WORD_PROBLEMS", "LOOKUPS", "MULTI_STEP", "NO_TOOL",
-           "NO_TOOL_WORDS", "templates", "make_goals", "from_task", "score", "evaluate", "family_table"]
+           "NO_TOOL_WORDS", "templates", "make_goals", "from_task", "score", "evaluate", "family_table",
+           "gallery", "gallery_row", "gallery_markdown", "GALLERY_HEAD"]
 
 FAMILIES = ("arithmetic", "word problem", "lookup", "multi-step", "no-tool")
 
@@ -276,3 +277,37 @@ def family_table(suites: dict[str, list[tuple[Goal, dict, Trajectory]]]) -> str:
                 cells.append(f"{100 * sum(values) / len(values):7.1f}" if values else f"{'-':>7s}")
             lines.append(f"{name:22s} {family or 'all':14s} {len(picked):4d}  " + " ".join(cells))
     return "\n".join(lines)
+
+
+# ---- the gallery: real failures, as a table a page can include -----------------------------------
+
+GALLERY_HEAD = "| family | goal | the model called | it answered | right |\n|---|---|---|---|---|"
+
+
+def _cell(text: str) -> str:
+    return (text or "").replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ") or "(nothing)"
+
+
+def gallery_row(goal: Goal, trajectory: Trajectory) -> str:
+    """One markdown row: the goal, the tool calls the model made, its final answer, and the oracle."""
+    called = ", ".join(f"`{name}[{args}]`" for name, args in trajectory.tool_calls()) or "no tool"
+    answer = "(no final answer)" if trajectory.answer is None else _cell(trajectory.answer)
+    right = ", then ".join(f"`{name}[{accepted[0]}]`" for name, accepted in goal.calls) or "no tool"
+    return f"| {goal.family} | {_cell(goal.goal)} | {called} | {answer} | {right} → {_cell(goal.answer)} |"
+
+
+def gallery(rows, per_family: int = 3) -> list[tuple[Goal, Trajectory]]:
+    """The first `per_family` failures of each family, in the order the goals were run: a failure
+    is a run whose answer is wrong even leniently, or whose tool calls are wrong."""
+    picked, counts = [], {}
+    for goal, scores, trajectory in rows:
+        wrong = not scores["lenient"] or not scores["tool"] or scores["args"] == 0.0
+        if wrong and counts.get(goal.family, 0) < per_family:
+            counts[goal.family] = counts.get(goal.family, 0) + 1
+            picked.append((goal, trajectory))
+    return picked
+
+
+def gallery_markdown(rows, per_family: int = 3) -> str:
+    """The gallery as a markdown table (GALLERY_HEAD, then one gallery_row per failure)."""
+    return "\n".join([GALLERY_HEAD] + [gallery_row(g, t) for g, t in gallery(rows, per_family)]) + "\n"

@@ -393,9 +393,34 @@ function setUp(root) {
   stop.addEventListener("click", () => lllm.stop());
 }
 
+// A gallery (`<div class="lllm-gallery" markdown>` around a table whose second column is a goal)
+// gets a "Try it" button per row: it puts the goal into the page's versus demo and runs it there.
+function setUpGallery(gallery) {
+  if (gallery.dataset.lllmGallery) return;
+  const demo = document.querySelector(".lllm-demo[data-demo='versus']");
+  if (!demo) return;
+  gallery.dataset.lllmGallery = "1";
+  for (const row of gallery.querySelectorAll("tbody tr")) {
+    const cell = row.cells[1];
+    const goal = cell.textContent.trim();
+    const tryIt = el("button", "md-button lllm-gallery__try", "Try it");
+    tryIt.type = "button";
+    tryIt.setAttribute("aria-label", `try it in the demo below: ${goal}`);
+    tryIt.addEventListener("click", () => {
+      const box = demo.querySelector("[name='goal']");
+      box.value = goal;
+      demo.scrollIntoView({ block: "start" });
+      box.focus({ preventScroll: true });
+      demo.querySelector(".lllm-demo__run").click();
+    });
+    cell.append(" ", tryIt);
+  }
+}
+
 function setUpPage() {
   const demos = document.querySelectorAll(".lllm-demo");
   demos.forEach(setUp);
+  document.querySelectorAll(".lllm-gallery").forEach(setUpGallery);
 }
 
 if (window.document$) window.document$.subscribe(setUpPage);
