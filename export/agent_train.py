@@ -80,7 +80,7 @@ class AgentSettings:
     embed: int = 32            # as the story model
     hidden: int = 168          # as the story model: bigger was slower and no better (notes)
     batch: int = 8             # small batches, more updates: 8 beat 32 by far (notes)
-    steps: int = 26000         # updates; each sees `batch` fresh episodes (~50 min, two seeds at once)
+    steps: int = 34000         # updates; each sees `batch` fresh episodes (~50 min, two seeds at once)
     lr: float = 8e-3           # 6e-3..1e-2 helped, 2e-2 diverged (notes)
     warmup: int = 100          # steps of linear warm-up, then cosine decay to lr / 10
     clip: float = 1.0

@@ -46,7 +46,8 @@ def words(text: str) -> list[str]:
 def training_word_lists() -> list[list[str]]:
     """The training grammar as word sequences: templates, operator forms, topic names, echo words."""
     texts = (training_templates() + list(factory_tasks.LOOKUP_NAMES.values())
-             + list(factory_tasks.ECHO_WORDS) + sorted(FACTS) + sorted(factory_tasks.NAMES)
+             + list(factory_tasks.ECHO_WORDS) + list(factory_tasks.MADE_UP_WORDS) + sorted(FACTS)
+             + sorted(factory_tasks.NAMES)
              + list(factory_tasks.NAMES.values()) + list(factory_tasks.THINGS))
     return [words(t) for t in texts]
 
@@ -105,6 +106,13 @@ def test_the_overlap_check_finds_a_planted_training_template_and_operation_word(
     assert any("'What is {a} plus {b}?' is a training template" in f for f in found)
     assert any("operation word 'plus' is in the training grammar" in f for f in found)
     assert any("'how old' is not in" in f for f in found)          # a word the template never says
+
+
+def test_no_word_to_echo_is_a_training_word():
+    """The no-tool goals' words are new too: the model must copy them, not recall them."""
+    word_lists = training_word_lists()
+    assert [w for w in hg.NO_TOOL_WORDS if in_training(w, word_lists)] == []
+    assert in_training(factory_tasks.MADE_UP_WORDS[0], word_lists)
 
 
 def test_no_goal_can_be_produced_by_the_training_grammar():

@@ -50,7 +50,7 @@ from lllm.agents.tools import FACTS, lookup
 __all__ = ["Task", "FAMILIES", "SPLITS", "MIX", "make_task", "make_suite", "content_split", "templates",
            "ARITH_PREFIXES", "ARITH_FORMS", "ARITH_COMMANDS", "WORD_PROBLEMS", "NAMES", "THINGS",
            "LOOKUP_TEMPLATES", "LOOKUP_NAMES", "ATTRIBUTE_QUESTIONS", "MULTI_STEP", "ECHO_TEMPLATES",
-           "ECHO_WORDS", "LEAD_INS", "calc_split"]
+           "ECHO_WORDS", "MADE_UP_WORDS", "LEAD_INS", "calc_split"]
 
 SPLITS = ("train", "validation", "test")
 FAMILIES = ("arithmetic", "word problem", "lookup", "multi-step", "no-tool")
@@ -179,9 +179,25 @@ ECHO_WORDS = ("apple river stone cloud green bread window summer garden silver c
               "kettle violet meadow island copper marble feather lantern honey rocket tiger "
               "castle planet mirror jacket pepper turtle wagon blanket puzzle cookie saddle "
               "thunder velvet walnut zebra").split()
+# --8<-- [end:phrasings]
+
+
+def _made_up_words(count: int = 2000, seed: int = 0) -> list[str]:
+    """Pronounceable words of two or three syllables ("balen", "banfo"), the same in every
+    process: words to copy, not to know, so the model learns to echo any word it is given."""
+    rng, words = random.Random(seed), set()
+    onsets, vowels, codas = "b d f g k l m n p r s t v z br dr fl gr pl st tr".split(), "aeiou", ["", "n", "r", "l", "s"]
+    while len(words) < count:
+        words.add("".join(rng.choice(onsets) + rng.choice(vowels) + rng.choice(codas)
+                          for _ in range(rng.choice((2, 2, 3)))))
+    return sorted(words)
+
+
+MADE_UP_WORDS = _made_up_words()
+# --8<-- [start:lead-ins]
 LEAD_INS = ["Hello.", "Hi there.", "Good morning.", "I have a question.", "Thanks in advance.",
             "This is question {k}.", "Question {k}:", "For my class:"]   # distractor words and numbers
-# --8<-- [end:phrasings]
+# --8<-- [end:lead-ins]
 
 
 def calc_split(a: int, op: str, b: int) -> str:
@@ -300,7 +316,7 @@ def _multi_step(rng: random.Random, split: str) -> Task | None:
 
 
 def _no_tool(rng: random.Random, split: str) -> Task | None:
-    word = rng.choice(ECHO_WORDS)
+    word = rng.choice(ECHO_WORDS if rng.random() < 0.5 else MADE_UP_WORDS)   # half made up: copy any word
     t = rng.randrange(len(ECHO_TEMPLATES))
     phrasing = "new template" if _held_out(t, len(ECHO_TEMPLATES), 1) else "seen"
     if content_split(f"{word}/{t}", phrasing) != split:
