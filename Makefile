@@ -13,7 +13,7 @@ help:
 	@echo "make serve   build the model and the site, serve it at http://127.0.0.1:$(PORT)"
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date)"
-	@echo "make agent-model  retrain the agent-tuned TinyLLM (~40 min) and check it is the committed one bit for bit"
+	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
 	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, agent model before/after, site size, in-page runtime"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
@@ -31,7 +31,7 @@ venv: $(VENV)/.installed
 model: venv
 	$(PY) -m export.build --out build/model
 
-# The agent-tuned TinyLLM. Its full recipe takes ~40 min on two cores, so its result is committed
+# The agent-tuned TinyLLM. Its full recipe takes ~50 min on two cores, so its result is committed
 # (export/trained/, with a card recording the recipe, seeds, data hash and numpy's CPU features):
 # `models` copies it into build/model while it is up to date with its sources (and trains when
 # they have changed). `make agent-model` retrains it from the sources and checks the result is the
