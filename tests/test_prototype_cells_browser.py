@@ -12,7 +12,7 @@ from conftest import origin, watch
 from runtime_support import CELL, ROOT, cpython_outputs
 
 pytestmark = pytest.mark.browser
-PAGES = {"typed-workflow": 2, "factory": 2}   # page -> how many runnable cells it shows
+PAGES = {"typed-workflow": 2, "factory": 3}   # page -> how many runnable cells it shows
 
 
 @pytest.fixture(scope="module")
@@ -44,5 +44,6 @@ def test_the_typed_trace_and_the_filter_are_on_the_page(tab):
     assert trace.startswith(" 1. GOAL        What is 17 * 23?\n 2. THOUGHT") and "completed: True | answer: 391" in trace
     codes = CELL.findall((ROOT / "site" / "agents" / "factory.md").read_text(encoding="utf-8"))
     page = [tab.page.evaluate("code => lllm.run(code, {namespace: 'test-claims'})", c)["stdout"] for c in codes]
-    assert page[0].startswith("kept 12 of 12 training episodes")
-    assert page[1].endswith("rejected: wrong: answered without calling calc\n")
+    assert page[0].startswith("kept 12 of 12 training episodes")            # the teacher: nothing wrong
+    assert "rejected, wrong: 7" in page[1] and "wrong: did not call lookup, then calc" in page[1]  # the rule brain
+    assert page[2].endswith("rejected: wrong: answered without calling lookup\n")
