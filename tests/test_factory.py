@@ -242,7 +242,8 @@ def test_the_teacher_demonstrates_the_plan_step_by_step():
 
 def test_score_and_compare_credit_only_real_work():
     suite = make_suite("test", per_group=3)
-    rule, echoed = evaluate(None, suite, "teacher"), evaluate(echo, suite, "echo")
+    from lllm.labs.factory import teacher
+    rule, echoed = evaluate(teacher, suite, "teacher", per_task=True), evaluate(echo, suite, "echo")
     assert rule.mean("answer") == 1.0 and echoed.mean("answer") == 0.0 and echoed.mean("args") == 0.0
     table = comparison_table([echoed, rule])
     assert table.splitlines()[-1].split()[-4:] == ["100.0"] * 4

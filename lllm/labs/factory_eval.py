@@ -18,7 +18,8 @@ Usage:
     >>> from lllm.predictors import RulePredictor
     >>> from lllm.labs.factory_tasks import make_suite
     >>> suite = make_suite("test", per_group=2)
-    >>> evaluate(None, suite).mean("answer")          # None: each task's teacher (its own plan)
+    >>> from lllm.labs.factory import teacher
+    >>> evaluate(teacher, suite, per_task=True).mean("answer")   # each task's teacher (its own plan)
     1.0
     >>> rule = evaluate(RulePredictor(), suite)       # the rule brain: no rule for word problems
     >>> rule.mean("answer") < 1.0, rule.mean("answer", ("word problem", "seen"))
@@ -70,13 +71,13 @@ class SuiteReport:
         return sorted({(t.family, t.phrasing) for t, _, _ in self.rows})
 
 
-def evaluate(predictor, suite: Sequence[Task], name: str = "", max_steps: int = 4) -> SuiteReport:
-    """Run every task of the suite once through run_react (by `predictor`, or None: each task's
-    teacher) and score it."""
-    from lllm.labs.factory import teacher
+def evaluate(predictor, suite: Sequence[Task], name: str = "", max_steps: int = 4,
+             per_task: bool = False) -> SuiteReport:
+    """Run every task of the suite once through run_react and score it. With `per_task`,
+    `predictor(task)` makes each task's predictor (`factory.teacher`)."""
     report = SuiteReport(name)
     for task in suite:
-        trajectory = run_react(task.goal, predictor or teacher(task), max_steps=max_steps,
+        trajectory = run_react(task.goal, predictor(task) if per_task else predictor, max_steps=max_steps,
                                return_trajectory=True)
         report.rows.append((task, score(trajectory, task), trajectory))
     return report
@@ -147,5 +148,4 @@ if __name__ == "__main__":
     from lllm.labs.factory_tasks import make_suite
 
     suite = make_suite("test", per_group=5)
-    print(comparison_table([evaluate(echo, suite, "echo (the old bug)"), evaluate(RulePredictor(), suite, "rule brain"),
-                            evaluate(None, suite, "teacher")]))
+    print(comparison_table([evaluate(echo, suite, "echo (the old bug)"), evaluate(RulePredictor(), suite, "rule brain")]))
