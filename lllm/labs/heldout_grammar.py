@@ -52,7 +52,7 @@ from lllm.labs.scoring import answer_matches, squash
 
 __all__ = ["Goal", "FAMILIES", "ARITHMETIC", "WORD_PROBLEMS", "LOOKUPS", "MULTI_STEP", "NO_TOOL",
            "NO_TOOL_WORDS", "templates", "make_goals", "from_task", "score", "evaluate", "family_table",
-           "gallery", "gallery_row", "gallery_markdown", "GALLERY_HEAD"]
+           "is_failure", "gallery", "gallery_row", "gallery_markdown", "GALLERY_HEAD"]
 
 FAMILIES = ("arithmetic", "word problem", "lookup", "multi-step", "no-tool")
 
@@ -296,13 +296,16 @@ def gallery_row(goal: Goal, trajectory: Trajectory) -> str:
     return f"| {goal.family} | {_cell(goal.goal)} | {called} | {answer} | {right} → {_cell(goal.answer)} |"
 
 
+def is_failure(scores: dict) -> bool:
+    """A run whose answer is wrong even leniently, or whose tool calls are wrong."""
+    return not scores["lenient"] or not scores["tool"] or scores["args"] == 0.0
+
+
 def gallery(rows, per_family: int = 3) -> list[tuple[Goal, Trajectory]]:
-    """The first `per_family` failures of each family, in the order the goals were run: a failure
-    is a run whose answer is wrong even leniently, or whose tool calls are wrong."""
+    """The first `per_family` failures (`is_failure`) of each family, in the order the goals were run."""
     picked, counts = [], {}
     for goal, scores, trajectory in rows:
-        wrong = not scores["lenient"] or not scores["tool"] or scores["args"] == 0.0
-        if wrong and counts.get(goal.family, 0) < per_family:
+        if is_failure(scores) and counts.get(goal.family, 0) < per_family:
             counts[goal.family] = counts.get(goal.family, 0) + 1
             picked.append((goal, trajectory))
     return picked
