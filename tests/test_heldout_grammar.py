@@ -67,7 +67,7 @@ def training_regexes() -> list[re.Pattern]:
     """Each training template as a regex over whole goals: numbers in number slots, any text in a
     lookup topic, one word in a word slot."""
     slots = {"{a}": r"-?\d+", "{b}": r"-?\d+", "{n}": r"\d+", "{k}": r"\d+", "{t}": r".+",
-             "{w}": r"\S+", "{who}": r"\w+", "{p}": r"\w+", "{x}": r"\w+", "{U}": r"\w+", "{v}": r"\w+"}
+             "{w}": r"\S+", "{who}": r"\w+", "{p}": r"\w+", "{x}": r"\w+"}
     patterns = []
     for template in training_templates():
         parts = re.split(r"(\{\w+\})", template)

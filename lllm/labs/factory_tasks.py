@@ -166,15 +166,6 @@ MULTI_STEP = [   # (topic, how its fact states the number, question, operator); 
     ("lina", r"(\d+) hens", "What is the number of Lina's birds times {n}?", "*"),
     ("bread", r"costs (\d+) coins", "What is the price of bread times {n}?", "*"),
     ("bakery", r"(\d+) loaves a day", "What is the bakery's daily bread count times {n}?", "*"),
-    ("tom", r"(\d+) years old", "Multiply Tom's age by {n}.", "*"),
-    ("tom", r"(\d+) years old", "Deduct {n} from Tom's age.", "-"),
-    ("tom", r"(\d+) years old", "If Tom's age is raised by {n}, what is it?", "+"),
-    ("lina", r"(\d+) hens", "Lina's birds, multiplied by {n}, make what?", "*"),
-    ("school", r"(\d+) children", "Sum the school's pupils and {n}.", "+"),
-    ("school", r"(\d+) children", "Suppose {n} pupils go from the school. How many are there then?", "-"),
-    ("bread", r"costs (\d+) coins", "What is {n} times the price of bread?", "*"),
-    ("bakery", r"(\d+) loaves a day", "The bakery's daily bread count, multiplied by {n}: what is it?", "*"),
-    ("clock", r"has (\d+) faces", "What is the number of dials on the old clock times {n}?", "*"),
     ("tom", r"(\d+) years old", "Tom's age, reduced by {n}, is what?", "-"),
 ]
 
@@ -182,9 +173,7 @@ ECHO_TEMPLATES = ["Repeat the word {w}.", "Say the word {w}.", "Please repeat th
                   "Say {w}.", "Echo the word {w}.", "Say back {w}.", "Please say {w}.",
                   "Write the word {w}.", "Type the word {w}.", "Repeat {w}.", "Echo {w}.",
                   "Print the word {w}.", "Can you say {w}?", "Say {w} back to me.",
-                  "The word is {w}. Say it.", "Say {w} and stop.", "Repeat after me: {w}",
-                  "Echo this: {w}", "{w} is the word. Say it back.", "Write {w} for me.",
-                  "Type {w}, thanks.", "Give back the word {w}.", "Just say {w}."]   # the last one: new
+                  "The word is {w}. Say it.", "Just say {w}."]             # the last one: new
 ECHO_WORDS = ("apple river stone cloud green bread window summer garden silver candle forest "
               "pencil orange rabbit yellow winter button dragon pocket carrot basket ladder "
               "kettle violet meadow island copper marble feather lantern honey rocket tiger "
@@ -193,27 +182,21 @@ ECHO_WORDS = ("apple river stone cloud green bread window summer garden silver c
 # --8<-- [end:phrasings]
 
 
-def _made_up_words(count: int = 3000, seed: int = 0) -> list[str]:
-    """Pronounceable words of two or three syllables ("balen", "quishmo"), the same in every
-    process: words to copy, not to know, so the model learns to echo any word it is given. The
-    syllables use every letter of the alphabet: a model shown only some letters copies only those."""
+def _made_up_words(count: int = 2000, seed: int = 0) -> list[str]:
+    """Pronounceable words of two or three syllables ("balen", "banfo"), the same in every
+    process: words to copy, not to know, so the model learns to echo any word it is given."""
     rng, words = random.Random(seed), set()
-    onsets = "b c d f g h j k l m n p qu r s t v w y z ch sh th br cl dr fl gr pl sp st tr wh".split()
-    vowels = "a e i o u a e i o u y ee oo ai ou".split()
-    codas = ["", "", "n", "r", "l", "s", "t", "m", "ck", "x", "ng", "sh", "ld", "mp"]
+    onsets, vowels, codas = "b d f g k l m n p r s t v z br dr fl gr pl st tr".split(), "aeiou", ["", "n", "r", "l", "s"]
     while len(words) < count:
-        word = "".join(rng.choice(onsets) + rng.choice(vowels) + rng.choice(codas)
-                       for _ in range(rng.choice((2, 2, 3))))
-        if 4 <= len(word) <= 9:                  # as long as the words people ask to have echoed
-            words.add(word)
+        words.add("".join(rng.choice(onsets) + rng.choice(vowels) + rng.choice(codas)
+                          for _ in range(rng.choice((2, 2, 3)))))
     return sorted(words)
 
 
 MADE_UP_WORDS = _made_up_words()
 # --8<-- [start:lead-ins]
 LEAD_INS = ["Hello.", "Hi there.", "Good morning.", "I have a question.", "Thanks in advance.",
-            "This is question {k}.", "Question {k}:", "For my class:",
-            "{U} {v}.", "Dear {U}:"]   # distractor words and numbers; {U} {v}: made-up words
+            "This is question {k}.", "Question {k}:", "For my class:"]   # distractor words and numbers
 # --8<-- [end:lead-ins]
 
 
@@ -229,8 +212,8 @@ def _held_out(index: int, count: int, new: int) -> bool:
 
 def templates() -> list[str]:
     """Every goal shape the grammar can produce, with its slots: {a} {b} {n} {k} numbers, {t} a
-    topic's name, {w} an echo word, {who} a name, {p} its pronoun, {x} a thing, {U} {v} made-up
-    words; and each shape again behind each lead-in."""
+    topic's name, {w} an echo word, {who} a name, {p} its pronoun, {x} a thing; and each shape
+    again behind each lead-in."""
     forms = [f for op in ARITH_FORMS.values() for f in op]
     shapes = ([p.replace("{e}", f) for p in ARITH_PREFIXES for f in forms]
               + [c for op in ARITH_COMMANDS.values() for c in op]
@@ -244,8 +227,7 @@ def _lead_in(rng: random.Random, goal: str) -> str:
     """One goal in five opens with a lead-in: distractor words, or a distractor number."""
     if rng.random() >= 0.2:
         return goal
-    u, v = rng.choice(MADE_UP_WORDS), rng.choice(MADE_UP_WORDS)
-    return rng.choice(LEAD_INS).format(k=rng.randrange(1, 30), U=u.capitalize(), v=v) + " " + goal
+    return rng.choice(LEAD_INS).format(k=rng.randrange(1, 30)) + " " + goal
 
 
 def _ordered(template: str, a: int, op: str, b: int) -> str:
@@ -297,24 +279,11 @@ def _word_problem(rng: random.Random, split: str) -> Task | None:
         return None
     t = rng.randrange(len(WORD_PROBLEMS[op]))
     template = WORD_PROBLEMS[op][t]
-    name, pronoun = _who(rng)
+    name = rng.choice(sorted(NAMES))
     args = _ordered(template, a, op, b)
-    goal = template.format(a=a, b=b, who=name, p=pronoun, x=_thing(rng))
+    goal = template.format(a=a, b=b, who=name, p=NAMES[name], x=rng.choice(THINGS))
     phrasing = "new template" if _held_out(t, len(WORD_PROBLEMS[op]), 1) else "seen"
     return Task(_lead_in(rng, goal), "word problem", "calc", args, calc(args), phrasing, split)
-
-
-def _who(rng: random.Random) -> tuple[str, str]:
-    """A name and its pronoun; one in three a made-up name, so no name is needed to solve it."""
-    if rng.random() < 1 / 3:
-        return rng.choice(MADE_UP_WORDS).capitalize(), rng.choice(("He", "She"))
-    name = rng.choice(sorted(NAMES))
-    return name, NAMES[name]
-
-
-def _thing(rng: random.Random) -> str:
-    """What is counted; one in three a made-up plural: the numbers matter, not the nouns."""
-    return rng.choice(MADE_UP_WORDS) + "s" if rng.random() < 1 / 3 else rng.choice(THINGS)
 
 
 def _lookup(rng: random.Random, split: str) -> Task | None:
