@@ -98,6 +98,10 @@ def grammar_table(suite, args) -> dict:
           f"({len(goals)} goals, seed {args.seed}), greedy, no forcing "
           "(right tool / right args / answer exact / answer lenient, %)")
     print(heldout_grammar.family_table(suites))
+    errors = heldout_grammar.calc_errors(suites["held-out grammar"])
+    print(f"held-out grammar, one-calculation goals: {errors['wrong']} of {errors['goals']} with wrong arguments; "
+          f"of those, {errors['operator']} had both numbers right and the wrong operator, {errors['number']} "
+          f"the right operator and a wrong number, {errors['other']} other")
     if args.gallery:
         path = Path(args.gallery)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -318,3 +318,15 @@ def test_the_rule_predictor_is_no_oracle_here(family):
     rows = hg.evaluate(RulePredictor(), goals)
     fully = sum(1 for _, s, _ in rows if s["tool"] and s["args"] in (None, 1.0) and s["exact"])
     assert fully <= len(goals) // 2, (family, fully)
+
+
+def test_calc_errors_tells_a_wrong_operator_from_a_wrong_number():
+    goal = hg.Goal("What is 82 take 8?", "arithmetic", (("calc", ("82 - 8",)),), "74", "t")
+    multi = next(g for g in GOALS if g.family == "multi-step")
+    rows = []
+    for reply in ("82 - 8", "82 + 8", "8 - 82", "82 - 9", "81 + 8"):
+        trajectory = run(goal, [f"Action: calc[{reply}]", "Final Answer: 1"])
+        rows.append((goal, hg.score(trajectory, goal), trajectory))
+    no_call = run(goal, ["Final Answer: 74"])
+    rows += [(goal, hg.score(no_call, goal), no_call), (multi, {"args": 0.0}, no_call)]
+    assert hg.calc_errors(rows) == {"goals": 6, "wrong": 5, "operator": 1, "number": 1, "other": 3}

@@ -23,6 +23,7 @@ and no template, occurs in the training grammar, and that training never imports
 args (each expected call with an accepted argument; None where a goal has no tool), and the final
 answer twice — exact (the whole answer, as the factory's evaluation scores) and lenient
 (`answer_matches`' default: a fact copied whole still credits the detail asked for).
+`calc_errors(rows)` says why one-calculation goals got wrong arguments: the operator or a number.
 
 Usage:
 
@@ -52,7 +53,7 @@ from lllm.labs.scoring import answer_matches, squash
 
 __all__ = ["Goal", "FAMILIES", "ARITHMETIC", "WORD_PROBLEMS", "LOOKUPS", "MULTI_STEP", "NO_TOOL",
            "NO_TOOL_WORDS", "templates", "make_goals", "from_task", "score", "evaluate", "family_table",
-           "is_failure", "gallery", "gallery_row", "gallery_markdown", "GALLERY_HEAD"]
+           "is_failure", "gallery", "gallery_row", "gallery_markdown", "GALLERY_HEAD", "calc_errors"]
 
 FAMILIES = ("arithmetic", "word problem", "lookup", "multi-step", "no-tool")
 
@@ -314,3 +315,34 @@ def gallery(rows, per_family: int = 3) -> list[tuple[Goal, Trajectory]]:
 def gallery_markdown(rows, per_family: int = 3) -> str:
     """The gallery as a markdown table (GALLERY_HEAD, then one gallery_row per failure)."""
     return "\n".join([GALLERY_HEAD] + [gallery_row(g, t) for g, t in gallery(rows, per_family)]) + "\n"
+
+
+# ---- why a calculation went wrong: the operator, or the numbers ---------------------------------
+
+_CALC = re.compile(r"^\s*(-?\d+)\s*([-+*])\s*(-?\d+)\s*$")
+
+
+def calc_errors(rows) -> dict[str, int]:
+    """Of the one-calculation goals (arithmetic, word problems) whose arguments were wrong: how many
+    had both numbers right and the wrong operator ("operator"), the right operator and a wrong
+    number ("number"), or anything else ("other": both wrong, a subtraction's operands swapped, no
+    calc). "goals" counts the one-calculation goals, "wrong" those with wrong arguments."""
+    counts = {"goals": 0, "wrong": 0, "operator": 0, "number": 0, "other": 0}
+    for goal, scores, trajectory in rows:
+        if len(goal.calls) != 1 or goal.calls[0][0] != "calc" or goal.family == "multi-step":
+            continue
+        counts["goals"] += 1
+        if scores["args"]:
+            continue
+        counts["wrong"] += 1
+        want = _CALC.match(goal.calls[0][1][0])
+        made = [args for name, args in trajectory.tool_calls() if name == "calc"]
+        got = _CALC.match(made[0]) if made else None
+        same_numbers = bool(got) and sorted((want[1], want[3])) == sorted((got[1], got[3]))
+        if got and same_numbers and got[2] != want[2]:
+            counts["operator"] += 1
+        elif got and got[2] == want[2] and not same_numbers:
+            counts["number"] += 1
+        else:
+            counts["other"] += 1
+    return counts
