@@ -166,15 +166,6 @@ MULTI_STEP = [   # (topic, how its fact states the number, question, operator); 
     ("lina", r"(\d+) hens", "What is the number of Lina's birds times {n}?", "*"),
     ("bread", r"costs (\d+) coins", "What is the price of bread times {n}?", "*"),
     ("bakery", r"(\d+) loaves a day", "What is the bakery's daily bread count times {n}?", "*"),
-    ("tom", r"(\d+) years old", "Multiply Tom's age by {n}.", "*"),
-    ("tom", r"(\d+) years old", "Deduct {n} from Tom's age.", "-"),
-    ("tom", r"(\d+) years old", "If Tom's age is raised by {n}, what is it?", "+"),
-    ("lina", r"(\d+) hens", "Lina's birds, multiplied by {n}, make what?", "*"),
-    ("school", r"(\d+) children", "Sum the school's pupils and {n}.", "+"),
-    ("school", r"(\d+) children", "Suppose {n} pupils go from the school. How many are there then?", "-"),
-    ("bread", r"costs (\d+) coins", "What is {n} times the price of bread?", "*"),
-    ("bakery", r"(\d+) loaves a day", "The bakery's daily bread count, multiplied by {n}: what is it?", "*"),
-    ("clock", r"has (\d+) faces", "What is the number of dials on the old clock times {n}?", "*"),
     ("tom", r"(\d+) years old", "Tom's age, reduced by {n}, is what?", "-"),
 ]
 
@@ -182,9 +173,7 @@ ECHO_TEMPLATES = ["Repeat the word {w}.", "Say the word {w}.", "Please repeat th
                   "Say {w}.", "Echo the word {w}.", "Say back {w}.", "Please say {w}.",
                   "Write the word {w}.", "Type the word {w}.", "Repeat {w}.", "Echo {w}.",
                   "Print the word {w}.", "Can you say {w}?", "Say {w} back to me.",
-                  "The word is {w}. Say it.", "Say {w} and stop.", "Repeat after me: {w}",
-                  "Echo this: {w}", "{w} is the word. Say it back.", "Write {w} for me.",
-                  "Type {w}, thanks.", "Give back the word {w}.", "Just say {w}."]   # the last one: new
+                  "The word is {w}. Say it.", "Just say {w}."]             # the last one: new
 ECHO_WORDS = ("apple river stone cloud green bread window summer garden silver candle forest "
               "pencil orange rabbit yellow winter button dragon pocket carrot basket ladder "
               "kettle violet meadow island copper marble feather lantern honey rocket tiger "
