@@ -329,7 +329,7 @@ def calc_errors(rows) -> dict[str, int]:
     calc). "goals" counts the one-calculation goals, "wrong" those with wrong arguments."""
     counts = {"goals": 0, "wrong": 0, "operator": 0, "number": 0, "other": 0}
     for goal, scores, trajectory in rows:
-        if len(goal.calls) != 1 or goal.calls[0][0] != "calc" or goal.family == "multi-step":
+        if len(goal.calls) != 1 or goal.calls[0][0] != "calc":       # a two-step goal has two
             continue
         counts["goals"] += 1
         if scores["args"]:
@@ -339,7 +339,7 @@ def calc_errors(rows) -> dict[str, int]:
         made = [args for name, args in trajectory.tool_calls() if name == "calc"]
         got = _CALC.match(made[0]) if made else None
         same_numbers = bool(got) and sorted((want[1], want[3])) == sorted((got[1], got[3]))
-        if got and same_numbers and got[2] != want[2]:
+        if same_numbers and got[2] != want[2]:
             counts["operator"] += 1
         elif got and got[2] == want[2] and not same_numbers:
             counts["number"] += 1
