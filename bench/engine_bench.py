@@ -1,19 +1,21 @@
-"""Benchmark: every engine (Chromium, Firefox, WebKit) on a first visit to a demo page.
+"""Benchmark: a learner's first visit to the ReAct demo in every engine (Chromium, Firefox, WebKit).
 
 Not a test: it prints numbers and ratios measured in this one run (the machine is shared and
-noisy: compare numbers measured back to back, not across runs).
+noisy: compare numbers measured back to back, not across runs). tests/test_first_visit_browser.py
+asserts the byte counts in Chromium; this prints them, and the times, for all three.
 
-    python bench/engine_bench.py [--engines chromium,firefox,webkit]
+    python bench/engine_bench.py [--engines chromium,firefox,webkit] [--out bench/results/first-visit.md]
 
-Per engine, each in a fresh browser profile, driven as tests/engines.py drives it:
-  - bytes:        what the server sent for a first visit to /agents/react/ until the agent-tuned
-                  TinyLLM's first answer and the runtime saved for offline use (service worker).
-  - first answer: ms from navigation start until the ReAct demo's answer (cold: Pyodide, lllm,
-                  both models downloaded and started).
-  - warm ready:   the same page again in a new document, served by the service worker's cache
-                  (the offline path: the server sends ~0 bytes), until lllm.ready().
-  - baseline:     a bare loadPyodide() in a module worker, in a fresh profile of the same engine:
-                  its ms and bytes; the ratios divide by these.
+Per engine, each in a fresh profile, driven as tests/engines.py drives it (tests/first_visit.js):
+  - bare Pyodide: a module worker that only awaits loadPyodide(): its ms and gzip bytes, the baseline.
+  - to the first answer: requests, raw and gzip bytes the server sent from opening /agents/react/
+    until the agent-tuned TinyLLM answered "What is 17 * 23?" (tests/first_visit.py counts them);
+    its ratio to bare Pyodide and to the floor (what the answer truly needs: Pyodide's core,
+    onnxruntime-web's wasm, the agent model, the lllm wheel).
+  - twice: files sent more than once over the whole visit (until the rest of the site is saved).
+  - cold ready / warm ready: the runtime's start until lllm.ready() (Python and onnxruntime-web),
+    on the first visit and in a second document served by the service worker's cache.
+  - first answer: from the click to the answer, and its ratio to bare Pyodide's time.
 Chromium also times Python's predictor calls both ways Python can block on the model
 (Atomics.wait and JSPI), which is what decides the default (site/assets/runtime/lllm.mjs).
 """
@@ -21,96 +23,110 @@ Chromium also times Python's predictor calls both ways Python can block on the m
 from __future__ import annotations
 
 import argparse
+import datetime
+import os
+import platform
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engines  # noqa: E402
+from first_visit import ANSWER, GOAL, PYODIDE, SCRIPT, CountingServer, floor_gzip, totals  # noqa: E402
 from runtime_support import build_site, free_port, launch  # noqa: E402
 
-VISIT = Path(__file__).with_name("engine_visit.js")
-GOAL = "What is 48 plus 17?"
 PREDICTOR_CALLS = """async () => {
   await lllm.ready();
   const t0 = performance.now();
   await lllm.run('from lllm.web.browser import from_browser\\nb = from_browser(seed=1)\\nfor i in range(40): b("Once", 20)');
   return performance.now() - t0;
 }"""
-
-
-def counting_server(directory: Path, port: int):
-    """hooks/serve.py's server, counting the body bytes it sends (`server.sent`, resettable)."""
-    import functools
-    from hooks.serve import make_server
-    server = make_server(directory, port)
-    server.sent = 0
-    partial = server.RequestHandlerClass          # functools.partial(Handler, directory=...)
-
-    class Counting(partial.func):
-        def copyfile(self, source, outputfile):
-            data = source.read()
-            server.sent += len(data)
-            outputfile.write(data)
-    server.RequestHandlerClass = functools.partial(Counting, **partial.keywords)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+HEADER = ("| engine | bare Pyodide | requests | MB raw | MB gzip | twice | × bare Pyodide | × floor | cold ready | warm ready "
+          "| warm × cold | first answer | × bare Pyodide time | answer |")
 
 
 def run(engine: str, url: str, arg: dict, browser=None) -> dict:
     if engine == "chromium":
-        out = engines.chromium(browser, url, arg, script=VISIT)
+        out = engines.chromium(browser, url, arg, script=SCRIPT)
     else:
-        out = getattr(engines, engine)(url, arg, script=VISIT)
+        out = getattr(engines, engine)(url, arg, script=SCRIPT)
     return out["report"]
+
+
+def measure(engine: str, server: CountingServer, browser) -> dict:
+    """One engine: a bare Pyodide, then a first visit with a warm second document."""
+    url = server.url + "agents/react/"
+    bare = run(engine, url, {"phase": "bare"}, browser)
+    if "fatal" in bare:
+        return {"fatal": bare["fatal"]}
+    bare_sent = [s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)]
+    start = len(server.log)
+    visit = run(engine, url, {"phase": "visit", "goal": GOAL, "warm": True}, browser)
+    if "fatal" in visit:
+        return {"fatal": visit["fatal"]}
+    sent = server.log[start:]
+    return {"bare": totals(bare_sent, server.directory), "bare_ms": bare["ms"], "visit": visit,
+            "answer": totals([s for s in sent if s.at * 1000 <= visit["answerAt"]], server.directory),
+            "whole": totals(sent, server.directory)}
+
+
+def row(engine: str, m: dict, floor: int) -> str:
+    if "fatal" in m:
+        return f"| {engine} | failed: {m['fatal'].splitlines()[0][:120]} |" + " |" * 12
+    v, a = m["visit"], m["answer"]
+    seconds = lambda ms: f"{ms / 1000:.1f} s" if ms is not None else "–"   # noqa: E731
+    warm_x = f"{v['warmReadyMs'] / v['coldReadyMs']:.2f}×" if v["warmReadyMs"] and v["coldReadyMs"] else "–"
+    right = "391 ✓" if v["answer"] == ANSWER else repr(v["answer"])[:40]
+    return (f"| {engine} | {m['bare'].gzip / 1e6:.2f} MB, {m['bare_ms'] / 1000:.1f} s | {a.requests} | {a.raw / 1e6:.1f} | {a.gzip / 1e6:.2f} | {len(m['whole'].twice)} "
+            f"| {a.ratio(m['bare']):.2f}× | {a.ratio(floor):.2f}× | {seconds(v['coldReadyMs'])} | {seconds(v['warmReadyMs'])} "
+            f"| {warm_x} | {seconds(v['answerMs'])} | {v['answerMs'] / m['bare_ms']:.2f}× | {right} |")
+
+
+def machine() -> str:
+    cpus = os.cpu_count()
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
+    return f"{cpus} cores ({model}), {platform.system()} {platform.release()}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default="chromium,firefox,webkit")
+    parser.add_argument("--out", type=Path, help="also write the table (Markdown, dated) to this file")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         port = free_port()
         site = build_site(Path(tmp) / "public", port)
-        server = counting_server(site, port)
-        url = f"http://127.0.0.1:{port}/agents/react/"
+        server = CountingServer(site, port)
+        floor = floor_gzip(site)
         browser = launch(p)
-        print(f"{'engine':9} {'sync':8} {'first visit':>12} {'first answer':>13} {'warm ready':>11} "
-              f"{'bare Pyodide':>13} {'bytes x':>8} {'answer x':>9} {'warm x':>7}  answer")
+        lines = [HEADER, "|" + "---|" * 14]
         for engine in args.engines.split(","):
-            server.sent = 0
-            bare = run(engine, url, {"phase": "bare"}, browser)
-            bare_bytes = server.sent
-            server.sent = 0
-            visit = run(engine, url, {"phase": "visit", "goal": GOAL}, browser)
-            if "fatal" in visit or "fatal" in bare:
-                print(f"{engine:9} failed: {visit.get('fatal') or bare.get('fatal')}")
-                continue
-            first_bytes, warm = server.sent, visit["warmReadyMs"]     # warm: None where the popup was blocked
-            warm_s = f"{warm / 1000:9.1f} s" if warm is not None else f"{'blocked':>11}"
-            warm_x = f"{warm / bare['ms']:6.2f}x" if warm is not None else f"{'-':>7}"
-            print(f"{engine:9} {visit['sync']:8} {first_bytes / 1e6:9.1f} MB {visit['answerMs'] / 1000:11.1f} s "
-                  f"{warm_s} {bare['ms'] / 1000:8.1f} s/{bare_bytes / 1e6:.0f} MB "
-                  f"{first_bytes / bare_bytes:7.2f}x {visit['answerMs'] / bare['ms']:8.2f}x "
-                  f"{warm_x}  {visit['answer']!r}")
+            m = measure(engine, server, browser)
+            lines.append(row(engine, m, floor))
+            print(lines[-1], flush=True)
+        stamp = (f"Measured {datetime.date.today().isoformat()} on {machine()}, by `make bench` "
+                 f"(bench/engine_bench.py): floor {floor / 1e6:.2f} MB gzip.")
+        print(stamp)
+        if args.out:
+            args.out.write_text("\n".join([f"<!-- {stamp} -->", *lines, "", stamp, ""]), encoding="utf-8")
         if "chromium" in args.engines:
             times = {}
             for sync in ("atomics", "jspi"):
                 context = browser.new_context(service_workers="block")
                 context.add_init_script(f"window.lllmSync = '{sync}'")
                 page = context.new_page()
-                page.goto(url)
+                page.goto(server.url + "agents/react/")
                 times[sync] = page.evaluate(PREDICTOR_CALLS)
                 context.close()
             print(f"chromium: 40 predictor calls of 20 characters from Python: Atomics.wait {times['atomics']:.0f} ms, "
                   f"JSPI {times['jspi']:.0f} ms (JSPI / Atomics = {times['jspi'] / times['atomics']:.2f}x)")
         browser.close()
-        server.shutdown()
+        server.close()
     return 0
 
 

@@ -1,15 +1,20 @@
-"""MkDocs hook · the precache list of the service worker (site/sw.js), written after the build.
+"""MkDocs hook · the service worker's file list (site/sw.js), written after the build.
 
 Prepends one line to public/sw.js:
 
-    self.LLLM_OFFLINE = {"version": <hash of every listed file>, "pages": [...], "runtime": [...]};
+    self.LLLM_OFFLINE = {"version": ..., "files": {url: hash}, "shell": [...], "pages": {url: title},
+                         "runtime": [...], "onUse": [folder, ...]};
 
-`pages`: every page (as the URL a browser asks for: `agents/react/`), the 404 page, the CSS and
-JavaScript, the search index and images: cached when the service worker installs (≈3 MB).
-`runtime`: what the runtime workers fetch, exactly as they ask for it (runtime.json's `?v=` tags
-included): Pyodide, onnxruntime-web, the lllm wheel and every built model, cached when a page
-first starts the runtime. A file that changes changes the version, so a new deploy installs a
-new service worker with a cache of its own (sw.js explains how it takes over).
+`files`: every file the site serves that works offline (as the URL a browser asks for: a page is
+its folder, `agents/react/`; the runtime's files with runtime.json's `?v=` tags), each with a short
+hash of its bytes; `version` is the hash of them all, so a new deploy installs a new service worker
+with a cache of its own (sw.js explains how it takes over and what it carries over).
+`shell`: what every page loads (its stylesheets and scripts) and the 404 page, saved on install
+with the page being read. `pages`: every page with its title, for the footer's "available offline"
+list. `runtime`: what the runtime workers fetch (Pyodide, onnxruntime-web, the lllm wheel, every
+built model), saved as they download it. `onUse`: folders saved only when used (Mermaid's chunks,
+search languages). Everything else is saved when used, or once the reader's runtime has answered
+and the connection allows (sw.js).
 
 List it after hooks/runtime.py in mkdocs.yml: it reads the files that hook copies.
 """
@@ -17,12 +22,14 @@ List it after hooks/runtime.py in mkdocs.yml: it reads the files that hook copie
 from __future__ import annotations
 
 import hashlib
+import html
 import json
+import re
 from pathlib import Path
 
 SKIP = ("_headers", "_redirects", "sw.js", "sitemap.xml", "sitemap.xml.gz")
-# Fetched only when used (cached then): Mermaid on diagram pages, search languages other than
-# English, source maps. The runtime's big files have their own list.
+# Saved only when used, never in the background: Mermaid on diagram pages, search languages other
+# than English. The runtime's big files have their own list. Source maps are never saved.
 ON_USE = ("assets/vendor/", "assets/javascripts/lunr/", "assets/runtime/vendor/", "assets/runtime/model/")
 
 
@@ -46,20 +53,43 @@ def page_files(site: Path, runtime: list[str]) -> dict[str, Path]:
     files = {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         rel = path.relative_to(site).as_posix()
-        if rel in SKIP or rel in taken or rel.startswith(ON_USE) or rel.endswith((".map", ".whl")):
+        if rel in SKIP or rel in taken or rel.endswith((".map", ".whl")):
             continue
         files[rel.removesuffix("index.html") if path.name == "index.html" else rel] = path
     return files
 
 
+ASSET = re.compile(r'<(?:script|link)\b[^>]*?\b(?:src|href)="([^"#?]+)"[^>]*>')
+TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+
+
+def shell_files(site: Path, pages: dict[str, Path]) -> list[str]:
+    """The stylesheets, scripts and icons every page loads (relative to the site root), and 404.html."""
+    common = None
+    for url, path in pages.items():
+        text = path.read_text(encoding="utf-8")
+        base = site / url if url.endswith("/") or url == "" else path.parent
+        refs = set()
+        for ref in ASSET.findall(text):
+            if "://" in ref or ref.endswith("/"):
+                continue   # a link to another page (prev/next/canonical), not an asset
+            target = (base / ref).resolve()
+            if target.is_file() and site.resolve() in target.parents:
+                refs.add(target.relative_to(site.resolve()).as_posix())
+        common = refs if common is None else common & refs
+    return sorted(common or set()) + (["404.html"] if (site / "404.html").is_file() else [])
+
+
 def on_post_build(config, **kwargs) -> None:
     site = Path(config["site_dir"])
     runtime = runtime_urls(site)
-    files = page_files(site, runtime) | {url: site / url.split("?")[0] for url in runtime}
-    digest = hashlib.sha256()
-    for url, path in files.items():
-        digest.update(url.encode() + b"\0" + path.read_bytes())
-    pages = [url for url in files if url not in runtime]
-    listing = {"version": digest.hexdigest()[:16], "pages": pages, "runtime": runtime}
+    served = page_files(site, runtime) | {url: site / url.split("?")[0] for url in runtime}
+    files = {url: hashlib.sha256(path.read_bytes()).hexdigest()[:12] for url, path in served.items()}
+    version = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
+    pages = {url: path for url, path in served.items() if path.name == "index.html"}
+    titles = {url: html.unescape(m.group(1).strip()) if (m := TITLE.search(path.read_text(encoding="utf-8"))) else url
+              for url, path in pages.items()}
+    listing = {"version": version, "files": files, "shell": shell_files(site, pages), "pages": titles, "runtime": runtime,
+               "onUse": [prefix for prefix in ON_USE if not any(url.startswith(prefix) for url in runtime)]}
     sw = site / "sw.js"
     sw.write_text(f"self.LLLM_OFFLINE = {json.dumps(listing)};\n" + sw.read_text(encoding="utf-8"), encoding="utf-8")

@@ -12,8 +12,9 @@ After the build it fills `public/assets/runtime/` (next to the worker, bridge an
     runtime.json      the manifest the workers read: where each piece is and how many bytes each worker
                       downloads as it starts ("bytes": {"model": ..., "python": ...})
 
-The manifest lists every model under "models", by the name a predictor asks for. The story model
-loads with the page; the others load when a demo first asks for them. A model that was not built
+The manifest lists every model under "models", by the name a predictor asks for. Each loads the
+first time something asks for it by name (a page downloads only the model its first answer uses;
+"story" names the default). A model that was not built
 is listed as {"missing": "... run `make ...`"}, so the page says what to run instead of failing
 on a 404. A missing agent model is only logged (it takes minutes to train, and only its demos need
 it); a missing story model is a warning (every page with live code needs it).
@@ -40,7 +41,7 @@ PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"]
 FETCHED = {"pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", "ort-wasm-simd-threaded.wasm"}
 WHEEL_DATE = (2020, 1, 1, 0, 0, 0)   # fixed timestamps: the same sources give the same wheel bytes
-STORY_MODEL = "tinyllm"              # loads with the page; every other model loads on demand
+STORY_MODEL = "tinyllm"              # the default model (every model loads on demand)
 MODELS = {  # name -> (what the page calls it, the command that builds it into build/model/)
     "tinyllm": ("the TinyLLM model", "make model"),
     "tinyllm-agent": ("the agent model", "make agent-model"),
@@ -109,13 +110,11 @@ def on_post_build(config, **kwargs) -> None:
     manifest = {"pyodide": "vendor/pyodide/", "ort": "vendor/ort/",
                 "wheel": f"{wheel.name}?v={_version_tag(wheel)}", "story": STORY_MODEL, "models": {}}
     # What each worker downloads as it starts, so the page can show bytes against a total:
-    # the model worker (model.mjs) onnxruntime-web and the story model, the Python worker the rest.
+    # the model worker (model.mjs) onnxruntime-web, the Python worker the rest (models load later).
     fetched = {"python": [out / "vendor" / "pyodide" / f for f in PYODIDE_FILES if f in FETCHED] + [wheel],
                "model": [out / "vendor" / "ort" / f for f in ORT_FILES if f in FETCHED]}
     for name in MODELS:
         manifest["models"][name], copied = _model_entry(name, model_dir, out)
-        if name == STORY_MODEL:
-            fetched["model"] += copied
         if not copied:
             say = log.warning if name == STORY_MODEL else log.info
             say(f"no {name} in {model_dir} (run `{MODELS[name][1]}`): the page will say so when it asks for it")

@@ -82,7 +82,8 @@ def test_a_new_deploy_replaces_the_cache_without_mixing_versions(tab, deployed):
     page = tab.page
     page.goto(url + "playground/")
     wait_offline(page, "all", 120_000)
-    old = page.evaluate("caches.keys()")
+    deploys = "async () => (await caches.keys()).filter((name) => name.startsWith('lllm-'))"   # one cache per deploy
+    old = page.evaluate(deploys)
     html = folder / "playground" / "index.html"
     html.write_text(html.read_text(encoding="utf-8").replace("</article>", "<p id='deploy-2'>second deploy</p></article>", 1), encoding="utf-8")
     sw = folder / "sw.js"
@@ -95,5 +96,5 @@ def test_a_new_deploy_replaces_the_cache_without_mixing_versions(tab, deployed):
     offer.wait_for(timeout=120_000)
     offer.get_by_role("button", name="Reload").click()
     page.locator("#deploy-2").wait_for(timeout=60_000)
-    new = page.evaluate("caches.keys()")
+    new = page.evaluate(deploys)
     assert len(old) == len(new) == 1 and old != new, (old, new)

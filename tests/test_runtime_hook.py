@@ -55,12 +55,14 @@ def test_without_the_agent_model_the_manifest_says_what_to_run(tmp_path, monkeyp
     assert "make agent-model" in records[0].getMessage()
 
 
-def test_the_agent_model_does_not_count_in_the_first_load(tmp_path, monkeypatch):
-    """totalBytes drives the loading bar: the agent model loads later, only when a demo asks for it."""
+def test_no_model_counts_in_the_first_load(tmp_path, monkeypatch):
+    """totalBytes drives the loading bar: Python and onnxruntime-web; each model loads later, when
+    something first asks for it by name."""
     require_agent_model()
     with_agent, _ = post_build(tmp_path / "a", MODEL_DIR, monkeypatch)
-    without, _ = post_build(tmp_path / "b", story_only(tmp_path), monkeypatch)
-    assert with_agent["totalBytes"] == without["totalBytes"] > 0
+    story, _ = post_build(tmp_path / "b", story_only(tmp_path), monkeypatch)
+    none, _ = post_build(tmp_path / "c", tmp_path / "empty", monkeypatch)
+    assert with_agent["totalBytes"] == story["totalBytes"] == none["totalBytes"] > 0
 
 
 def test_without_any_model_the_manifest_names_both_commands(tmp_path, monkeypatch, caplog):

@@ -3,16 +3,17 @@
 // the model worker for every predictor call. Widgets (cells.mjs, playground.mjs, the agent demos),
 // tests and curious readers in the console all use it:
 //
-//   await lllm.ready()                       // loads everything (lazily, once per tab)
+//   await lllm.ready()                       // Python and onnxruntime-web (lazily, once per tab)
 //   await lllm.run("import lllm; print(lllm.__version__)")  // -> {stdout, stderr, value}
 //   await lllm.generate({prompt: "Once", maxNewTokens: 80, temperature: 0.8, topK: 0, topP: 1, seed: 1})
 //   await lllm.generate({model: "tinyllm-agent", prompt: "Question: Who is Pip?\n", temperature: 0})
 //   lllm.stop()                              // ends a runaway cell: restarts the workers
 //
 // Nothing loads until something calls one of these (intent.mjs calls them when a reader comes near
-// a widget). The story model (TinyLLM) loads with the runtime; another model (the agent-tuned
-// "tinyllm-agent") loads the first time it is named. The workers live as long as the tab, so they
-// are shared across Material's instant navigations (this module is not re-run by them).
+// a widget). A model (the story model "tinyllm", the agent-tuned "tinyllm-agent") loads the first
+// time it is used or named, so a page downloads only what its first answer needs. The workers live
+// as long as the tab, so they are shared across Material's instant navigations (this module is not
+// re-run by them).
 const JSPI = typeof WebAssembly === "object" && typeof WebAssembly.Suspending === "function"
   && typeof WebAssembly.promising === "function";
 const ISOLATED = globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
@@ -37,7 +38,7 @@ const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStde
 const listeners = new Set(); // status listeners
 const parts = {};            // "model" | "python" -> {stage, loaded, total} while loading
 let status = { state: "idle", stage: "", percent: 0, loaded: 0, total: 0, error: null, modelError: null };
-let gates = null;            // {model, python}: promises for the current workers
+let gates = null;            // {model, python}: promises for the current workers (model: onnxruntime-web)
 
 function deferred() {
   let resolve, reject;
@@ -106,6 +107,33 @@ function startWorkers() {
   startPython();
 }
 
+// On a first visit the service worker (sw.js) is still taking over the page when a reader asks for
+// the runtime. Workers started before it controls the page would download past it, and saving the
+// runtime for offline use afterwards would download every file a second time; so wait for it (it
+// only caches this page and the shell, usually well under a second), never longer than SW_WAIT_MS.
+const SW_WAIT_MS = 4000;
+let settled = null;
+function serviceWorkerSettled() {
+  const sw = navigator.serviceWorker;
+  settled ??= (async () => {
+    if (!sw || sw.controller) return;
+    const registration = await sw.getRegistration().catch(() => null);
+    if (!registration || !(registration.installing || registration.waiting || registration.active)) return;
+    await new Promise((resolve) => {
+      sw.addEventListener("controllerchange", resolve, { once: true });
+      setTimeout(resolve, SW_WAIT_MS);
+    });
+  })();
+  return settled;
+}
+
+/** Start the workers once (after the service worker has settled); resolves when both are spawned. */
+let starting = null;
+function ensureWorkers() {
+  starting ??= serviceWorkerSettled().then(() => { if (!modelWorker) startWorkers(); });
+  return starting;
+}
+
 function onMessage(msg) {
   const call = pending.get(msg.id);
   switch (msg.type) {
@@ -126,7 +154,7 @@ function onMessage(msg) {
       return;
     case "ready":
       gates.python.resolve(msg);
-      gates.model.promise.then(() => setStatus({ state: "ready", stage: "Ready", percent: 100, pythonReady: true }), () => {});
+      gates.model.promise.then(() => setStatus({ state: "ready", stage: "Ready", percent: 100, pythonReady: true, warm: msg.warm }), () => {});
       return;
     case "step":
       call?.onStep?.(msg.char, msg.top);
@@ -151,7 +179,8 @@ function failAll(error) {
   pending.clear();
 }
 
-function request(worker, type, fields, callbacks = {}) {
+async function request(worker, type, fields, callbacks = {}) {
+  await ensureWorkers();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, ...callbacks });
@@ -159,8 +188,8 @@ function request(worker, type, fields, callbacks = {}) {
   });
 }
 
-const toModel = () => (modelWorker || startWorkers(), modelWorker);
-const toPython = () => (modelWorker || startWorkers(), pythonWorker);
+const toModel = () => modelWorker;
+const toPython = () => pythonWorker;
 
 // ---- the API ---------------------------------------------------------------------------------------
 
@@ -171,18 +200,29 @@ export const lllm = {
   /** How Python blocks on the model here: "atomics", "jspi", or null (it cannot run: NO_PYTHON_MESSAGE). */
   sync: SYNC,
 
-  /** Resolves when Python and the model are loaded; rejects with a readable reason if they cannot be. */
+  /** Resolves when Python and onnxruntime-web are loaded (models load when first used); rejects
+   *  with a readable reason if they cannot be. */
   async ready() {
-    toModel();
+    await ensureWorkers();
     const { model, python } = gates;
     await Promise.all([model.promise, python.promise]);
   },
 
-  /** Resolves when the model alone is loaded (enough for generate()). */
-  async modelReady() {
-    toModel();
+  /** Resolves when onnxruntime-web and the model called `name` (default: the story model) are
+   *  loaded: enough for generate(). */
+  async modelReady(name = undefined) {
+    await ensureWorkers();
     await gates.model.promise;
+    try {
+      await request(toModel, "load", { params: { model: name } });
+    } catch (e) {   // the model the page waits for cannot load: every widget says why
+      setStatus({ state: "error", modelError: e.message, error: e.message });
+      throw e;
+    }
   },
+
+  /** How many calls (run, generate) are waiting for an answer: 0 when the runtime is idle. */
+  get busy() { return pending.size; },
 
   /**
    * Run Python code; cells of one page share a namespace (by default the page's path).
@@ -220,7 +260,7 @@ export const lllm = {
   /** End whatever is running (even `while True: pass`, or a long generation) by restarting both
    *  workers; Python state is lost. */
   stop() {
-    if (!modelWorker) return;
+    if (!modelWorker) return;   // nothing started (or still waiting for the service worker)
     modelWorker.terminate();
     pythonWorker?.terminate();
     modelWorker = pythonWorker = null;
@@ -229,7 +269,7 @@ export const lllm = {
   },
 
   /** The loading state: {state: idle|loading|ready|error, stage, percent, loaded, total (bytes),
-   *  error}; describe(status) says it in words. */
+   *  error, warm (Python restored from its snapshot)}; describe(status) says it in words. */
   get status() { return status; },
 
   /** Call listener(status) now and on every change; returns a function that unsubscribes. */

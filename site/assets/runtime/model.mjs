@@ -7,12 +7,14 @@
 // it blocks on Atomics.wait, its event loop stops, and the model must run somewhere else. One
 // model worker serves both paths, so the predictor's contract is the same in every browser.
 //
-// Models are named as in runtime.json (hooks/runtime.py): the story model "tinyllm" loads at
-// start; another ("tinyllm-agent") loads the first time something asks for it by name.
+// At start it loads onnxruntime-web and compiles its wasm (in parallel with Pyodide's download in
+// the other worker), but no model: each model, named as in runtime.json (hooks/runtime.py: the
+// story model "tinyllm", the agent-tuned "tinyllm-agent"), loads the first time something asks
+// for it, so a page downloads only the model its first answer uses.
 //
-// From the page:          {id, type: "generate" | "window", params, stream}
+// From the page:          {id, type: "generate" | "window" | "load", params, stream}
 //                         {type: "port", port}  a MessagePort to the (new) Python worker
-// To the page:            {type: "progress", part: "model", stage, loaded, total} | {type: "model-ready", vocab}
+// To the page:            {type: "progress", part: "model", stage, loaded, total} | {type: "model-ready"}
 //                         {type: "model-error", error} | {id, type: "step", char, top}
 //                         {id, type: "result", value} | {id, type: "error", error}
 // From Python (the port): {id, type: "card" | "generate" | "forward", args, reply}
@@ -43,6 +45,10 @@ async function loadOrt() {
   ort.env.wasm.proxy = false;        // we are already off the main thread
   ort.env.wasm.wasmPaths = ortBase.href;
   ort.env.logLevel = "error";
+  // onnxruntime-web fetches and compiles its wasm when the first session is made. A session on an
+  // empty graph makes it do that now (and then fails, as it should): the engine is ready before a
+  // model is named, and the model's own session opens in ~0.2 s.
+  await ort.InferenceSession.create(new Uint8Array(0), { executionProviders: ["wasm"] }).catch(() => {});
 }
 
 /** The model called `name` (loaded once, on first use): {name, card, session}. */
@@ -55,8 +61,6 @@ async function loadModel(name) {
   const entry = manifest.models[name];
   if (!entry) throw new Error(`There is no model called ${JSON.stringify(name)} here; the models are: ${Object.keys(manifest.models).join(", ")}`);
   if (entry.missing) throw new Error(entry.missing.replace(/^./, (c) => c.toUpperCase()));
-  const story = name === manifest.story;   // other models load after start-up: no progress stages
-  if (story) fetchCounted.stage("Downloading the model");
   await (ortLoaded ??= loadOrt());
   const modelUrl = new URL(entry.model, HERE).href;
   const cardUrl = new URL(entry.card, HERE).href;
@@ -77,7 +81,6 @@ async function loadModel(name) {
     if (hex !== card.onnx_sha256)
       throw new Error(`The model file ${modelUrl} does not match its card (sha256 differs): the download is damaged or stale; rebuild with \`${entry.build}\` and reload`);
   }
-  if (story) fetchCounted.stage("Opening the model");
   try {
     const session = await ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
     return { name, card, session };
@@ -181,9 +184,12 @@ function listen(port) {
 // ---- start-up and the page's messages ------------------------------------------------------------
 
 const started = loadManifest(HERE).then((m) => { manifest = m; });
-const storyReady = started.then(() => model());
-storyReady.then(
-  (m) => postMessage({ type: "model-ready", vocab: m.card.vocab }),
+const engineReady = started.then(() => {
+  fetchCounted.stage("Downloading onnxruntime");
+  return (ortLoaded ??= loadOrt());
+});
+engineReady.then(
+  () => postMessage({ type: "model-ready" }),
   (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }));
 
 const handlers = {
@@ -200,8 +206,14 @@ const handlers = {
     });
     return { ...result, dropped };
   },
+  async load(msg) {
+    await started;
+    const m = await model(msg.params.model ?? manifest.story);
+    return { name: m.name, vocab: m.card.vocab };
+  },
   async window(msg) {
-    const m = await storyReady;
+    await started;
+    const m = await model(manifest.story);
     const { ids } = encodeLossy(m.card, msg.params.prompt ?? "");
     return generateWindow(m, { ids, maxNewTokens: msg.params.maxNewTokens ?? 200, window: msg.params.window ?? 64 });
   },

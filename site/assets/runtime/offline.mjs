@@ -1,14 +1,15 @@
-// Offline after the first visit: registers the service worker (sw.js at the site root, which
-// explains what it caches and when) and shows its state in the footer — "Available offline"
-// once the pages are saved, "…with live code" once the runtime is too. The runtime is saved only
-// after this tab has started it (a reader who never runs code never downloads it). When a new
-// deploy's service worker is waiting, the footer offers a reload instead of mixing versions.
-// document.documentElement.dataset.offline is "" | "pages" | "all" (for tests and styles).
+// Offline after a visit: registers the service worker (sw.js at the site root, which explains what
+// it saves and when) and shows its state in the footer: which pages are available offline (a list
+// to open), and whether live code is too. Pages are saved as they are opened; the rest of the site
+// only after this tab's runtime has answered and gone idle, and only when the connection allows
+// (no Save-Data, not 2G/3G), so a first visit downloads each file once and nothing it does not use.
+// When a new deploy's service worker is waiting, the footer offers a reload instead of mixing versions.
+// document.documentElement.dataset.offline is "" | "pages" (this page is saved) | "all" (everything).
 
 import { lllm } from "./lllm.mjs";
 
 const ROOT = new URL("../../", import.meta.url);   // this file is assets/runtime/offline.mjs
-let status = "";           // what the service worker says it has saved
+let saved = null;          // the service worker's last offline-state message
 let newVersion = false;    // a new deploy's service worker is waiting: offer the reload
 let reloadAsked = false;   // the reader clicked Reload: the new version's take-over reloads the page
 
@@ -24,12 +25,30 @@ function badge() {
   return node;
 }
 
+const here = () => location.href.slice(ROOT.href.length).split(/[?#]/)[0];
+
+/** "Available offline: this page and 3 others you opened, live code included." and the list. */
+function describeState(state) {
+  if (!state) return { text: "", list: [] };
+  if (state.error) return { text: `Not available offline: ${state.error}.`, list: [] };
+  const total = Object.keys(state.titles).length, n = state.saved.length;
+  const code = state.runtime ? ", live code included." : " (live code once you have run it).";
+  if (state.all) return { text: `Available offline: every page${code}`, list: [] };
+  if (!n) return { text: "", list: [] };
+  const others = state.saved.includes(here()) ? n - 1 : n;
+  const text = state.saved.includes(here())
+    ? `Available offline: this page${others ? ` and ${others} other${others > 1 ? "s" : ""} you opened` : ""}${code}`
+    : `Available offline: ${n} of ${total} pages${code}`;
+  return { text, list: state.saved.map((url) => [url, state.titles[url] ?? url]) };
+}
+
 // The state and the offer are drawn together, so a late state message never hides the offer, and
 // the Reload button is made once: a button replaced between mouse down and up would lose the click.
 let reloadButton = null;
 function render() {
   const node = badge();
   if (!node) return;
+  const { text: status, list } = describeState(saved);
   const text = [status, newVersion && "A new version of this site is ready."].filter(Boolean).join(" ");
   if (newVersion && !reloadButton) {
     reloadButton = Object.assign(document.createElement("button"), { type: "button", className: "md-button", textContent: "Reload" });
@@ -41,19 +60,52 @@ function render() {
   }
   if (node.firstChild?.nodeType === Node.TEXT_NODE) node.firstChild.data = text;
   else node.prepend(text);
+  let details = node.querySelector("details");
+  if (list.length > 1) {
+    details ??= node.appendChild(Object.assign(document.createElement("details"), { className: "lllm-offline__pages" }));
+    const links = list.map(([url, title]) => {
+      const a = Object.assign(document.createElement("a"), { href: new URL(url, ROOT).href, textContent: title.replace(/ - LLLM$/, "") });
+      const li = document.createElement("li");
+      li.append(a);
+      return li;
+    });
+    const summary = Object.assign(document.createElement("summary"), { textContent: "Pages saved on this device" });
+    details.replaceChildren(summary, Object.assign(document.createElement("ul"), {}));
+    details.lastChild.append(...links);
+  } else details?.remove();
   if (newVersion && reloadButton.parentNode !== node) node.append(" ", reloadButton);
-}
-
-function show(text) {
-  status = text;
-  render();
 }
 
 function onState(msg) {
   if (msg.type !== "offline-state") return;
-  if (msg.error) return show(`Not available offline: ${msg.error}.`);
-  document.documentElement.dataset.offline = msg.runtime ? "all" : msg.pages ? "pages" : "";
-  if (msg.pages) show(msg.runtime ? "Available offline, live code included." : "Available offline (live code once you have run it).");
+  saved = msg;
+  document.documentElement.dataset.offline = msg.error ? "" : msg.all ? "all" : msg.saved.includes(here()) ? "pages" : "";
+  render();
+}
+
+function show(error) {
+  onState({ type: "offline-state", error });
+}
+
+// The rest of the site is saved in the background once the runtime has answered and is idle (so it
+// never competes with a first answer), and only on a connection that can afford it.
+const IDLE_MS = 2000;
+function connectionAllows() {
+  const c = navigator.connection;
+  return !c || (!c.saveData && !["slow-2g", "2g", "3g"].includes(c.effectiveType));
+}
+function whenIdle(callback) {
+  let quiet = 0;
+  const timer = setInterval(() => {
+    quiet = lllm.busy ? 0 : quiet + 250;
+    if (quiet >= IDLE_MS) { clearInterval(timer); callback(); }
+  }, 250);
+}
+
+/** What this page loaded before the service worker controlled it (its first visit): keep it too. */
+function loadedByThisPage() {
+  const urls = performance.getEntriesByType("resource").map((entry) => entry.name);
+  return [location.href.split("#")[0], ...urls].filter((url) => url.startsWith(ROOT.href));
 }
 
 async function register() {
@@ -65,7 +117,7 @@ async function register() {
   try {
     registration = await sw.register(new URL("sw.js", ROOT), { scope: ROOT.pathname });
   } catch (e) {
-    return show(`Not available offline: the service worker could not be registered (${e.message}).`);
+    return show(`the service worker could not be registered (${e.message})`);
   }
   if (!registration) return;   // service workers turned off (a policy or an automated browser): online only
   const offerReload = () => {
@@ -75,13 +127,14 @@ async function register() {
   registration.addEventListener("updatefound", () =>
     registration.installing?.addEventListener("statechange", offerReload));
   const active = (await sw.ready).active;
-  active.postMessage({ type: "state" });
+  active.postMessage({ type: "keep", urls: loadedByThisPage() });
   const unsubscribe = lllm.onStatus((s) => {
-    if (s.state === "idle") return;
-    active.postMessage({ type: "cache-runtime" });   // the reader started the runtime: keep it
+    if (s.state !== "ready") return;
     queueMicrotask(() => unsubscribe());
+    whenIdle(() => connectionAllows() && active.postMessage({ type: "rest" }));
   });
+  if (window.document$) window.document$.subscribe(() => active.postMessage({ type: "state" }));
 }
 
-register().catch((e) => show(`Not available offline: ${e.message}.`));
+register().catch((e) => show(e.message));
 if (window.document$) window.document$.subscribe(render);   // a new page, a new footer

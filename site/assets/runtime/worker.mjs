@@ -13,7 +13,7 @@
 //
 // Messages in:  {type: "port", port, sync}  the MessagePort to the model worker (sent first)
 //               {id, type: "run", code, namespace}
-// Messages out: {type: "progress", part: "python", stage, loaded, total} | {type: "ready", python}
+// Messages out: {type: "progress", part: "python", stage, loaded, total} | {type: "ready", python, warm}
 //               {type: "python-error", error} | {id, type: "stdout" | "stderr", text}
 //               {id, type: "result", value} | {id, type: "error", error}
 
@@ -81,6 +81,42 @@ function pageModule(port) {
 }
 
 // ---- Python: Pyodide from our own origin, lllm unpacked from its wheel ----------------------------
+// A warm start restores a memory snapshot instead of starting Python: the first start in a browser
+// (Pyodide started, lllm unpacked and its page modules imported) is saved as a snapshot of the wasm
+// memory in the Cache API, keyed by this build's Pyodide and wheel; the next start loads it and
+// skips the interpreter's start-up and those imports. An engine that refuses it, or a snapshot that
+// does not restore, falls back to a cold start (and the snapshot is dropped).
+const SNAPSHOTS = "pyodide-snapshots";   // not "lllm-…": those are the service worker's, one per deploy
+const WARM_IMPORTS = "import lllm.web.browser, lllm.web.demos";   // what every widget runs first
+
+function snapshotKey() {
+  return new URL(`python-snapshot?pyodide=${encodeURIComponent(manifest.pyodide)}&wheel=${encodeURIComponent(manifest.wheel)}`, HERE).href;
+}
+
+async function cachedSnapshot() {
+  try {
+    const hit = await (await caches.open(SNAPSHOTS)).match(snapshotKey());
+    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+  } catch {
+    return null;   // no Cache API here (an insecure origin, some private modes): always cold
+  }
+}
+
+/** After a cold start: save the snapshot (off the critical path) and drop older builds' ones. */
+function saveSnapshot(snapshot) {
+  setTimeout(async () => {
+    try {
+      const cache = await caches.open(SNAPSHOTS);
+      for (const request of await cache.keys()) await cache.delete(request);
+      await cache.put(snapshotKey(), new Response(snapshot, { headers: { "Content-Type": "application/octet-stream" } }));
+    } catch { /* a full disk or no Cache API: the next start is cold again */ }
+  }, 0);
+}
+
+async function startPyodide(loadPyodide, pyBase, snapshot) {
+  const options = { indexURL: pyBase, stdout: () => {}, stderr: () => {} };
+  return loadPyodide(snapshot ? { ...options, _loadSnapshot: snapshot } : { ...options, _makeSnapshot: true });
+}
 
 async function loadPython() {
   const port = await toModel;
@@ -88,13 +124,34 @@ async function loadPython() {
   manifest = await loadManifest(HERE);
   fetchCounted.stage("Downloading Python");
   const pyBase = new URL(manifest.pyodide, HERE).href;
-  const { loadPyodide } = await import(new URL("pyodide.mjs", pyBase).href);
-  pyodide = await loadPyodide({ indexURL: pyBase, stdout: () => {}, stderr: () => {} });
+  const [{ loadPyodide }, wheel, snapshot] = await Promise.all([
+    import(new URL("pyodide.mjs", pyBase).href),
+    fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel"),
+    cachedSnapshot(),
+  ]);
+  let warm = false;
+  if (snapshot) {
+    try {
+      pyodide = await startPyodide(loadPyodide, pyBase, snapshot);
+      warm = true;
+    } catch {
+      caches.delete(SNAPSHOTS).catch(() => {});
+    }
+  }
+  if (!warm) pyodide = await startPyodide(loadPyodide, pyBase, null);
   fetchCounted.stage("Installing lllm");
-  const wheel = await fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
+  // The wheel's files live in the JavaScript side of the file system, which a snapshot does not
+  // hold: unpack them every time (a few ms); modules imported before the snapshot stay imported.
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+  if (!warm) {
+    pyodide.runPython(WARM_IMPORTS);
+    try {
+      saveSnapshot(pyodide.makeMemorySnapshot());
+    } catch { /* this engine or build cannot: every start is cold */ }
+  }
   pyodide.registerJsModule("_lllm_page", pageModule(port));
+  return warm;
 }
 
 // ---- Pydantic, only for code that uses the native runtime or the protocol ---------------------------
@@ -131,7 +188,7 @@ let gotPort;
 toModel = new Promise((resolve) => { gotPort = resolve; });
 const pythonReady = loadPython();
 pythonReady.then(
-  () => postMessage({ type: "ready", python: pyodide.version }),
+  (warm) => postMessage({ type: "ready", python: pyodide.version, warm }),
   (e) => postMessage({ type: "python-error", error: String(e.message ?? e) }));
 
 onmessage = async ({ data: msg }) => {
