@@ -17,7 +17,7 @@ from hooks import architecture
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GRAPH = architecture.import_graph()
 FOLDER_LAYER = {"model": 1, "predictors": 2, "agents": 3, "protocol": 3, "runtimes": 3, "reasoning": 3, "labs": 4,
-                "web": 5}
+                "services": 4, "web": 5}
 LAYER_NAMES = {1: "Layer 1", 2: "Layer 2", 3: "Layer 3", 4: "Layer 4", 5: "Platform adapter"}
 # The root: the dispatcher and its argument types (any layer may raise cli.UsageError), the
 # package's lazy public names, `python -m lllm`, and lllm-core's import paths `lllm.create` and

@@ -37,6 +37,7 @@ Usage:
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import os
@@ -109,6 +110,14 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
         def _answer(self, method):
             length = int(self.headers.get("Content-Length") or 0)
             status, data = app.handle(method, self.path.split("?")[0], self.rfile.read(length) if length else b"")
+            if hasattr(data, "frames"):                 # /stream: an EventStream (lllm/services/streaming.py)
+                self.send_response(status)
+                self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+                self.send_header("Cache-Control", "no-cache")
+                self.end_headers()
+                self.close_connection = True
+                asyncio.run(write_frames(data, self.wfile))
+                return
             payload = json.dumps(data).encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -138,6 +147,19 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
             if verbose:
                 super().log_message(format, *args)
     return ThreadingHTTPServer((host, port), Handler)
+
+
+async def write_frames(stream, wfile) -> None:
+    """Write each SSE frame as it comes; a client that left (a broken pipe) closes the tactic's stream."""
+    frames = stream.frames()
+    try:
+        async for frame in frames:
+            wfile.write(frame)
+            wfile.flush()
+    except OSError:
+        pass
+    finally:
+        await frames.aclose()
 
 
 def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
@@ -194,7 +216,7 @@ def pick_server(choice: str) -> str:
 def serve_uvicorn(service, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
     """A ProtocolService as a FastAPI app (protocol_service.create_fastapi_app) under uvicorn."""
     import uvicorn
-    from lllm.runtimes.native.protocol_service import create_fastapi_app
+    from lllm.services.fastapi import create_fastapi_app
     print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run); Ctrl-C stops it",
           flush=True)
     uvicorn.run(create_fastapi_app(service), host=host, port=port, log_level=log_level)
