@@ -39,6 +39,13 @@ RESERVED_ROUTES = ("/health", "/tactics", "/info", "/run", "/stream", "/tactics/
                    "/tactics/{name}/run", "/tactics/{name}/stream")
 
 
+def token(value, field: str) -> str:
+    """A name or tag: a token (letters, digits, '.', '_', '-'); anything else is a ValueError."""
+    if not isinstance(value, str):
+        raise ValueError(f"{field} must be a string, got {type(value).__name__}")
+    return check_token(value, field)
+
+
 # ---- one endpoint's description -------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -54,14 +61,14 @@ class EndpointSpec:
         if self.method not in METHODS:
             raise ValueError(f"endpoint method must be one of {', '.join(METHODS)}, got {self.method!r}")
         object.__setattr__(self, "path", check_path(self.path))
-        check_token(self.name, "endpoint name")
+        token(self.name, "endpoint name")
         if self.mode not in MODES:
             raise ValueError(f"endpoint mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if not isinstance(self.description, str):
             raise ValueError(f"endpoint description must be a string, got {type(self.description).__name__}")
         if isinstance(self.tags, (str, bytes)) or not isinstance(self.tags, (tuple, list)):
             raise ValueError(f"endpoint tags must be a tuple of tokens, got {self.tags!r}")
-        object.__setattr__(self, "tags", tuple(check_token(tag, "endpoint tag") for tag in self.tags))
+        object.__setattr__(self, "tags", tuple(token(tag, "endpoint tag") for tag in self.tags))
 
 
 def check_path(path) -> str:
@@ -103,7 +110,7 @@ class EndpointDecorators:
     @staticmethod
     def route(method: str, path, *, name=None, mode: str = "run", description: str = "", tags=()):
         if name is not None:
-            check_token(name, "endpoint name")
+            token(name, "endpoint name")
         check_path(path)
         EndpointSpec(method, path, name or "endpoint", mode, description, tags)   # fail now, not at serve time
 
