@@ -129,10 +129,10 @@ class PydanticAITactic(Tactic):
         self.config = cfg.model_copy(update=options)
         self.agent = agent
         self.input_type = self.config.input_type
-        agent_output = inspect.getattr_static(agent, "output_type", None)
+        agent_output, agent_name = getattr(agent, "output_type", None), getattr(agent, "name", None)
         self.output_type = self.config.output_type or (agent_output if isinstance(agent_output, type) else None)
         c = self.config
-        super().__init__(name=c.name or getattr(type(agent), "name", None) or type(agent).__name__,
+        super().__init__(name=c.name or (agent_name if isinstance(agent_name, str) else None) or type(agent).__name__,
                          description=c.description or "", package_ref=c.package_ref, service_ref=c.service_ref,
                          examples=protocol.get("examples", c.examples), metadata=protocol.get("metadata", c.metadata))
 

@@ -59,6 +59,11 @@ def tactic_as_tool(tactic, *, name=None, parameter_mode: str = "input"):
         tool.__signature__ = inspect.Signature([inspect.Parameter(
             "input_value", inspect.Parameter.POSITIONAL_OR_KEYWORD,
             annotation=model if model is not None else inspect.Parameter.empty)])
+    # typing.get_type_hints reads __annotations__ (Pydantic AI builds the tool's schema from them)
+    tool.__annotations__ = {p.name: p.annotation for p in tool.__signature__.parameters.values()
+                            if p.annotation is not inspect.Parameter.empty}
+    if tactic.output_type is not None:
+        tool.__annotations__["return"] = tactic.output_type
     tool.__name__ = tool.__qualname__ = tool_name(tactic.tactic_name if name is None else name)
     tool.__doc__ = tactic.description or None
     return tool
