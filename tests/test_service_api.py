@@ -205,3 +205,13 @@ def test_the_openapi_description_lists_the_default_and_custom_routes():
     assert {"/run", "/stream", "/info", "/reset"} <= set(schema["paths"])
     assert schema["paths"]["/reset"]["post"]["summary"] == "Reset"
     assert schema["paths"]["/reset"]["post"]["tags"] == ["admin"]
+
+
+def test_the_service_modules_docstring_examples_run():
+    import doctest
+    import lllm.services.endpoints
+    import lllm.services.fastapi
+    import lllm.services.streaming
+    for module in (lllm.services.endpoints, lllm.services.streaming, lllm.services.fastapi):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

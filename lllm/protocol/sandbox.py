@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
 
@@ -123,8 +125,11 @@ class SandboxedTactic(Tactic):
 
     async def _arun(self, input_value, *, context=None):
         self._check_before(input_value, context)
-        if type(self.inner)._arun is Tactic._arun:        # synchronous inside: run it off the event loop
-            call = asyncio.to_thread(self.inner.run, input_value, context=context)
+        if type(self.inner)._arun is Tactic._arun:        # synchronous inside: a thread of its own, left behind
+            worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lllm-sandbox")   # at the deadline
+            call = asyncio.get_running_loop().run_in_executor(worker, partial(self.inner.run, input_value,
+                                                                              context=context))
+            worker.shutdown(wait=False)
         else:
             call = self.inner.arun(input_value, context=context)
         try:

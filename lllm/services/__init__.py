@@ -1,4 +1,4 @@
-"""lllm-core's import path for serving tactics: `from lllm.services import create_tactic_app`.
+"""Layer 4 · the service API: tactics over HTTP, at lllm-core's import path `from lllm.services import create_tactic_app`.
 
 `create_tactic_app(tactic)` and `create_service_app([tactics])` build the FastAPI app that `lllm
 serve` runs (`fastapi.py`; the `serve` extra); every route of it is the one handler
