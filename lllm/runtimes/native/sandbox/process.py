@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import signal
 import sys
 import time
 
@@ -58,7 +59,6 @@ class ProcessInterpreter:
 
     def close(self) -> None:
         """Kill the child and everything in its process group."""
-        import signal
         if self.child is None:
             return
         if self.child.poll() is None:
@@ -133,7 +133,6 @@ class ProcessInterpreter:
 
     def why_it_ended(self, status, exc) -> str:
         """The CPU limit (SIGXCPU), another signal, an exit status, or what went wrong on the pipe."""
-        import signal
         if status == -signal.SIGXCPU:
             return f"CPUTimeExceeded: stopped after {self.budget['cpu_seconds']} s of CPU time (cpu_seconds)"
         if status is not None and status < 0:
