@@ -164,7 +164,7 @@ async def write_frames(stream, wfile) -> None:
 
 def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
     server = make_server(app, host, port, log_level)
-    print(f"serving on http://{host}:{server.server_address[1]} with http.server (/health, /info, /run); "
+    print(f"serving on http://{host}:{server.server_address[1]} with http.server (/health, /info, /run, /stream); "
           "Ctrl-C stops it", flush=True)
     try:
         server.serve_forever()
@@ -217,7 +217,7 @@ def serve_uvicorn(service, host: str = "127.0.0.1", port: int = 8000, log_level:
     """A ProtocolService as a FastAPI app (protocol_service.create_fastapi_app) under uvicorn."""
     import uvicorn
     from lllm.services.fastapi import create_fastapi_app
-    print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run); Ctrl-C stops it",
+    print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run, /stream); Ctrl-C stops it",
           flush=True)
     uvicorn.run(create_fastapi_app(service), host=host, port=port, log_level=log_level)
 
@@ -248,7 +248,7 @@ def load_factory(spec: str) -> Tactic:
 def add_cli(subparsers) -> None:
     from lllm.cli import argument_type, serve_host, serve_log_level, serve_port
     from lllm.runtimes.native.entrypoints import check_entrypoint
-    p = subparsers.add_parser("serve", help="serve a tactic over HTTP (lllm-core's /health, /info, /run)",
+    p = subparsers.add_parser("serve", help="serve a tactic over HTTP (lllm-core's /health, /info, /run, /stream)",
                               description="Load MODULE:ATTRIBUTE (a tactic, a tactic class, a factory or a function) "
                                           "and serve it over HTTP, speaking the protocol envelope of "
                                           "protocol_service.py: under uvicorn (FastAPI) when the serve extra is "

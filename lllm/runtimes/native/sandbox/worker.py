@@ -7,11 +7,14 @@ process of the CPython sandbox, so it imports nothing from lllm and nothing outs
 Contract: `run_code(code, namespace, budget)` executes `code` in `namespace` and returns what it
 printed (cut at `max_output_chars`) or `Error: <type>: <message>`. Inside the code, `import` takes
 only the modules in `budget["allowed_imports"]` (anything else is an ImportError naming the module
-and the allowed list), `open` is a PermissionError, and a tracer stops it after `max_steps` line events (BudgetExceeded). As a
-script (`main()`), the process first confines itself — memory (`RLIMIT_AS`, `memory_mb`), CPU
-(`RLIMIT_CPU`: `cpu_seconds` per call, after which the kernel's SIGXCPU ends the process, even
-inside one long C call that no Python handler could interrupt), no new processes (`RLIMIT_NPROC`, and `os`'s fork/exec/spawn functions removed) —
-then answers one JSON line per request on stdin/stdout: `{"code": ...}` in, `{"done": text}` out,
+and the allowed list), `open` is a PermissionError, and a tracer stops it after `max_steps` line
+events (BudgetExceeded).
+
+As a script (`main()`), the process first confines itself: memory (`RLIMIT_AS`, `memory_mb`);
+CPU (`RLIMIT_CPU`, `cpu_seconds` per call, after which the kernel's SIGXCPU ends the process, even
+inside one long C call that no Python handler could interrupt); no new processes (`RLIMIT_NPROC`,
+and `os`'s fork, exec and spawn functions removed, since root is exempt from RLIMIT_NPROC). Then
+it answers one JSON line per request on stdin/stdout: `{"code": ...}` in, `{"done": text}` out,
 with `{"call_api": [path, params]}` out and `{"result": ...}` or `{"error": [type, message]}` in
 for each CALL_API on the way.
 
