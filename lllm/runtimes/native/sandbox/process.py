@@ -50,10 +50,12 @@ class ProcessInterpreter:
 
     def start(self) -> None:
         import subprocess
-        # -E -s: ignore PYTHON* variables and the user's site-packages; a session of its own so that
-        # killing its process group also kills anything it managed to start.
+        # -E -s: ignore PYTHON* variables and the user's site-packages; an empty environment, so no
+        # key or token of ours is there to read; a session of its own, so that killing its process
+        # group also kills anything it managed to start.
         self.child = subprocess.Popen([sys.executable, "-E", "-s", str(WORKER)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={},
+                                      start_new_session=True)
         self.buffer = b""
         self.send(self.budget)
 
