@@ -35,7 +35,8 @@ from lllm.protocol.context import CallContext
 from lllm.protocol.fields import Metadata, Name, Number, Token
 from lllm.protocol.tactic import Tactic
 
-__all__ = ["ProxyRecord", "InMemoryProxyLog", "ProxyTactic", "proxy_tactic", "check_flag", "copied_metadata"]
+__all__ = ["ProxyRecord", "InMemoryProxyLog", "ProxyTactic", "proxy_tactic", "check_flag", "copied_metadata",
+           "has_own"]
 
 AnyData = Annotated[Any, BeforeValidator(lambda value: v.plain_data(value, "value"))]
 
@@ -83,6 +84,12 @@ def copied_metadata(metadata, where: str = "metadata") -> dict:
         raise TypeError(str(exc)) from None
 
 
+def has_own(tactic, method: str) -> bool:
+    """Does the tactic's class define `method` itself (not just inherit the protocol Tactic's default)?"""
+    found = getattr(type(tactic), method, None)
+    return callable(found) and found is not getattr(Tactic, method, None)
+
+
 def jsonable(value):
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
@@ -122,7 +129,7 @@ class ProxyTactic(Tactic):
 
     def supports(self, capability: str) -> bool:
         if capability == "events":
-            return callable(getattr(type(self.inner), "aevents", None))
+            return has_own(self.inner, "aevents")
         return capability in self.capabilities()
 
     # ---- the hooks and the record ------------------------------------------------------------------------
@@ -198,8 +205,7 @@ class ProxyTactic(Tactic):
 
     async def astream(self, input_value, *, context=None):
         context = self._context(context)
-        inner_astream = getattr(type(self.inner), "astream", None)
-        if inner_astream is None:
+        if not has_own(self.inner, "astream"):
             for chunk in self.stream(input_value, context=context):
                 yield chunk
             return

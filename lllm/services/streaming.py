@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lllm.protocol._validation import public_boundary_value
 from lllm.protocol.events import TacticEvent
+from lllm.protocol.proxy import has_own
 from lllm.runtimes.native.schemas import to_jsonable
 
 __all__ = ["EventStream", "can_stream", "sse_frame"]
@@ -42,8 +43,11 @@ DONE = object()
 
 
 def can_stream(tactic) -> bool:
-    """A tactic streams when it overrides `stream` or has `aevents` (an event-only tactic)."""
-    return "stream" in tactic.capabilities() or callable(getattr(type(tactic), "aevents", None))
+    """A tactic streams when it overrides `stream` or has events of its own (an event-only tactic)."""
+    if "stream" in tactic.capabilities():
+        return True
+    supports = getattr(tactic, "supports", None)          # a wrapper knows whether what it wraps has events
+    return supports("events") if callable(supports) else has_own(tactic, "aevents")
 
 
 def sse_frame(item) -> bytes:
