@@ -224,7 +224,7 @@ def shout(text: str) -> str:
 ])
 def test_the_protocol_service_names_each_error(method, path, body, status, kind):
     got_status, data = ProtocolService(as_tactic(shout)).handle(method, path, body)
-    assert (got_status, data["error"]["type"]) == (status, kind), data
+    assert (got_status, data["detail"]["error"]["type"]) == (status, kind), data
 
 
 def test_the_service_is_an_asgi_app_and_remote_tactic_its_client():

@@ -17,12 +17,12 @@ from hooks import architecture
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GRAPH = architecture.import_graph()
 FOLDER_LAYER = {"model": 1, "predictors": 2, "agents": 3, "protocol": 3, "runtimes": 3, "reasoning": 3, "labs": 4,
-                "web": 5}
+                "services": 4, "web": 5}
 LAYER_NAMES = {1: "Layer 1", 2: "Layer 2", 3: "Layer 3", 4: "Layer 4", 5: "Platform adapter"}
 # The root: the dispatcher and its argument types (any layer may raise cli.UsageError), the
-# package's lazy public names, `python -m lllm`, and lllm-core's import paths `lllm.create` and
-# `lllm.services` (re-exports of native-runtime modules). They sit outside the order.
-ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.create", "lllm.services"}
+# package's lazy public names, `python -m lllm`, and lllm-core's import path `lllm.create` (a
+# re-export of a native-runtime module). They sit outside the order.
+ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.create"}
 # Command modules kept beside the runtime they serve, as the real LLLM keeps them: layer 4 in a layer-3 folder.
 LAYER_4_IN_NATIVE = {"lllm.runtimes.native.service", "lllm.runtimes.native.scaffold",
                      "lllm.runtimes.native.protocol_service", "lllm.runtimes.native.create",

@@ -9,12 +9,17 @@ import pytest
 import lllm.runtimes.native as native
 
 FOLDER = pathlib.Path(native.__file__).parent
-MODULES = sorted(p.stem for p in FOLDER.glob("*.py"))
+# module paths inside the native folder and its sub-folders: "agent", "sandbox/worker", "sandbox/__init__"
+MODULES = sorted(p.relative_to(FOLDER).with_suffix("").as_posix() for p in FOLDER.rglob("*.py"))
+
+
+def dotted(name: str) -> str:
+    return ".".join(["lllm.runtimes.native", *name.split("/")]).removesuffix(".__init__")
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples_run(name):
-    module = importlib.import_module(f"lllm.runtimes.native.{name}" if name != "__init__" else "lllm.runtimes.native")
+    module = importlib.import_module(dotted(name))
     assert module.__doc__ and "Usage:" in module.__doc__, f"{name}.py needs a docstring with a usage example"
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

@@ -10,8 +10,9 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODULES = sorted(p for p in (ROOT / "lllm").rglob("*.py"))
 BROWSER_ADAPTERS = {"browser.py"}          # the only files allowed to import js / pyodide (lazily)
-# The native runtime and the protocol layer use Pydantic, as lllm-core does; nothing else may.
-PYDANTIC_PACKAGES = ("lllm/runtimes/native/", "lllm/protocol/")
+# The native runtime, the protocol layer, its service models and the Pydantic AI adapter use Pydantic,
+# as lllm-core does; nothing else may.
+PYDANTIC_PACKAGES = ("lllm/runtimes/native/", "lllm/protocol/", "lllm/services/", "lllm/runtimes/pydantic_ai.py", "lllm/runtimes/tactic_tools.py")
 
 
 def top_level_imports(path):

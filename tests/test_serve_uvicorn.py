@@ -114,7 +114,7 @@ def test_health_info_and_run(server):
 
 def error_of(response, status):
     assert response.status_code == status, response.text
-    return response.json()["error"]
+    return response.json()["detail"]["error"]
 
 
 def test_a_body_that_is_not_json_is_a_400_naming_it(server):

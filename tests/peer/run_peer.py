@@ -6,8 +6,8 @@ SHA-256), copies its `tests/`, `examples/`, `docs/` and `README.md` into a scrat
 tests find the fixtures through `tests/..`) but never its `lllm/` source, and runs its pytest
 there in a subprocess, so `import lllm` finds our installed package. It prints passed/total per
 file and compares each file with the floor committed in `floors.json`; `deselected.txt` lists
-every test left out, each with its reason (FastAPI/uvicorn, live providers, Jupyter, PsiHub's
-network or the pydantic-ai package).
+every test left out, each with its reason (live providers, Jupyter, PsiHub's network or the
+pydantic-ai package).
 
 Usage:
 

@@ -1,27 +1,28 @@
-"""Layer 4 · the protocol service: protocol tactics behind lllm-core's HTTP routes, as an ASGI app.
+"""Layer 4 · the protocol service: protocol tactics behind lllm-core's HTTP routes, one handler for every server.
 
 Read `lllm/protocol/tactic.py` and `service.py` first. `service.py`'s TacticApp speaks the native
 envelope (`{"task": ...}` in, a call session out); this service speaks the protocol one, which any
 `Tactic` understands and which `RemoteTactic` (`remote.py`) and a generated project's client.py call.
 
 `ProtocolService(tactics).handle(method, path, body)` is a pure function from a request to
-`(status, JSON object)`, and the only place a route is matched or a request checked. Three
-servers put it on the wire, each a few lines that pass the method, path and body to `handle`:
-`create_fastapi_app` (FastAPI, for `lllm serve` under uvicorn: the `serve` extra,
-`pip install 'lllm-learn[serve]'`), the object itself as a bare ASGI app (`uvicorn app:app`,
-httpx's ASGITransport, Starlette's TestClient), and `service.make_server` (`http.server`, the
-standard library's fallback).
+`(status, JSON object)` — or `(200, EventStream)` for /stream — and the only place a route is
+matched or a request checked. Three servers put it on the wire, each a few lines that pass the
+method, path and body to `handle`: `lllm.services.fastapi.create_fastapi_app` (FastAPI, for `lllm
+serve` under uvicorn: the `serve` extra), the object itself as a bare ASGI app (`uvicorn app:app`,
+httpx's ASGITransport), and `service.make_server` (`http.server`, the standard library's fallback).
 
-Routes (NAME is a tactic's name; /info and /run exist when the service holds exactly one tactic):
-    GET  /health                  200 {"ok": true, "tactics": [names]}
-    GET  /tactics                 200 [info, ...]
-    GET  /info, /tactics/NAME/info   200 the tactic's info(), secret-looking keys removed
-    POST /run,  /tactics/NAME/run    body {"input": ..., "context": {...}} (or the bare input)
-                                  200 {"output": ..., "request_id": ..., "tactic": NAME}
-Errors: {"error": {"type", "message", "tactic", "request_id"}}; 400 for a body that is not JSON, a
-bad context or an input that does not fit, 404 for an unknown route or tactic, 405 for the wrong
-method, 500 when the tactic itself fails. The type names the problem: SchemaError (400),
-not_found, method_not_allowed, or the tactic's own exception class (500).
+Routes (NAME is a tactic's name; /info, /run and /stream exist when the service holds one tactic):
+    GET  /health                      200 {"ok": true, "tactics": [names]}
+    GET  /tactics                     200 [info, ...]
+    GET  /info,   /tactics/NAME/info    200 the tactic's info(), secret-looking keys removed
+    POST /run,    /tactics/NAME/run     body {"input": ..., "context": {...}} (or the bare input)
+                                      200 {"output": ..., "request_id": ..., "tactic": NAME}
+    POST /stream, /tactics/NAME/stream  200 text/event-stream, one `data: <TacticEvent>` per item
+    any  a tactic's `@endpoint` routes (lllm/services/endpoints.py): 200 with what the method returns
+Errors: {"detail": {"error": {"type", "message", "tactic", "endpoint", "request_id"}}}; 400 for a body
+that is not JSON, a bad context or an input that does not fit (SchemaError) or a tactic that does
+not stream (TacticUnsupportedError), 404 not_found, 405 method_not_allowed, 500 when the tactic fails
+(its exception's class).
 
 Usage:
 
@@ -38,15 +39,19 @@ Usage:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
+from collections.abc import Mapping
 
-from lllm.protocol._validation import public_boundary_value
+from lllm.protocol._validation import check_name, public_boundary_value
 from lllm.protocol.context import CallContext
 from lllm.protocol.errors import SchemaError, TacticUnsupportedError
 from lllm.protocol.tactic import Tactic
 from lllm.runtimes.native.schemas import to_jsonable
+from lllm.services.endpoints import RESERVED_ROUTES, custom_endpoints, match_route, route_key
+from lllm.services.streaming import EventStream, can_stream
 
-__all__ = ["ProtocolService", "create_fastapi_app", "create_protocol_app", "public_info"]
+__all__ = ["ProtocolService", "create_protocol_app", "public_info", "error"]
 
 ENVELOPE_KEYS = {"input", "task", "context"}
 
@@ -59,8 +64,9 @@ def public_info(tactic: Tactic) -> dict:
     return info
 
 
-def error(status: int, kind: str, message: str, tactic: str | None = None, request_id: str | None = None):
-    return status, {"error": {"type": kind, "message": message, "tactic": tactic, "request_id": request_id}}
+def error(status: int, kind: str, message: str, tactic=None, endpoint=None, request_id=None):
+    return status, {"detail": {"error": {"type": kind, "message": message, "tactic": tactic,
+                                         "endpoint": endpoint, "request_id": request_id}}}
 
 
 def split_envelope(body: bytes):
@@ -85,52 +91,118 @@ def make_context(data, endpoint: str) -> CallContext:
         raise SchemaError(f"the request's context is not valid: {exc}") from None
 
 
+def named_tactics(tactics) -> dict[str, Tactic]:
+    """One tactic, a list of them, or a {route name: tactic} mapping -> {route name: tactic}."""
+    if isinstance(tactics, Tactic):
+        tactics = [tactics]
+    if isinstance(tactics, Mapping):
+        pairs = list(tactics.items())
+    elif isinstance(tactics, (list, tuple)):
+        pairs = [(getattr(t, "tactic_name", None), t) for t in tactics]
+    else:
+        raise ValueError(f"a service needs a tactic, a list of tactics or a mapping of them, got {type(tactics).__name__}")
+    if not pairs or not all(isinstance(t, Tactic) for _, t in pairs):
+        raise ValueError(f"a service needs one or more protocol tactics, got {tactics!r}")
+    named = {}
+    for name, tactic in pairs:
+        try:
+            check_name(name, "tactic.name")
+        except (TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
+        if name != name.strip() or " " in name:
+            raise ValueError(f"tactic.name must be usable in a route (no spaces), got {name!r}")
+        if name in named:
+            raise ValueError(f"Duplicate tactic.name {name!r}: two tactics would share /tactics/{name}")
+        named[name] = tactic
+    return named
+
+
 class ProtocolService:
-    def __init__(self, tactics):
-        tactics = [tactics] if isinstance(tactics, Tactic) else list(tactics)
-        if not tactics or not all(isinstance(t, Tactic) for t in tactics):
-            raise TypeError("ProtocolService needs one or more protocol Tactics")
-        self.tactics = {t.tactic_name: t for t in tactics}
-        if len(self.tactics) != len(tactics):
-            raise ValueError(f"two tactics share a name: {[t.tactic_name for t in tactics]}")
+    def __init__(self, tactics, *, expose_single_tactic_routes: bool | None = None):
+        if expose_single_tactic_routes is not None and not isinstance(expose_single_tactic_routes, bool):
+            raise TypeError(f"expose_single_tactic_routes must be True, False or None, got {expose_single_tactic_routes!r}")
+        self.tactics = named_tactics(tactics)
+        self.single = (len(self.tactics) == 1) if expose_single_tactic_routes is None else expose_single_tactic_routes
+        if self.single and len(self.tactics) != 1:
+            raise ValueError(f"single-tactic routes (/run) need exactly one tactic, got {len(self.tactics)}")
+        self.endpoints = self.collect_endpoints()
+
+    def collect_endpoints(self) -> list:
+        """Every tactic's `@endpoint` routes: (spec, method, tactic name), none on a reserved route or twice."""
+        found, taken = [], {}
+        reserved = {route_key(r) for r in RESERVED_ROUTES}
+        for name, tactic in self.tactics.items():
+            for spec, method in custom_endpoints(tactic):
+                key = route_key(spec.path)
+                if any(len(key) == len(r) and all(a == b or "{}" in (a, b) for a, b in zip(key, r)) for r in reserved):
+                    raise ValueError(f"{spec.path} ({name}.{spec.name}) is a reserved LLLM service route")
+                if (spec.method, key) in taken:
+                    raise ValueError(f"Duplicate custom endpoint route {spec.method} {spec.path} "
+                                     f"({taken[spec.method, key]} and {name}.{spec.name})")
+                taken[spec.method, key] = f"{name}.{spec.name}"
+                found.append((spec, method, name))
+        return found
 
     # --8<-- [start:handle]
-    def handle(self, method: str, path: str, body: bytes = b"") -> tuple[int, dict | list]:
+    def handle(self, method: str, path: str, body: bytes = b""):
         if path == "/health":
             return self.only(method, "GET") or (200, {"ok": True, "tactics": sorted(self.tactics)})
         if path == "/tactics":
             return self.only(method, "GET") or (200, [public_info(t) for t in self.tactics.values()])
         parts = path.strip("/").split("/")
-        if len(parts) == 3 and parts[0] == "tactics" and parts[2] in ("info", "run"):
+        if len(parts) == 3 and parts[0] == "tactics" and parts[2] in ("info", "run", "stream"):
             name, action = parts[1], parts[2]
-        elif len(parts) == 1 and parts[0] in ("info", "run") and len(self.tactics) == 1:
+        elif len(parts) == 1 and parts[0] in ("info", "run", "stream") and self.single:
             name, action = next(iter(self.tactics)), parts[0]
         else:
-            return error(404, "not_found", f"no route {path}")
+            return self.custom(method, path, body)
         if name not in self.tactics:
             return error(404, "not_found", f"no tactic {name!r} (tactics: {sorted(self.tactics)})")
         if action == "info":
             return self.only(method, "GET") or (200, public_info(self.tactics[name]))
-        return self.only(method, "POST") or self.run(self.tactics[name], body)
+        return self.only(method, "POST") or self.call(self.tactics[name], action, body)
     # --8<-- [end:handle]
 
     @staticmethod
     def only(method: str, allowed: str):
         return None if method == allowed else error(405, "method_not_allowed", f"this route takes {allowed}, not {method}")
 
-    def run(self, tactic: Tactic, body: bytes) -> tuple[int, dict]:
+    def call(self, tactic: Tactic, endpoint: str, body: bytes, run=None, path_params=None):
+        """/run, /stream or a custom endpoint: read the envelope, check the input, call, answer."""
+        name = tactic.tactic_name
         try:
             value, context_data = split_envelope(body)
-            context = make_context(context_data, "run")
+            context = make_context(context_data, endpoint)
         except SchemaError as exc:
-            return error(400, "SchemaError", str(exc), tactic.tactic_name)
+            return error(400, "SchemaError", str(exc), name, endpoint)
+        if path_params:
+            context = context.model_copy(update={"metadata": {**context.metadata, "path_params": path_params}})
         try:
-            output = tactic.run(value, context=context)
+            if endpoint == "stream" and run is None:
+                if not can_stream(tactic):
+                    raise TacticUnsupportedError(f"tactic {name!r} does not stream")
+                return 200, EventStream(tactic, tactic.validate_input(value), context)
+            if run is None:
+                output = {"output": to_jsonable(tactic.run(value, context=context)), "request_id": context.request_id,
+                          "tactic": name}
+            else:
+                output = run(tactic.validate_input(value), context=context)
+                output = to_jsonable(asyncio.run(awaited(output)) if inspect.isawaitable(output) else output)
         except (SchemaError, TacticUnsupportedError) as exc:
-            return error(400, type(exc).__name__, str(exc), tactic.tactic_name, context.request_id)
+            return error(400, type(exc).__name__, str(exc), name, endpoint, context.request_id)
         except Exception as exc:
-            return error(500, type(exc).__name__, str(exc), tactic.tactic_name, context.request_id)
-        return 200, {"output": to_jsonable(output), "request_id": context.request_id, "tactic": tactic.tactic_name}
+            return error(500, type(exc).__name__, str(exc), name, endpoint, context.request_id)
+        return 200, output
+
+    def custom(self, method: str, path: str, body: bytes):
+        matches = [(spec, run, name, params) for spec, run, name in self.endpoints
+                   if (params := match_route(spec.path, path)) is not None]
+        if not matches:
+            return error(404, "not_found", f"no route {path}")
+        for spec, run, name, params in matches:
+            if spec.method == method:
+                return self.call(self.tactics[name], spec.name, body, run, params)
+        return self.only(method, " or ".join(sorted({spec.method for spec, *_ in matches})))
 
     # ---- ASGI: the same handle, for uvicorn and httpx ---------------------------------------------------
 
@@ -142,10 +214,17 @@ class ProtocolService:
             raise ValueError(f"the protocol service speaks HTTP, not {scope['type']}")
         body = await read_body(receive)
         status, data = await asyncio.to_thread(self.handle, scope["method"], scope["path"], body)
+        if isinstance(data, EventStream):
+            await send_stream(data, receive, send)
+            return
         payload = json.dumps(data).encode("utf-8")
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
         await send({"type": "http.response.body", "body": payload})
+
+
+async def awaited(awaitable):
+    return await awaitable
 
 
 async def read_body(receive) -> bytes:
@@ -155,6 +234,31 @@ async def read_body(receive) -> bytes:
         chunks.append(message.get("body", b""))
         if not message.get("more_body"):
             return b"".join(chunks)
+
+
+async def send_stream(stream: EventStream, receive, send) -> None:
+    """Send the frames until they end or the client disconnects; either way the tactic's iterator is closed."""
+    async def pump():
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache")]})
+        frames = stream.frames()
+        try:
+            async for frame in frames:
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+        finally:
+            await frames.aclose()
+        await send({"type": "http.response.body", "body": b""})
+
+    async def disconnected():
+        while (await receive())["type"] != "http.disconnect":
+            pass
+    sending, watching = asyncio.ensure_future(pump()), asyncio.ensure_future(disconnected())
+    try:
+        await asyncio.wait({sending, watching}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (sending, watching):
+            task.cancel()
+        await asyncio.gather(sending, watching, return_exceptions=True)
 
 
 async def lifespan(receive, send) -> None:
@@ -167,35 +271,6 @@ async def lifespan(receive, send) -> None:
             return
 
 
-def create_protocol_app(tactic_or_tactics) -> ProtocolService:
-    """One tactic or several, as an ASGI app (lllm-core's `lllm.services.create_tactic_app`)."""
-    return ProtocolService(tactic_or_tactics)
-
-
-# ---- FastAPI: the same handle, for `lllm serve` under uvicorn ------------------------------------------
-
-# Every method reaches handle, so a wrong one is its JSON 405, not Starlette's plain-text one.
-METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-
-
-def create_fastapi_app(tactics_or_service):
-    """A FastAPI app with one catch-all route that hands every request to `ProtocolService.handle`.
-
-    FastAPI is imported here, only when called (the `serve` extra). There is no second route table:
-    FastAPI's own /docs and /openapi.json are switched off, so the app answers exactly what `handle`
-    answers, in the same bytes the standard-library server sends.
-    """
-    from fastapi import FastAPI, Request
-    from fastapi.responses import Response
-    service = tactics_or_service if isinstance(tactics_or_service, ProtocolService) else ProtocolService(tactics_or_service)
-    app = FastAPI(title="lllm serve", docs_url=None, redoc_url=None, openapi_url=None)
-
-    async def every_route(request):
-        body = await request.body()
-        status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
-        return Response(json.dumps(data), status_code=status, media_type="application/json")
-
-    every_route.__annotations__["request"] = Request    # a real class: FastAPI reads it to pass the request
-    app.api_route("/{path:path}", methods=METHODS, include_in_schema=False)(every_route)
-    app.state.protocol_service = service
-    return app
+def create_protocol_app(tactic_or_tactics, *, expose_single_tactic_routes: bool | None = None) -> ProtocolService:
+    """One tactic or several, as a bare ASGI app (no FastAPI needed)."""
+    return ProtocolService(tactic_or_tactics, expose_single_tactic_routes=expose_single_tactic_routes)

@@ -12,9 +12,12 @@ Contract: subclass `BaseProxy`, describe it with `@ProxyRegistrator(path, name, 
 (HTTP GET `<base_url>/<endpoint>?...&<api_key_name>=<api_key>` by default; override it to serve
 local data). `ProxyManager(proxies).tools()` returns the two Functions.
 
-run_python's budget (it is a teaching interpreter, not a security sandbox): at most
-`max_code_chars` characters of code, `max_steps` traced line events (stops runaway loops, also in
-Pyodide), and `max_output_chars` characters of printed output; errors come back as text.
+run_python runs in a sandbox (`sandbox/`): in CPython a child process the kernel confines
+(memory, CPU seconds per call, no new processes) with a wall clock, in Pyodide this interpreter
+under the same budget. Everywhere: at most `max_code_chars` characters of code, `max_steps` traced
+line events, `max_output_chars` characters of output, and imports from `allowed_imports` only
+(`RUN_PYTHON_BUDGET`). Every limit ends the call with an error the model reads as text.
+`manager.close()` ends the child process (a finished agent call may drop the manager instead).
 
 Usage:
 
@@ -28,16 +31,14 @@ Usage:
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import sys
 
+from lllm.runtimes.native.sandbox import BUDGET, make_interpreter
 from lllm.runtimes.native.tools import Function
 
 __all__ = ["BaseProxy", "ProxyRegistrator", "ProxyManager", "RUN_PYTHON_BUDGET"]
 
-RUN_PYTHON_BUDGET = {"max_code_chars": 4000, "max_steps": 100_000, "max_output_chars": 2000}
+RUN_PYTHON_BUDGET = BUDGET
 
 
 # ---- declaring a proxy ---------------------------------------------------------------------------------
@@ -107,16 +108,15 @@ def ProxyRegistrator(path: str, name: str = "", description: str = ""):
 
 # ---- the manager and its two tools ---------------------------------------------------------------------
 
-class BudgetExceeded(Exception):
-    pass
-
-
 class ProxyManager:
-    def __init__(self, proxies, budget: dict | None = None):
+    def __init__(self, proxies, budget: dict | None = None, sandbox: str | None = None):
         instances = [p() if isinstance(p, type) else p for p in proxies]
         self.proxies = {p.path: p for p in instances}
+        unknown = set(budget or {}) - set(RUN_PYTHON_BUDGET)
+        if unknown:
+            raise ValueError(f"unknown run_python budget keys {sorted(unknown)} (known: {sorted(RUN_PYTHON_BUDGET)})")
         self.budget = {**RUN_PYTHON_BUDGET, **(budget or {})}
-        self.namespace = {"CALL_API": self.call_api}
+        self.interpreter = make_interpreter(self.call_api, self.budget, sandbox)
 
     def call_api(self, api_path: str, params: dict | None = None):
         proxy_path, _, endpoint = api_path.rpartition("/")
@@ -131,28 +131,11 @@ class ProxyManager:
 
     # --8<-- [start:run_python]
     def run_python(self, code: str) -> str:
-        """Run `code` with CALL_API in scope; returns what it printed, or the error, as text."""
-        if len(code) > self.budget["max_code_chars"]:
-            return f"Error: code is {len(code)} characters; the budget is {self.budget['max_code_chars']}"
-        out, steps = io.StringIO(), [0]
+        """Run `code` in the sandbox with CALL_API in scope; what it printed, or the error, as text."""
+        return self.interpreter.run(code)
 
-        def tracer(frame, event, arg):
-            steps[0] += 1
-            if steps[0] > self.budget["max_steps"]:
-                raise BudgetExceeded(f"stopped after {self.budget['max_steps']} steps")
-            return tracer
-        previous = sys.gettrace()
-        try:
-            with contextlib.redirect_stdout(out):
-                sys.settrace(tracer)
-                exec(compile(code, "<run_python>", "exec"), self.namespace)
-        except Exception as exc:
-            print(f"Error: {type(exc).__name__}: {exc}", file=out)
-        finally:
-            sys.settrace(previous)
-        text = out.getvalue().strip()
-        limit = self.budget["max_output_chars"]
-        return text if len(text) <= limit else text[:limit] + f"\n... (output cut at {limit} characters)"
+    def close(self) -> None:
+        self.interpreter.close()
     # --8<-- [end:run_python]
 
     def tools(self) -> list[Function]:

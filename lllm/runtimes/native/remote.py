@@ -71,7 +71,8 @@ class RemoteTactic(Tactic):
         except ValueError:
             raise TacticServiceError(f"{self.url} answered {response.status_code} with a body that is not JSON") from None
         if response.status_code != 200:
-            problem = data.get("error", {}) if isinstance(data, dict) else {}
+            detail = data.get("detail", {}) if isinstance(data, dict) else {}
+            problem = detail.get("error", {}) if isinstance(detail, dict) else {}
             raise TacticServiceError(f"{self.url} answered {response.status_code}: "
                                      f"{problem.get('type', 'error')}: {problem.get('message', data)}")
         if not isinstance(data, dict) or "output" not in data:

@@ -37,6 +37,7 @@ Usage:
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import os
@@ -109,6 +110,14 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
         def _answer(self, method):
             length = int(self.headers.get("Content-Length") or 0)
             status, data = app.handle(method, self.path.split("?")[0], self.rfile.read(length) if length else b"")
+            if hasattr(data, "frames"):                 # /stream: an EventStream (lllm/services/streaming.py)
+                self.send_response(status)
+                self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+                self.send_header("Cache-Control", "no-cache")
+                self.end_headers()
+                self.close_connection = True
+                asyncio.run(write_frames(data, self.wfile))
+                return
             payload = json.dumps(data).encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -140,9 +149,22 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
     return ThreadingHTTPServer((host, port), Handler)
 
 
+async def write_frames(stream, wfile) -> None:
+    """Write each SSE frame as it comes; a client that left (a broken pipe) closes the tactic's stream."""
+    frames = stream.frames()
+    try:
+        async for frame in frames:
+            wfile.write(frame)
+            wfile.flush()
+    except OSError:
+        pass
+    finally:
+        await frames.aclose()
+
+
 def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
     server = make_server(app, host, port, log_level)
-    print(f"serving on http://{host}:{server.server_address[1]} with http.server (/health, /info, /run); "
+    print(f"serving on http://{host}:{server.server_address[1]} with http.server (/health, /info, /run, /stream); "
           "Ctrl-C stops it", flush=True)
     try:
         server.serve_forever()
@@ -194,8 +216,8 @@ def pick_server(choice: str) -> str:
 def serve_uvicorn(service, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
     """A ProtocolService as a FastAPI app (protocol_service.create_fastapi_app) under uvicorn."""
     import uvicorn
-    from lllm.runtimes.native.protocol_service import create_fastapi_app
-    print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run); Ctrl-C stops it",
+    from lllm.services.fastapi import create_fastapi_app
+    print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run, /stream); Ctrl-C stops it",
           flush=True)
     uvicorn.run(create_fastapi_app(service), host=host, port=port, log_level=log_level)
 
@@ -226,7 +248,7 @@ def load_factory(spec: str) -> Tactic:
 def add_cli(subparsers) -> None:
     from lllm.cli import argument_type, serve_host, serve_log_level, serve_port
     from lllm.runtimes.native.entrypoints import check_entrypoint
-    p = subparsers.add_parser("serve", help="serve a tactic over HTTP (lllm-core's /health, /info, /run)",
+    p = subparsers.add_parser("serve", help="serve a tactic over HTTP (lllm-core's /health, /info, /run, /stream)",
                               description="Load MODULE:ATTRIBUTE (a tactic, a tactic class, a factory or a function) "
                                           "and serve it over HTTP, speaking the protocol envelope of "
                                           "protocol_service.py: under uvicorn (FastAPI) when the serve extra is "

@@ -1,0 +1,149 @@
+"""Layer 4 · the FastAPI app `lllm serve` runs: one catch-all route onto `ProtocolService.handle`, its models, its OpenAPI.
+
+Read `lllm/runtimes/native/protocol_service.py` first (the handler and the routes). FastAPI is
+imported inside `create_fastapi_app`, only when it is called (`pip install 'lllm-learn[serve]'`).
+
+Contract: `create_tactic_app(tactic)` / `create_service_app(tactics, expose_single_tactic_routes=None)`
+return a FastAPI app with a single route that passes every request to the service's `handle` and
+sends back its JSON, or its server-sent events for /stream (closing the tactic's stream when the
+client leaves). There is no second route table: `app.openapi()` describes the service's routes
+(the default ones and each `@endpoint`), and FastAPI's own /docs and /openapi.json are off, so
+the app answers exactly what `handle` answers. `RunRequest`, `RunResponse` and `ErrorDetail` are
+the envelopes as Pydantic models, for clients and documentation; they copy what they are given.
+
+Usage:
+
+    >>> RunRequest(input={"text": "hi"}, context={"request_id": "r1"}).value
+    {'text': 'hi'}
+    >>> ErrorDetail(type="SchemaError", message="bad input", tactic="echo", endpoint="run").endpoint
+    'run'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr
+
+from lllm.protocol import _validation as v
+from lllm.protocol.fields import Metadata, Name, Token
+from lllm.runtimes.native.protocol_service import ProtocolService, public_info
+from lllm.services.streaming import EventStream
+
+__all__ = ["RunRequest", "RunResponse", "ErrorDetail", "create_fastapi_app", "create_tactic_app",
+           "create_service_app", "openapi_schema"]
+
+INSTALL_SERVE = "pip install 'lllm-learn[serve]'"
+AnyData = Annotated[Any, BeforeValidator(lambda value: v.plain_data(value, "value"))]
+Context = Annotated[dict[str, Any] | None, BeforeValidator(lambda m: None if m is None else v.plain_mapping(m, "context"))]
+
+
+# ---- the envelopes -----------------------------------------------------------------------------------------
+
+class RunRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input: AnyData = None
+    task: AnyData = None
+    context: Context = None
+
+    @property
+    def value(self):
+        """The tactic's input: `input`, else `task` (lllm-core's older name for it)."""
+        return self.input if self.input is not None else self.task
+
+
+class RunResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    output: AnyData = None
+    request_id: Token
+    tactic: Name
+
+
+class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Token
+    message: StrictStr
+    tactic: Name | None = None
+    endpoint: Token | None = None
+    request_id: Token | None = None
+    metadata: Metadata = {}
+
+
+# ---- the app -------------------------------------------------------------------------------------------------
+
+# Every method reaches handle, so a wrong one is its JSON 405, not Starlette's plain-text one.
+METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def create_fastapi_app(tactics_or_service, *, expose_single_tactic_routes: bool | None = None):
+    """A FastAPI app whose one catch-all route hands every request to `ProtocolService.handle`."""
+    try:
+        from fastapi import FastAPI, Request
+        from fastapi.responses import Response, StreamingResponse
+    except ImportError as exc:
+        raise ImportError(f"serving a tactic with FastAPI needs the serve extra: {INSTALL_SERVE} ({exc})") from None
+    service = (tactics_or_service if isinstance(tactics_or_service, ProtocolService) else
+               ProtocolService(tactics_or_service, expose_single_tactic_routes=expose_single_tactic_routes))
+    app = FastAPI(title="lllm serve", docs_url=None, redoc_url=None, openapi_url=None)
+
+    # --8<-- [start:route]
+    async def every_route(request):
+        body = await request.body()
+        status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
+        if isinstance(data, EventStream):
+            return StreamingResponse(data.frames(), media_type="text/event-stream", headers={"cache-control": "no-cache"})
+        return Response(json.dumps(data), status_code=status, media_type="application/json")
+    # --8<-- [end:route]
+
+    every_route.__annotations__["request"] = Request    # a real class: FastAPI reads it to pass the request
+    app.api_route("/{path:path}", methods=METHODS, include_in_schema=False)(every_route)
+    app.state.protocol_service = service
+    app.openapi = lambda: openapi_schema(service)
+    return app
+
+
+def create_tactic_app(tactic, **options):
+    """lllm-core's name for one tactic's app (/run, /stream, /info and its endpoints)."""
+    return create_fastapi_app(tactic, **options)
+
+
+def create_service_app(tactics, *, expose_single_tactic_routes: bool | None = None):
+    """lllm-core's name for the app of several tactics (/tactics/NAME/...)."""
+    return create_fastapi_app(tactics, expose_single_tactic_routes=expose_single_tactic_routes)
+
+
+# ---- describing the routes ---------------------------------------------------------------------------------
+
+def operation(summary: str, description: str = "", body_schema: dict | None = None, streams: bool = False) -> dict:
+    op = {"summary": summary, "description": description,
+          "responses": {"200": {"description": "server-sent TacticEvents" if streams else "success"},
+                        "400": {"description": "SchemaError or TacticUnsupportedError in detail.error"},
+                        "500": {"description": "the tactic's exception in detail.error"}}}
+    if body_schema is not None:
+        op["requestBody"] = {"content": {"application/json": {"schema": body_schema}}}
+    return op
+
+
+def envelope_schema(tactic) -> dict:
+    info = public_info(tactic)
+    return {"type": "object", "properties": {"input": info["input_schema"] or {}, "context": {"type": "object"}}}
+
+
+def openapi_schema(service: ProtocolService) -> dict:
+    """OpenAPI 3.1 for what `handle` answers: health, the tactics' default routes and their endpoints."""
+    paths = {"/health": {"get": operation("Health")}, "/tactics": {"get": operation("List Tactics")}}
+    if service.single:
+        tactic = next(iter(service.tactics.values()))
+        paths["/info"] = {"get": operation("Info", tactic.description)}
+        paths["/run"] = {"post": operation("Run", tactic.description, envelope_schema(tactic))}
+        paths["/stream"] = {"post": operation("Stream", tactic.description, envelope_schema(tactic), streams=True)}
+    paths["/tactics/{name}/info"] = {"get": operation("Tactic Info")}
+    paths["/tactics/{name}/run"] = {"post": operation("Run Tactic", body_schema={"type": "object"})}
+    paths["/tactics/{name}/stream"] = {"post": operation("Stream Tactic", body_schema={"type": "object"}, streams=True)}
+    for spec, _method, name in service.endpoints:
+        summary = spec.name.replace("_", " ").title()
+        op = operation(summary, spec.description, envelope_schema(service.tactics[name]), spec.mode == "stream")
+        paths.setdefault(spec.path, {})[spec.method.lower()] = {**op, "tags": list(spec.tags)}
+    return {"openapi": "3.1.0", "info": {"title": "lllm serve", "version": "0.1.0"}, "paths": paths}
