@@ -35,6 +35,7 @@ ROUTES = ("run", "stream", "info")
 
 # ---- psi:// references ---------------------------------------------------------------------------
 
+# --8<-- [start:parse]
 def parse_resource_ref(value, kinds=RESOURCE_KINDS) -> tuple[str, str, str, str]:
     """(org, package, kind, name) of `psi://org/package/kind/name`; anything else is a TacticRefError."""
     if not isinstance(value, str) or not value:
@@ -51,6 +52,7 @@ def parse_resource_ref(value, kinds=RESOURCE_KINDS) -> tuple[str, str, str, str]
     if parts[2] not in kinds:
         raise TacticRefError(f"{value!r}: unknown resource kind {parts[2]!r} (expected one of {list(kinds)})")
     return parts[0], parts[1], parts[2], parts[3]
+# --8<-- [end:parse]
 
 
 class TacticRef:

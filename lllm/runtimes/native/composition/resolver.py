@@ -8,6 +8,7 @@ in this process, in another package, or behind a service without the caller chan
     bind_url(ref, url)          the ref is a RemoteTactic calling that service
     from_config(path)           bind_url for each tactic ref in `.psi/config.toml`
     resolve(ref) -> Tactic;  run / arun / stream / events(ref, value, context=...) call it
+    as_function(ref)            the tactic as a tool (a Function) for an agent's prompt
 
 A config file is shared with other layers: refs of other resource kinds (channels, services,
 ...) are checked and skipped. A tactic ref needs exactly one target, a `url`; its other keys
@@ -41,6 +42,8 @@ from lllm.protocol.errors import TacticRefError
 from lllm.protocol.tactic import Tactic
 from lllm.runtimes.native.composition.refs import TacticRef, check_service_url, parse_resource_ref
 from lllm.runtimes.native.composition.remote import RemoteTactic
+from lllm.runtimes.native.tactic import tactic_as_function
+from lllm.runtimes.native.tools import Function
 
 __all__ = ["TacticResolver", "binding_metadata"]
 
@@ -127,6 +130,10 @@ class TacticResolver:
 
     def events(self, ref, input_value, *, context=None):
         return self.resolve(ref).events(input_value, context=context)
+
+    def as_function(self, ref, **options) -> Function:
+        """The tactic `ref` names as a tool an agent can call (`tactic_as_function`'s options)."""
+        return tactic_as_function(self.resolve(ref), **options)
 
     # ---- a shared .psi/config.toml ----------------------------------------------------------------
 
