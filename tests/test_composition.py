@@ -11,6 +11,7 @@ import importlib
 import io
 import pathlib
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -41,6 +42,12 @@ class Twice(ComposedTactic):
     def steps(self, text, context):
         loud = yield from self.call_ref(SHOUT, text, context)
         return f"{loud} {loud}"
+
+
+def run_async(coroutine):
+    """asyncio.run in a thread of its own: Playwright's loop may be running in this one (browser tests)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def local_resolver():
@@ -205,7 +212,7 @@ def test_the_sub_tactic_can_live_behind_a_service():
     resolver = TacticResolver()
     resolver.bind_url(SHOUT, "http://svc/tactics/shout", input_type=str, output_type=str,
                       transport=served_sync(shout_tactic()), async_transport=served(shout_tactic()))
-    assert asyncio.run(resolver.arun(SHOUT, "hi")) == "HI"
+    assert run_async(resolver.arun(SHOUT, "hi")) == "HI"
     assert Twice(resolver, name="twice").run("hi") == "HI HI"          # the program did not change
 
 
@@ -215,7 +222,7 @@ def test_a_composed_tactic_streams_over_sse_to_a_remote_caller():
 
     async def collect():
         return [(e.kind, e.data) async for e in remote.aevents("hey")], [c async for c in remote.astream("hey")]
-    events, chunks = asyncio.run(collect())
+    events, chunks = run_async(collect())
     assert events == [("call", "hey"), ("return", "HEY"), ("result", "HEY HEY")]
     assert chunks == ["hey", "HEY", "HEY HEY"]
 
@@ -224,7 +231,7 @@ def test_a_service_error_keeps_its_fields():
     broken = as_tactic(lambda text: 1 / 0, name="broken", input_type=str, output_type=str)
     remote = RemoteTactic("http://svc/run", async_transport=served(broken))
     with pytest.raises(RemoteTacticError) as raised:
-        asyncio.run(remote.arun("x", context=CallContext(request_id="r1")))
+        run_async(remote.arun("x", context=CallContext(request_id="r1")))
     error = raised.value
     assert (error.status_code, error.error_type, error.message, error.tactic, error.endpoint, error.request_id) == (
         500, "ZeroDivisionError", "division by zero", "broken", "run", "r1")

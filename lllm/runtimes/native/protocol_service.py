@@ -6,8 +6,9 @@ envelope (`{"task": ...}` in, a call session out); this service speaks the proto
 client.py call.
 
 `ProtocolService(tactics).handle(method, path, body)` is a pure function from a request to
-`(status, JSON object)`, and the only place a route is matched or a request checked. Three
-servers put it on the wire, each a few lines that pass the method, path and body to `handle`:
+`(status, JSON object)`, and with `stream` (the same for /stream, whose answer is an iterator of
+SSE text) the only place a route is matched or a request checked. Three servers put it on the
+wire, each a few lines that pass the method, path and body to `handle`:
 `create_fastapi_app` (FastAPI, for `lllm serve` under uvicorn: the `serve` extra,
 `pip install 'lllm-learn[serve]'`), the object itself as a bare ASGI app (`uvicorn app:app`,
 httpx's ASGITransport, Starlette's TestClient), and `service.make_server` (`http.server`, the
