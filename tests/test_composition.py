@@ -101,10 +101,18 @@ def test_a_registered_ref_runs_here():
     assert resolver.refs() == (SHOUT,)
 
 
-def test_an_unbound_ref_lists_what_is_bound():
-    with pytest.raises(TacticRefError, match=r"no tactic is bound to 'psi://demo/text/tactics/whisper' "
-                                             r"\(bound: \['psi://demo/text/tactics/shout'\]\)"):
+def test_an_unknown_tactic_names_its_package_and_what_it_has():
+    with pytest.raises(TacticRefError) as raised:
         local_resolver().resolve("psi://demo/text/tactics/whisper")
+    assert str(raised.value) == ("no tactic is bound to 'psi://demo/text/tactics/whisper': "
+                                 "package demo/text has no tactic 'whisper' (its tactics: ['shout'])")
+
+
+def test_an_unknown_package_lists_the_bound_packages():
+    with pytest.raises(TacticRefError) as raised:
+        local_resolver().run("psi://acme/story/tactics/continue", "Once")
+    assert str(raised.value) == ("no tactic is bound to 'psi://acme/story/tactics/continue': "
+                                 "no package acme/story is bound (packages: ['demo/text'])")
 
 
 def test_register_takes_only_tactics():
@@ -189,7 +197,8 @@ def test_a_composed_tactic_needs_a_resolver():
 
 
 def test_a_missing_sub_tactic_fails_the_call_naming_the_ref():
-    with pytest.raises(TacticRefError, match="no tactic is bound to 'psi://demo/text/tactics/shout'"):
+    with pytest.raises(TacticRefError, match="no tactic is bound to 'psi://demo/text/tactics/shout': "
+                                             r"no package demo/text is bound \(packages: \[\]\)"):
         Twice(TacticResolver(), name="twice").run("hey")
 
 

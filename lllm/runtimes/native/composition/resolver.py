@@ -28,7 +28,7 @@ Usage:
     >>> resolver.resolve("psi://demo/math/tactics/mul")
     Traceback (most recent call last):
     ...
-    lllm.protocol.errors.TacticRefError: no tactic is bound to 'psi://demo/math/tactics/mul' (bound: ['psi://demo/math/tactics/add'])
+    lllm.protocol.errors.TacticRefError: no tactic is bound to 'psi://demo/math/tactics/mul': package demo/math has no tactic 'mul' (its tactics: ['add'])
 """
 
 from __future__ import annotations
@@ -112,10 +112,19 @@ class TacticResolver:
         return tuple(self.bound)
 
     def resolve(self, ref) -> Tactic:
-        ref = str(TacticRef.parse(ref))
-        if ref not in self.bound:
-            raise TacticRefError(f"no tactic is bound to {ref!r} (bound: {sorted(self.bound)})")
-        return self.bound[ref]
+        parsed = TacticRef.parse(ref)
+        if str(parsed) not in self.bound:
+            raise TacticRefError(f"no tactic is bound to {str(parsed)!r}: {self._what_is_bound(parsed)}")
+        return self.bound[str(parsed)]
+
+    def _what_is_bound(self, ref: TacticRef) -> str:
+        """Why a lookup failed: an unknown package, or a package without that tactic."""
+        package = f"{ref.org}/{ref.package}"
+        siblings = sorted(TacticRef(r).name for r in self.bound if r.startswith(f"psi://{package}/"))
+        if siblings:
+            return f"package {package} has no tactic {ref.name!r} (its tactics: {siblings})"
+        packages = sorted({"/".join(r.removeprefix("psi://").split("/")[:2]) for r in self.bound})
+        return f"no package {package} is bound (packages: {packages})"
 
     # ---- calling by reference ------------------------------------------------------------------------
 
