@@ -19,6 +19,7 @@ import pytest
 from lllm.protocol.context import CallContext
 from lllm.protocol.errors import TacticRefError
 from lllm.protocol.events import TacticEvent
+from lllm.protocol.tactic import Tactic
 from lllm.runtimes.native.composition import RemoteTactic, RemoteTacticError, TacticRef, TacticResolver, format_sse
 from lllm.runtimes.native.composition.composed import ComposedTactic
 from lllm.runtimes.native.composition.refs import service_endpoints
@@ -179,6 +180,32 @@ def test_a_broken_envelope_is_an_error_event_not_an_exception():
     [event] = iter_sse_events(['data: {"kind": "message", "timestamp": "noon"}', ""])
     assert event.kind == "error" and event.data == {"message": "Invalid SSE event envelope."}
     assert event.metadata["errors"] == ["timestamp: Input should be a valid number"]
+
+
+class Countdown(Tactic):
+    name = "countdown"
+    input_type = output_type = int
+
+    def _run(self, n, *, context=None):
+        return 0
+
+    def stream(self, n, *, context=None):
+        yield from range(n, 0, -1)
+
+
+def test_any_streaming_tactic_gives_events_and_async_chunks():
+    assert [(e.kind, e.data) for e in Countdown().events("3")] == [("message", 3), ("message", 2), ("message", 1)]
+
+    async def chunks():
+        return [chunk async for chunk in Countdown().astream(2)]
+    assert run_async(chunks()) == [2, 1]
+
+
+def test_the_service_sends_a_stream_as_sse_lines():
+    status, lines = ProtocolService([Countdown()]).stream("POST", "/tactics/countdown/stream", b'{"input": 2}')
+    text = "".join(lines)
+    assert status == 200 and text.startswith('data: {"id": ') and text.count("\n\n") == 2
+    assert [(e.kind, e.data) for e in iter_sse_events(text.splitlines())] == [("message", 2), ("message", 1)]
 
 
 # ---- composing by reference ------------------------------------------------------------------------
