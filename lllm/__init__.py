@@ -38,7 +38,8 @@ _EXPORTS = {
     "lllm.services.endpoints": ["endpoint"],
     "lllm.runtimes.python": ["CallableTactic", "as_tactic"],
     "lllm.runtimes.native.adapter": ["NativeTacticAdapter"],
-    "lllm.runtimes.native.remote": ["RemoteTactic"],
+    # composition: tactics by reference, here or on a service, and their streams
+    "lllm.runtimes.native.composition": ["RemoteTactic", "RemoteTacticError", "TacticRef", "TacticResolver"],
     # the native runtime (Pydantic); its Tactic is a protocol Tactic, so `lllm.Tactic` is both
     "lllm.runtimes.native": ["Agent", "BaseParser", "BaseProxy", "DefaultTagParser", "Dialog", "Function",
                              "FunctionCall", "Message", "ParseError", "Prompt", "ProxyRegistrator", "Role", "Runtime",

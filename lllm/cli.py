@@ -2,7 +2,8 @@
 
 Each command module defines `add_cli(subparsers)`, which adds its subparser and sets
 `run=callable(args) -> exit status`. Errors in what the user typed are one line on stderr
-(`lllm generate: error: ...`) and exit status 2 — never a traceback wall.
+(`lllm generate: error: ...`) and exit status 2 (`main` raises `SystemExit(2)`, as argparse
+does for an unknown option) — never a traceback wall.
 
 Usage:
 
@@ -199,16 +200,21 @@ def build_parser() -> ArgParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command and return its exit status; a usage error exits with status 2, as argparse's own do.
+
+    So `main([...])` returns 0 (or a command's other status) when the input was understood, and
+    raises `SystemExit(2)` after one line on stderr when it was not (lllm-core's `main` does the same).
+    """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)                  # argparse: SystemExit(2) for an unknown option
     if not getattr(args, "run", None):
         parser.print_help()
-        return 2
+        raise SystemExit(2)
     try:
         return args.run(args)
     except UsageError as e:
         print(f"lllm {args.command}: error: {e}", file=sys.stderr)
-        return 2
+        raise SystemExit(2) from None
     except KeyboardInterrupt:
         print(f"lllm {args.command}: interrupted", file=sys.stderr)
         return 130

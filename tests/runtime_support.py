@@ -15,6 +15,7 @@ import re
 import socket
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +74,21 @@ def cli_generate(prompt: str, max_new_tokens: int, temperature: float, top_k: in
 # ---- runnable cells: what a page's ```python {.runnable} blocks print in CPython (the oracle) ----
 
 CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+SNIPPET_LINE = re.compile(r'^--8<-- "([^":]+):([^"]+)"\n', re.M)
+
+
+def snippet(path: str, section: str) -> str:
+    """A named section of a source file, dedented, as pymdownx.snippets includes it (mkdocs.yml)."""
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.strip() == f"# --8<-- [start:{section}]")
+    end = next(i for i, line in enumerate(lines) if line.strip() == f"# --8<-- [end:{section}]")
+    return textwrap.dedent("".join(lines[start + 1:end]))
+
+
+def cells(markdown: str) -> list[str]:
+    """A page's runnable cells as the reader sees them: an included section stands for its source."""
+    return [SNIPPET_LINE.sub(lambda m: snippet(m.group(1), m.group(2)), code) for code in CELL.findall(markdown)]
+
 
 
 def cpython_outputs(codes: list[str]) -> list[str]:

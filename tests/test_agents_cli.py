@@ -14,7 +14,11 @@ MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
 
 
 def run(capsys, *argv):
-    status = main(list(argv))
+    """(exit status, stdout, stderr); a usage error exits with 2 from inside main, as argparse's do."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exit_:
+        status = exit_.code
     out, err = capsys.readouterr()
     return status, out, err
 

@@ -16,7 +16,7 @@ from lllm.runtimes.native import create as create_module
 from lllm.runtimes.native.create import create_project
 from lllm.runtimes.native.entrypoints import load_tactic_entrypoint
 from lllm.runtimes.native.protocol_service import ProtocolService
-from lllm.runtimes.native.remote import RemoteTactic
+from lllm.runtimes.native.composition.remote import RemoteTactic
 from lllm.runtimes.python import as_tactic
 
 REPO = pathlib.Path(__file__).resolve().parent.parent

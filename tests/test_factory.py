@@ -213,7 +213,9 @@ def test_cli_reports_a_run_that_keeps_nothing(tmp_path, capsys):
     (["--critic", "self"], "--critic self asks the predictor to critique: choose a --predictor other than teacher"),
 ])
 def test_cli_bad_input_is_one_line(tmp_path, capsys, argv, message):
-    assert main(["factory", "--out", str(tmp_path)] + argv) == 2
+    with pytest.raises(SystemExit) as exit_:
+        main(["factory", "--out", str(tmp_path)] + argv)
+    assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
 

@@ -126,5 +126,7 @@ def test_before_after_prints_both_models_on_the_held_out_goals(capsys):
 
 def test_before_after_bad_input_is_one_line(capsys):
     from lllm.cli import main
-    assert main(["lab", "--before-after", "--per-group", "0"]) == 2
+    with pytest.raises(SystemExit) as exit_:
+        main(["lab", "--before-after", "--per-group", "0"])
+    assert exit_.value.code == 2
     assert capsys.readouterr().err.strip() == "lllm lab: error: --per-group must be >= 1, got 0"

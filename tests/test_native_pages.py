@@ -9,7 +9,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = sorted((ROOT / "site" / "native").glob("*.md"))
-from runtime_support import CELL  # noqa: E402
+from runtime_support import CELL, cells  # noqa: E402
 SNIPPET = re.compile(r'--8<-- "([^":]+):([^"]+)"')
 
 
@@ -20,7 +20,7 @@ def test_every_abstraction_has_a_page():
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_runnable_cells_run(page):
     namespace, ran = {}, 0
-    for code in CELL.findall(page.read_text()):
+    for code in cells(page.read_text()):
         if "lllm.web.browser" in code:        # needs the page's TinyLLM; the browser tests run it
             continue
         out = io.StringIO()

@@ -64,9 +64,9 @@ def test_the_benchmark_reports_the_servers_token_counts(server, capsys):
 
 
 def test_a_server_that_is_not_there_is_one_line(capsys):
-    with socket_closed() as port:
-        status = main(["reason", "--predictor", f"http:http://127.0.0.1:{port}", "--framework", "io", "--limit", "1"])
-    assert status == 2
+    with socket_closed() as port, pytest.raises(SystemExit) as exit_:
+        main(["reason", "--predictor", f"http:http://127.0.0.1:{port}", "--framework", "io", "--limit", "1"])
+    assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("lllm reason: error: --predictor: cannot reach http://127.0.0.1:") and err.count("\n") == 1
 

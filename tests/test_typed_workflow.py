@@ -91,5 +91,7 @@ def test_cli_prints_numbered_steps_and_completion(capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0] == " 1. GOAL        What is 6 times 7?"
     assert out.strip().endswith("completed: yes, answer '42'")
-    assert main(["workflow", "  "]) == 2
+    with pytest.raises(SystemExit) as exit_:
+        main(["workflow", "  "])
+    assert exit_.value.code == 2
     assert "GOAL is empty" in capsys.readouterr().err

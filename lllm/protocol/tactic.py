@@ -8,7 +8,8 @@ Contract: subclass `Tactic[In, Out]`, set `name`, `input_type`, `output_type`, i
 Pydantic model, dataclass, TypedDict or plain type), calls `_run`, validates the result as
 `output_type` and returns it — or a `CallResult` with its `CallTrace` when `return_trace=True`.
 A value that does not fit raises `SchemaError`. `arun` is the same, awaitable. `info()` is a
-`TacticInfo` with both JSON schemas.
+`TacticInfo` with both JSON schemas. A tactic that overrides `stream` yields chunks as it works;
+`events` gives them as TacticEvents and `astream` / `aevents` are the same for async callers.
 
 Usage:
 
@@ -39,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, Valid
 from lllm.protocol import _validation as v
 from lllm.protocol.context import CallContext, CallResult, CallTrace
 from lllm.protocol.errors import SchemaError, TacticUnsupportedError
+from lllm.protocol.events import TacticEvent
 from lllm.protocol.fields import Examples, JsonSchema, Metadata, Name, ServiceRefText, TacticRefText, Token
 
 __all__ = ["Tactic", "TacticInfo", "type_schema"]
@@ -155,9 +157,28 @@ class Tactic(Generic[InputT, OutputT]):
         output = await self._arun(self.validate_input(input_value), context=context)
         return self._finish(output, context, started, return_trace)
 
+    # --8<-- [start:streaming]
     def stream(self, input_value, *, context: CallContext | None = None):
         """Yield partial results; a tactic that streams overrides this (and gains the 'stream' capability)."""
         raise TacticUnsupportedError(f"tactic {self.tactic_name!r} does not stream")
+
+    def events(self, input_value, *, context: CallContext | None = None):
+        """`stream` on the validated input, as TacticEvents: a chunk that is an event passes through
+        (progress, a sub-tactic's events), any other chunk becomes a 'message' event."""
+        context = self._check_call(context, False)
+        for chunk in self.stream(self.validate_input(input_value), context=context):
+            yield chunk if isinstance(chunk, TacticEvent) else TacticEvent(kind="message", data=chunk)
+    # --8<-- [end:streaming]
+
+    async def astream(self, input_value, *, context: CallContext | None = None):
+        """`stream` for async callers (the chunks are produced by the same synchronous generator)."""
+        self._check_call(context, False)
+        for chunk in self.stream(input_value, context=context):
+            yield chunk
+
+    async def aevents(self, input_value, *, context: CallContext | None = None):
+        for event in self.events(input_value, context=context):
+            yield event
 
     # ---- describing itself ------------------------------------------------------------------------------
 

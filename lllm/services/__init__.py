@@ -4,16 +4,19 @@
 serve` runs (`fastapi.py`; the `serve` extra); every route of it is the one handler
 `ProtocolService.handle` in `lllm/runtimes/native/protocol_service.py`. This folder holds what
 that handler uses: `endpoints.py` (a tactic's `@endpoint` routes), `streaming.py` (the /stream body)
-and `fastapi.py` (the request and response models, the app and its OpenAPI description). The names
+and `fastapi.py` (the request and response models, the app and its OpenAPI description); and
+`client.py`, lllm-core's import path for the client (`RemoteTactic`, in
+`lllm/runtimes/native/composition/remote.py`). The names
 load on first use (PEP 562), so importing one of the modules never imports the others.
 """
 
-__all__ = ["EndpointSpec", "ProtocolService", "RemoteTactic", "create_fastapi_app", "create_protocol_app",
+__all__ = ["EndpointSpec", "ProtocolService", "RemoteTactic", "RemoteTacticError", "create_fastapi_app", "create_protocol_app",
            "create_service_app", "create_tactic_app", "custom_endpoints", "endpoint"]
 
 WHERE = {"ProtocolService": "lllm.runtimes.native.protocol_service",
          "create_protocol_app": "lllm.runtimes.native.protocol_service",
-         "RemoteTactic": "lllm.runtimes.native.remote",
+         "RemoteTactic": "lllm.runtimes.native.composition.remote",
+         "RemoteTacticError": "lllm.runtimes.native.composition.remote",
          "create_fastapi_app": "lllm.services.fastapi", "create_service_app": "lllm.services.fastapi",
          "create_tactic_app": "lllm.services.fastapi",
          "EndpointSpec": "lllm.services.endpoints", "custom_endpoints": "lllm.services.endpoints",

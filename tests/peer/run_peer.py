@@ -2,9 +2,9 @@
 
 lllm-core is the real LLLM; its native runtime and protocol layer are the reference for ours.
 This script fetches its sdist with pip (once, into build/peer/, checked against a pinned
-SHA-256), copies its `tests/`, `examples/`, `docs/` and `README.md` into a scratch folder (its
-tests find the fixtures through `tests/..`) but never its `lllm/` source, and runs its pytest
-there in a subprocess, so `import lllm` finds our installed package. It prints passed/total per
+SHA-256), copies its `tests/`, `examples/`, `docs/`, `README.md`, `mkdocs.yml` and `assets/`
+into a scratch folder (its tests find the fixtures through `tests/..`) but never its `lllm/`
+source, and runs its pytest there in a subprocess, so `import lllm` finds our installed package. It prints passed/total per
 file and compares each file with the floor committed in `floors.json`; `deselected.txt` lists
 every test left out, each with its reason (live providers, Jupyter, PsiHub's network or the
 pydantic-ai package).
@@ -34,7 +34,8 @@ CACHE = ROOT / "build" / "peer"
 VERSION = "0.2.1"
 SDIST = f"lllm_core-{VERSION}.tar.gz"
 SDIST_SHA256 = "12ee0a0fa27f77619b3e20e252cc19023047ddebdeadf7b4b91f71fa6120f5a3"
-FIXTURES = ("tests/", "examples/", "docs/", "README.md")
+# Its docs tests also build its site (mkdocs.yml) and check README's images (assets/).
+FIXTURES = ("tests/", "examples/", "docs/", "README.md", "mkdocs.yml", "assets/")
 # Upstream's pytest settings (its pyproject's [tool.pytest.ini_options]); the file also stops
 # pytest from walking up into our own pyproject.toml.
 PYTEST_INI = "[pytest]\ntestpaths = tests\naddopts = -q\nmarkers =\n    live: opt-in tests that contact external provider APIs\n"
