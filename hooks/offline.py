@@ -2,16 +2,14 @@
 
 Prepends one line to public/sw.js:
 
-    self.LLLM_OFFLINE = {"version": ..., "files": {url: hash}, "shell": [...], "pages": {url: title},
+    self.LLLM_OFFLINE = {"version": ..., "files": {url: hash}, "pages": {url: title},
                          "runtime": [...], "onUse": [folder, ...]};
 
 `files`: every file the site serves that works offline (as the URL a browser asks for: a page is
 its folder, `agents/react/`; the runtime's files with runtime.json's `?v=` tags), each with a short
 hash of its bytes; `version` is the hash of them all, so a new deploy installs a new service worker
 with a cache of its own (sw.js explains how it takes over and what it carries over).
-`shell`: what every page loads (its stylesheets and scripts) and the 404 page, saved on install
-with the page being read. `pages`: every page with its title, for the footer's "available offline"
-list. `runtime`: what the runtime workers fetch (Pyodide, onnxruntime-web, the lllm wheel, every
+`pages`: every page with its title, for the footer's "available offline" list. `runtime`: what the runtime workers fetch (Pyodide, onnxruntime-web, the lllm wheel, every
 built model), saved as they download it. `onUse`: folders saved only when used (Mermaid's chunks,
 search languages). Everything else is saved when used, or once the reader's runtime has answered
 and the connection allows (sw.js).
@@ -59,25 +57,7 @@ def page_files(site: Path, runtime: list[str]) -> dict[str, Path]:
     return files
 
 
-ASSET = re.compile(r'<(?:script|link)\b[^>]*?\b(?:src|href)="([^"#?]+)"[^>]*>')
 TITLE = re.compile(r"<title>(.*?)</title>", re.S)
-
-
-def shell_files(site: Path, pages: dict[str, Path]) -> list[str]:
-    """The stylesheets, scripts and icons every page loads (relative to the site root), and 404.html."""
-    common = None
-    for url, path in pages.items():
-        text = path.read_text(encoding="utf-8")
-        base = site / url if url.endswith("/") or url == "" else path.parent
-        refs = set()
-        for ref in ASSET.findall(text):
-            if "://" in ref or ref.endswith("/"):
-                continue   # a link to another page (prev/next/canonical), not an asset
-            target = (base / ref).resolve()
-            if target.is_file() and site.resolve() in target.parents:
-                refs.add(target.relative_to(site.resolve()).as_posix())
-        common = refs if common is None else common & refs
-    return sorted(common or set()) + (["404.html"] if (site / "404.html").is_file() else [])
 
 
 def on_post_build(config, **kwargs) -> None:
@@ -89,7 +69,7 @@ def on_post_build(config, **kwargs) -> None:
     pages = {url: path for url, path in served.items() if path.name == "index.html"}
     titles = {url: html.unescape(m.group(1).strip()) if (m := TITLE.search(path.read_text(encoding="utf-8"))) else url
               for url, path in pages.items()}
-    listing = {"version": version, "files": files, "shell": shell_files(site, pages), "pages": titles, "runtime": runtime,
+    listing = {"version": version, "files": files, "pages": titles, "runtime": runtime,
                "onUse": [prefix for prefix in ON_USE if not any(url.startswith(prefix) for url in runtime)]}
     sw = site / "sw.js"
     sw.write_text(f"self.LLLM_OFFLINE = {json.dumps(listing)};\n" + sw.read_text(encoding="utf-8"), encoding="utf-8")

@@ -3,16 +3,16 @@
 // (hooks/offline.py prepends it to this file, with a hash of every file), so what Workbox adds —
 // its build tool to make that list, or a bundler to load its modules — would be the bigger part.
 //
-// self.LLLM_OFFLINE = {version, files: {url: hash}, shell: [url], pages: {url: title}, runtime: [url],
-// onUse: [folder]}
+// self.LLLM_OFFLINE = {version, files: {url: hash}, pages: {url: title}, runtime: [url], onUse: [folder]}
 // (the line above this comment in public/sw.js). What is saved, and when:
-//   install   the shell (the CSS and JavaScript every page loads, the 404 page) and the page being
-//             read. The browser fetched them a moment ago, so the requests are revalidations
-//             (304, no body), not second downloads.
+//   install   what an older deploy's cache already holds, for every file whose hash is unchanged.
+//   first     the page being read and what it loaded before this worker took it over: offline.mjs
+//             saves them itself, only from the browser's HTTP cache (a fetch of ours would be a
+//             second download wherever that cache cannot answer it: WebKitGTK's, measured).
 //   as used   everything else the site serves, the moment it passes through (fetch handler): the
 //             pages a reader opens, the runtime's files as the runtime workers download them
 //             (lllm.mjs starts them only once this worker controls the page, for this reason).
-//   "keep"    offline.mjs lists what the page loaded before this worker took it over: saved too.
+//             Two requests for one file at once share one download.
 //   "rest"    every other page and file but the onUse folders (Mermaid's chunks, search languages:
 //             saved when used), and the runtime's unused parts (the other model), only
 //             when offline.mjs asks: after the runtime has answered, and only when the connection
@@ -23,7 +23,7 @@
 // offline.mjs offers; then the old cache is deleted. A file whose hash did not change is copied
 // from the old cache on install, so a deploy never downloads what the reader already has.
 
-const { version, files, shell, pages, runtime, onUse } = self.LLLM_OFFLINE;
+const { version, files, pages, runtime, onUse } = self.LLLM_OFFLINE;
 const CACHE = `lllm-${version}`;
 const ROOT = new URL("./", self.location).href;
 const LISTING = "lllm-files.json";   // each cache keeps the {url: hash} it was made from
@@ -68,8 +68,6 @@ self.addEventListener("install", (event) => {
     const cache = await caches.open(CACHE);
     await cache.put(absolute(LISTING), new Response(JSON.stringify(files), { headers: { "Content-Type": "application/json" } }));
     await carryOver(cache);
-    const open = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
-    await save([...shell, ...open.map((client) => relative(client.url)).filter((p) => p !== null)]);
   })());
 });
 
@@ -94,23 +92,36 @@ async function state() {
 self.addEventListener("message", (event) => {
   const reply = (message) => event.source?.postMessage(message);
   const failed = (e) => reply({ type: "offline-state", version, error: `not every file could be saved for offline use: ${e.message}` });
-  const { type, urls } = event.data ?? {};
-  if (type === "keep") event.waitUntil(save(urls.map((url) => relative(url) ?? "")).then(state).then(reply, failed));
-  else if (type === "rest") event.waitUntil(save(REST).then(state).then(reply, failed));
+  const { type } = event.data ?? {};
+  if (type === "rest") event.waitUntil(save(REST).then(state).then(reply, failed));
   else if (type === "state") event.waitUntil(state().then(reply));
   else if (type === "take-over") self.skipWaiting();
 });
+
+// One download per file at a time: url -> Promise of a response nobody reads; every caller (and
+// the cache) gets a clone of it, so two workers asking for runtime.json at once cost one download.
+const downloading = new Map();
+function download(request, event) {
+  let original = downloading.get(request.url);
+  if (!original) {
+    original = fetch(request);
+    downloading.set(request.url, original);
+    event.waitUntil(original
+      .then(async (response) => {
+        if (response.ok && response.type === "basic") await (await caches.open(CACHE)).put(request, response.clone());
+      })
+      .catch(() => {})
+      .finally(() => downloading.delete(request.url)));
+  }
+  return original.then((response) => response.clone());
+}
 
 // Cache first (this build's files never change), then the network, keeping what it sends.
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || !request.url.startsWith(ROOT)) return;
   event.respondWith((async () => {
-    const cache = await caches.open(CACHE);
-    const hit = await cache.match(request, { ignoreVary: true });
-    if (hit) return hit;
-    const response = await fetch(request);
-    if (response.ok && response.type === "basic") event.waitUntil(cache.put(request, response.clone()));
-    return response;
+    const hit = await (await caches.open(CACHE)).match(request, { ignoreVary: true });
+    return hit ?? download(request, event);
   })());
 });
