@@ -6,9 +6,10 @@
 // self.LLLM_OFFLINE = {version, files: {url: hash}, pages: {url: title}, runtime: [url], onUse: [folder]}
 // (the line above this comment in public/sw.js). What is saved, and when:
 //   install   what an older deploy's cache already holds, for every file whose hash is unchanged.
-//   first     the page being read and what it loaded before this worker took it over: offline.mjs
-//             saves them itself, only from the browser's HTTP cache (a fetch of ours would be a
-//             second download wherever that cache cannot answer it: WebKitGTK's, measured).
+//   "keep"    the page being read and what it loaded before this worker took it over (offline.mjs
+//             lists them), taken only from the browser's HTTP cache ("only-if-cached"): never a
+//             second download. A browser that does not honour that (WebKitGTK, measured) saves
+//             them with the rest instead.
 //   as used   everything else the site serves, the moment it passes through (fetch handler): the
 //             pages a reader opens, the runtime's files as the runtime workers download them
 //             (lllm.mjs starts them only once this worker controls the page, for this reason).
@@ -45,6 +46,28 @@ async function save(list) {
     const response = await fetch(fresh(path));
     if (response.ok) await cache.put(absolute(path), response);
   }));
+}
+
+/** Does this browser answer "only-if-cached" from its HTTP cache alone? Asked once, with a HEAD
+ *  request for a URL nobody fetched: a browser that honours it fails at once; one that does not
+ *  sends the request, which has no body. (Here, not in the page: a failed fetch is a console error.) */
+let cacheOnly = null;
+function onlyIfCachedWorks() {
+  const probe = new Request(absolute(`sw.js?only-if-cached-probe=${Date.now()}`),
+                            { method: "HEAD", cache: "only-if-cached", mode: "same-origin" });
+  cacheOnly ??= fetch(probe).then(() => false, () => true);
+  return cacheOnly;
+}
+
+/** Save what the page loaded, from the browser's HTTP cache only. */
+async function keep(urls) {
+  if (!(await onlyIfCachedWorks())) return;
+  const cache = await caches.open(CACHE);
+  for (const url of new Set(urls)) {
+    if (!url.startsWith(ROOT) || (await cache.match(url))) continue;
+    const response = await fetch(new Request(url, { cache: "only-if-cached", mode: "same-origin" })).catch(() => null);
+    if (response?.ok) await cache.put(url, response);
+  }
 }
 
 /** Copy from older caches every file whose hash is the same in this build. */
@@ -92,8 +115,9 @@ async function state() {
 self.addEventListener("message", (event) => {
   const reply = (message) => event.source?.postMessage(message);
   const failed = (e) => reply({ type: "offline-state", version, error: `not every file could be saved for offline use: ${e.message}` });
-  const { type } = event.data ?? {};
-  if (type === "rest") event.waitUntil(save(REST).then(state).then(reply, failed));
+  const { type, urls } = event.data ?? {};
+  if (type === "keep") event.waitUntil(keep(urls ?? []).then(state).then(reply, failed));
+  else if (type === "rest") event.waitUntil(save(REST).then(state).then(reply, failed));
   else if (type === "state") event.waitUntil(state().then(reply));
   else if (type === "take-over") self.skipWaiting();
 });

@@ -4,14 +4,12 @@ Short examples with literal values; a tactic in "another package" is reached by 
 this process or through the protocol service over httpx's ASGI transport (no socket).
 """
 
-import asyncio
 import contextlib
 import doctest
 import importlib
 import io
 import pathlib
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -26,6 +24,7 @@ from lllm.runtimes.native.composition.refs import service_endpoints
 from lllm.runtimes.native.composition.sse import iter_sse_events
 from lllm.runtimes.native.protocol_service import ProtocolService
 from lllm.runtimes.python import as_tactic
+from own_thread import run_async
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "lllm" / "runtimes" / "native" / "composition"
@@ -43,12 +42,6 @@ class Twice(ComposedTactic):
     def steps(self, text, context):
         loud = yield from self.call_ref(SHOUT, text, context)
         return f"{loud} {loud}"
-
-
-def run_async(coroutine):
-    """asyncio.run in a thread of its own: Playwright's loop may be running in this one (browser tests)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 def local_resolver():

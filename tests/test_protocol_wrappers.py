@@ -9,6 +9,7 @@ from lllm import CallContext, InMemoryProxyLog, ProxyTactic, SandboxedTactic, Sa
 from lllm.protocol.tactic import Tactic
 from lllm.runtimes.python import as_tactic
 from lllm.services import create_tactic_app
+from own_thread import own_thread
 
 
 def shout(text: str) -> str:
@@ -29,6 +30,7 @@ class Sleepy(Tactic[float, str]):
 
 # ---- the proxy ---------------------------------------------------------------------------------------------
 
+@own_thread
 def test_a_proxy_records_each_call_and_can_reshape_it():
     log = InMemoryProxyLog()
     proxy = ProxyTactic(as_tactic(shout), before=lambda text, ctx: text.strip(), after=lambda out, ctx: out + "!",
@@ -40,6 +42,7 @@ def test_a_proxy_records_each_call_and_can_reshape_it():
     assert record.latency_ms >= 0
 
 
+@own_thread
 def test_a_proxy_records_a_failure_and_raises_it_again():
     log = InMemoryProxyLog()
     with pytest.raises(RuntimeError, match="the tactic broke"):
@@ -48,6 +51,7 @@ def test_a_proxy_records_a_failure_and_raises_it_again():
         ("failure", "RuntimeError", None)            # inputs are kept only when asked to
 
 
+@own_thread
 def test_a_proxy_refuses_a_flag_that_is_not_a_bool():
     with pytest.raises(TypeError, match="capture_inputs must be True or False, got 'yes'"):
         ProxyTactic(as_tactic(shout), capture_inputs="yes")
@@ -55,6 +59,7 @@ def test_a_proxy_refuses_a_flag_that_is_not_a_bool():
 
 # ---- the sandbox -------------------------------------------------------------------------------------------------
 
+@own_thread
 def test_a_sandbox_limits_sizes_and_metadata_keys():
     safe = SandboxedTactic(as_tactic(shout), policy={"max_input_bytes": 10, "allowed_metadata_keys": ["tenant"]})
     assert safe.run("hi", context=CallContext(metadata={"tenant": "a"})) == "HI"
@@ -64,6 +69,7 @@ def test_a_sandbox_limits_sizes_and_metadata_keys():
         safe.run("hi", context=CallContext(metadata={"token": "x"}))
 
 
+@own_thread
 def test_a_sandbox_timeout_stops_waiting_for_a_sync_tactic():
     safe = SandboxedTactic(Sleepy(), policy={"timeout_seconds": 0.1})
     start = time.monotonic()
@@ -73,6 +79,7 @@ def test_a_sandbox_timeout_stops_waiting_for_a_sync_tactic():
     assert asyncio.run(safe.arun(0.0)) == "awake"
 
 
+@own_thread
 def test_a_sandboxed_proxy_serves_its_errors_in_the_envelope():
     import httpx
     app = create_tactic_app(SandboxedTactic(ProxyTactic(as_tactic(shout)), policy={"max_output_bytes": 4}))

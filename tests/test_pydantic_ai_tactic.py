@@ -18,6 +18,7 @@ import lllm.runtimes.tactic_tools
 from lllm.protocol.context import CallContext
 from lllm.runtimes import PydanticAITactic, tactic_as_tool
 from lllm.services import create_tactic_app
+from own_thread import own_thread
 
 
 class Brief(BaseModel):
@@ -37,11 +38,13 @@ async def echo_stream(messages, info: AgentInfo):
 ECHO = Agent(FunctionModel(echo, stream_function=echo_stream), name="echo")
 
 
+@own_thread
 def test_the_modules_docstring_examples_run():
     for module in (lllm.runtimes.pydantic_ai, lllm.runtimes.tactic_tools):
         assert doctest.testmod(module).failed == 0
 
 
+@own_thread
 def test_a_structured_agent_on_test_model():
     tactic = PydanticAITactic(Agent(TestModel(), output_type=Brief, name="brief"), output_type=Brief)
     assert tactic.run("write a brief") == Brief(title="a", bullets=["a"])
@@ -50,6 +53,7 @@ def test_a_structured_agent_on_test_model():
     assert tactic.capabilities() == {"run", "arun", "stream"}
 
 
+@own_thread
 def test_a_function_model_runs_sync_async_and_streams():
     tactic = PydanticAITactic(ECHO, input_type=str, output_type=str)
     assert tactic.run("hi", context=CallContext(trace_id="t1")) == "echo: hi"
@@ -61,6 +65,7 @@ def test_a_function_model_runs_sync_async_and_streams():
     assert asyncio.run(collect())[-1] == "echo: yo"
 
 
+@own_thread
 def test_a_pydantic_model_input_reaches_the_agent_as_json():
     seen = []
 
@@ -82,6 +87,7 @@ def add(pair: Pair) -> int:
     return pair.left + pair.right
 
 
+@own_thread
 def test_a_tactic_is_a_tool_for_a_pydantic_ai_agent():
     from lllm.runtimes.python import as_tactic
     tool = tactic_as_tool(as_tactic(add), parameter_mode="kwargs")
@@ -90,6 +96,7 @@ def test_a_tactic_is_a_tool_for_a_pydantic_ai_agent():
     assert caller.run_sync("add them").output == '{"add":0}'
 
 
+@own_thread
 def test_the_tactic_serves_over_the_service_api():
     import httpx
 

@@ -21,6 +21,7 @@ from lllm.protocol.tactic import Tactic
 from lllm.runtimes.native.protocol_service import ProtocolService
 from lllm.runtimes.native.service import make_server
 from lllm.services import create_tactic_app, endpoint
+from own_thread import own_thread
 
 
 class Ticker(Tactic[str, str]):
@@ -207,6 +208,7 @@ def test_the_openapi_description_lists_the_default_and_custom_routes():
     assert schema["paths"]["/reset"]["post"]["tags"] == ["admin"]
 
 
+@own_thread
 def test_the_service_modules_docstring_examples_run():
     import doctest
     import lllm.services.endpoints

@@ -108,28 +108,6 @@ function loadedByThisPage() {
   return [location.href.split("#")[0], ...urls].filter((url) => url.startsWith(ROOT.href));
 }
 
-/** Does this browser answer "only-if-cached" from its cache alone? Asked with a HEAD request for a
- *  URL nobody fetched: a browser that honours it fails at once; one that does not (WebKitGTK,
- *  measured) sends the request, which has no body. */
-function onlyIfCachedWorks() {
-  const probe = new URL(`sw.js?only-if-cached-probe=${Date.now()}`, ROOT);
-  return fetch(probe, { method: "HEAD", cache: "only-if-cached", mode: "same-origin" }).then(() => false, () => true);
-}
-
-/** Save this page and what it loaded into the deploy's cache, taken only from the browser's HTTP
- *  cache (never a second download; where the browser cannot promise that, they are saved with the
- *  rest of the site), then ask the service worker what it now has. */
-async function keepThisPage(worker, version) {
-  if (!(await onlyIfCachedWorks())) return;
-  const cache = await caches.open(`lllm-${version}`);
-  for (const url of loadedByThisPage()) {
-    if (await cache.match(url)) continue;
-    const response = await fetch(url, { cache: "only-if-cached", mode: "same-origin" }).catch(() => null);
-    if (response?.ok) await cache.put(url, response);
-  }
-  worker.postMessage({ type: "state" });
-}
-
 async function register() {
   if (!("serviceWorker" in navigator)) return;   // e.g. a private window in some browsers: online only
   const sw = navigator.serviceWorker;
@@ -149,11 +127,7 @@ async function register() {
   registration.addEventListener("updatefound", () =>
     registration.installing?.addEventListener("statechange", offerReload));
   const active = (await sw.ready).active;
-  const version = await new Promise((resolve) => {
-    sw.addEventListener("message", ({ data }) => data?.type === "offline-state" && resolve(data.version), { once: true });
-    active.postMessage({ type: "state" });
-  });
-  await keepThisPage(active, version).catch((e) => show(`this page could not be saved (${e.message})`));
+  active.postMessage({ type: "keep", urls: loadedByThisPage() });
   const unsubscribe = lllm.onStatus((s) => {
     if (s.state !== "ready") return;
     queueMicrotask(() => unsubscribe());
