@@ -120,7 +120,8 @@ def readme_with_block(text: str, roadmap: Roadmap) -> str:
 
 API_PAGES = (("lllm.model", "model"), ("lllm.predictors", "predictors"), ("lllm.agents", "agents"),
              ("lllm.reasoning", "agents"), ("lllm.runtimes", "native"), ("lllm.protocol", "native"), ("lllm.labs", "labs"),
-             ("lllm.web", "web"), ("lllm.cli", "web"), ("lllm.create", "web"), ("lllm.services", "web"))
+             ("lllm.web", "web"), ("lllm.cli", "web"), ("lllm.create", "web"),
+             ("lllm.integrations", "web"), ("lllm.services", "web"))
 
 
 def api_page(module: str) -> str | None:
@@ -128,10 +129,15 @@ def api_page(module: str) -> str | None:
     return next((f"api/{page}.md" for prefix, page in API_PAGES if module == prefix or module.startswith(prefix + ".")), None)
 
 
+def is_package(module: str) -> bool:
+    """A folder with an `__init__.py`: the API reference documents its modules, not the folder."""
+    return (ROOT.joinpath(*module.split(".")) / "__init__.py").is_file()
+
+
 def api_links(roadmap: Roadmap, src: str) -> str:
     """A closing line for a concept page: its pieces' modules, linked to the API reference."""
     modules = [m for item in roadmap.items if item.page == src for m in item.modules
-               if "*" not in m and not m.endswith("__main__") and api_page(m)]
+               if "*" not in m and not m.endswith("__main__") and not is_package(m) and api_page(m)]
     if not modules:
         return ""
     here = posixpath.dirname(src) or "."

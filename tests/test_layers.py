@@ -21,8 +21,9 @@ FOLDER_LAYER = {"model": 1, "predictors": 2, "agents": 3, "protocol": 3, "runtim
 LAYER_NAMES = {1: "Layer 1", 2: "Layer 2", 3: "Layer 3", 4: "Layer 4", 5: "Platform adapter"}
 # The root: the dispatcher and its argument types (any layer may raise cli.UsageError), the
 # package's lazy public names, `python -m lllm`, and lllm-core's import path `lllm.create` (a
-# re-export of a native-runtime module). They sit outside the order.
-ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.create"}
+# re-export of a native-runtime module), and `lllm.integrations` (a re-export of the service API's
+# PsiHub helper). They sit outside the order.
+ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.create", "lllm.integrations"}
 # Command modules kept beside the runtime they serve, as the real LLLM keeps them: layer 4 in a layer-3 folder.
 LAYER_4_IN_NATIVE = {"lllm.runtimes.native.service", "lllm.runtimes.native.scaffold",
                      "lllm.runtimes.native.protocol_service", "lllm.runtimes.native.create",

@@ -15,7 +15,7 @@ from runtime_support import CELL, MODEL, ROOT, cpython_outputs as cpython_output
 
 pytestmark = pytest.mark.browser
 LOAD_TIMEOUT = 180_000
-PAGES = ["index", "prompt", "dialog", "agent", "tactic", "tools", "proxies", "lllm-core"]
+PAGES = ["index", "prompt", "dialog", "agent", "tactic", "tools", "proxies", "lllm-core", "service-api"]
 
 
 @pytest.fixture(scope="module")

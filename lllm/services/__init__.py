@@ -4,7 +4,8 @@
 serve` runs (`fastapi.py`; the `serve` extra); every route of it is the one handler
 `ProtocolService.handle` in `lllm/runtimes/native/protocol_service.py`. This folder holds what
 that handler uses: `endpoints.py` (a tactic's `@endpoint` routes), `streaming.py` (the /stream body)
-and `fastapi.py` (the request and response models, the app and its OpenAPI description); and
+and `fastapi.py` (the request and response models, the app and its OpenAPI description);
+`psihub.py`, the card a package hub (PsiHub) shows for a tactic (`lllm.integrations.tactic_resource`); and
 `client.py`, lllm-core's import path for the client (`RemoteTactic`, in
 `lllm/runtimes/native/composition/remote.py`). The names
 load on first use (PEP 562), so importing one of the modules never imports the others.
