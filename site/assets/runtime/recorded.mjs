@@ -8,19 +8,20 @@
 // status is "error" before Python was ready: a failed download, too little memory). A Python error
 // inside a running demo is not that: the demo shows it as before.
 
-import { lllm } from "./lllm.mjs";
+import * as runtime from "./lllm.mjs";     // a namespace: a renamed export must not break the demos
 import { el } from "./dom.mjs";
 
 const firstSentence = (text) => String(text || "an unknown error").trim().split(/(?<=[.!?])\s|\n/)[0].replace(/[.!?]$/, "");
 
 /** One sentence saying why the runtime cannot start in this browser, or null when it can. */
 export function whyCannotStart() {
+  const lllm = runtime.lllm;
   if (lllm.sync === null) {
     return "This browser cannot run Python in a page (it has neither JavaScript Promise Integration nor "
       + "SharedArrayBuffer in a cross-origin-isolated page), so this is the run recorded when the site was built.";
   }
   const s = lllm.status;
-  if (s.state === "error" && !s.pythonReady) {
+  if (s.state === "error" && !s.pythonReady && !s.modelError) {   // a model that fails to load is the demo's own message
     return `The in-page runtime could not start (${firstSentence(s.error)}), so this is the run recorded when the site was built.`;
   }
   return null;
@@ -54,7 +55,13 @@ export async function playRecorded(root, params, error, output, render) {
   const note = el("p", "lllm-recorded__note", `${recording.note} Python ${recording.python}.`);
   const body = recording.result.ok ? render(recording.result, recording.params)
     : [el("p", "lllm-demo__error", recording.result.error)];
-  output.replaceChildren(label, ...body, note);
+  const parts = [label, ...body, note];
+  if (runtime.lllm.sync === null && runtime.NO_PYTHON_MESSAGE) {
+    const browsers = el("details", "lllm-recorded__browsers");
+    browsers.append(el("summary", "", "Which browsers run it live"), el("p", "", runtime.NO_PYTHON_MESSAGE));
+    parts.push(browsers);
+  }
+  output.replaceChildren(...parts);
   root.lllmResult = recording.result;
   root.lllmRecording = recording;
   root.dataset.state = "recorded";
