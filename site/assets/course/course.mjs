@@ -37,6 +37,7 @@ export function unitState(unit, marks = store.marks(), get = store.get) {
     done, complete: done === STEPS.length, at: done === STEPS.length ? Math.max(...STEPS.map((s) => state[s])) : null };
 }
 
+const begun = (s) => Boolean(s.done || s.pagesRead || s.right);     // anything at all done in a unit
 const pathOf = (url) => new URL(url, ROOT).pathname;
 const samePath = (a, b) => a.replace(/index\.html$/, "") === b.replace(/index\.html$/, "");
 
@@ -81,9 +82,18 @@ function progressBar(states) {
       `${units} of ${states.length} units done · ${steps} of ${total} steps (${percent} %)`));
 }
 
-/** Where to go next: the first unfinished unit's first unread page, its run page, or its quiz. */
+/** The unit to continue: the one of the latest mark if unfinished, else the next unfinished one. */
+function unitToContinue(states) {
+  const marks = Object.entries(store.marks()).sort(([, a], [, b]) => b.last - a.last);
+  const src = marks.length ? marks[0][0].split(":").slice(1).join(":") : null;
+  const last = course.units.findIndex((u) => u.pages.some((p) => p.src === src));
+  const after = states.findIndex((s, i) => i > last && !s.complete);
+  return last >= 0 && !states[last].complete ? last : after >= 0 ? after : states.findIndex((s) => !s.complete);
+}
+
+/** Where to go next in that unit: its first unread page, its run page, or its quiz. */
 function nextStep(states) {
-  const n = states.findIndex((s) => !s.complete);
+  const n = unitToContinue(states);
   if (n < 0) return null;
   const unit = course.units[n], s = states[n];
   const unread = unit.pages.find((p) => !store.marks()[`read:${p.src}`]);
@@ -95,7 +105,7 @@ function nextStep(states) {
 
 function drawHome(root, states) {
   const next = nextStep(states);
-  const started = states.some((s) => s.done > 0);
+  const started = states.some(begun);
   const line = el("p", { class: "lllm-course-continue" });
   if (!next) line.append("You finished the course. ", link(`${course.course}#your-course-summary`, "See and print your summary"), ".");
   else {
@@ -120,7 +130,7 @@ function drawUnits(states) {
     const box = document.querySelector(`[data-unit-status="${unit.id}"]`);
     if (!box) continue;
     const s = states[i];
-    const head = el("strong", {}, s.complete ? `Done on ${day(s.at)}.` : s.done ? "In progress." : "Not started.");
+    const head = el("strong", {}, s.complete ? `Done on ${day(s.at)}.` : begun(s) ? "In progress." : "Not started.");
     box.replaceChildren(head, checks(unit, s));
     box.closest(".lllm-course-unit")?.setAttribute("data-complete", s.complete ? "yes" : "no");
   }
@@ -150,10 +160,10 @@ function drawSummary(root, states) {
 function markNav(states) {
   document.querySelectorAll(".lllm-course-mark").forEach((m) => m.remove());
   for (const a of document.querySelectorAll(".md-nav--primary a.md-nav__link[href]")) {
-    const path = new URL(a.getAttribute("href"), location.href).pathname;
-    const i = course.units.findIndex((u) => u.pages.some((p) => samePath(path, pathOf(p.url))));
-    if (i < 0 || a.getAttribute("href").startsWith("#")) continue;
-    const s = states[i], state = s.complete ? "done" : s.done ? "started" : "todo";
+    const url = new URL(a.getAttribute("href"), location.href);   // instant navigation makes hrefs absolute
+    const i = url.hash ? -1 : course.units.findIndex((u) => u.pages.some((p) => samePath(url.pathname, pathOf(p.url))));
+    if (i < 0) continue;                                          // not a unit page, or a heading of one
+    const s = states[i], state = s.complete ? "done" : begun(s) ? "started" : "todo";
     const words = { done: "done", started: "in progress", todo: "not started" }[state];
     a.append(el("span", { class: "lllm-course-mark", "data-state": state, title: `Course unit ${i + 1}: ${words}` },
       el("span", { "aria-hidden": "true" }, { done: "✓", started: "◐", todo: "○" }[state]),
