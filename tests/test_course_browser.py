@@ -169,6 +169,30 @@ def test_one_unit_end_to_end_survives_reload_and_export_import(page, site_server
         other.context.close()
 
 
+def test_every_units_exercise_runs_in_the_page_against_its_hidden_checks(page, site_server):
+    """Each unit's exercise, reached from the Course page by instant navigation (so Python boots
+    once): the stub fails a named check, the solution passes them all."""
+    pg = page.page
+    pg.goto(site_server.url + "course/")
+    pg.evaluate("() => { window.sameDocument = true; }")
+    for unit in course_data(site_server)["units"]:
+        quiz_page = next(p for p in unit["pages"] if p["src"] == unit["quizPage"])
+        q = next(q for q in quiz_questions(site_server, quiz_page["url"].rstrip("/") or ".", unit["quiz"])
+                 if q["id"] == unit["exercise"])
+        pg.locator(f'#unit-{unit["id"]} + .lllm-course-unit a[href$="#quiz-{unit["quiz"]}"]').click()
+        form = pg.locator(f'.lllm-q[data-qid="{q["id"]}"]')
+        run = form.get_by_role("button", name="Run the hidden tests")
+        run.click()
+        expect(form.locator(".lllm-q__output")).to_contain_text(re.compile(r"^Test \d+ of \d+ failed: \S"), timeout=RUNTIME_TIMEOUT)
+        form.locator("textarea.lllm-q__code").fill(q["solution"])
+        run.click()
+        expect(form.locator(".lllm-q__output")).to_have_text(f"All {q['checks']} tests passed.", timeout=RUNTIME_TIMEOUT)
+        pg.go_back()
+        expect(pg.locator("h1")).to_have_text(re.compile("The course"))
+    assert pg.evaluate("() => window.sameDocument") is True, "a full page load: Python booted more than once"
+    page.assert_clean()
+
+
 # ---- a finished course, printed ------------------------------------------------------------------------
 
 def finished_store(site_server) -> str:
