@@ -1,5 +1,5 @@
-"""MkDocs hook · recorded demos: every agent demo runs once in CPython at build time, and the page
-plays that recording where the in-page runtime cannot start.
+"""MkDocs hook · recorded demos: every agent demo (and the reasoning lab's Run) runs once in CPython
+at build time, and the page plays that recording where the in-page runtime cannot start.
 
 Read site/assets/agents/demos.mjs (the widget) and lllm/web/demos.py (what it runs) first. A page
 places a demo as `<div class="lllm-demo" data-demo="react" data-goal="...">`; the widget turns the
@@ -12,7 +12,8 @@ runs the same `run_demo` in CPython on the same models and seeds, and writes
 adding `data-recording="<its URL>"` to the element. site/assets/runtime/recorded.mjs plays it,
 labelled "recorded", when the runtime cannot start (no JSPI and no SharedArrayBuffer, or the
 runtime failed to load); tests/test_course_recorded_browser.py checks the page's params equal the
-recorded ones. All demos together take about 3 s here. A demo whose model is missing
+recorded ones. The reasoning lab (`<div class="lllm-reasoning-lab">`, site/assets/reasoning/lab.mjs)
+is recorded for its Run button's defaults (`lab_params`, `lab_json`). All together take about 3 s here. A demo whose model is missing
 (LLLM_ALLOW_MISSING_MODEL) is recorded as its error, which the page then shows.
 """
 
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMOS_JS = ROOT / "site" / "assets" / "agents" / "demos.mjs"
-DEMO_RE = re.compile(r'<div class="lllm-demo"([^>]*)>')
+DEMO_RE = re.compile(r'<div class="(lllm-demo|lllm-reasoning-lab)"([^>]*)>')
 ATTR_RE = re.compile(r'data-([\w-]+)="([^"]*)"')
 NOTE = "Recorded when the site was built: the same Python, params and seed in CPython (onnxruntime for the models)."
 
@@ -41,6 +42,12 @@ def default_script() -> str:
     block = re.search(r"const DEFAULT_SCRIPT = \[(.*?)\]\.join\((\"[^\"]*\")\)", DEMOS_JS.read_text(encoding="utf-8"), re.S)
     items = [json.loads(literal) for literal in re.findall(r'"(?:[^"\\]|\\.)*"', block.group(1))]
     return json.loads(block.group(2)).join(items)
+
+
+def lab_params() -> dict:
+    """What the reasoning lab's Run sends when untouched (site/assets/reasoning/lab.mjs: setUp)."""
+    return {"kind": "run", "task": "game24", "model": "stand-in", "error_rate": 0.5, "value_noise": 0.5,
+            "puzzle": 900, "framework": "got", "seed": 1}
 
 
 def default_params(attrs: dict[str, str]) -> dict:
@@ -76,8 +83,9 @@ def default_params(attrs: dict[str, str]) -> dict:
 
 def record(params: dict) -> dict:
     from lllm.web.demos import run_demo          # imported here: only builds with demos pay for it
+    from lllm.labs.reasoning_lab import lab_json
     try:
-        result = run_demo(params)
+        result = json.loads(lab_json(json.dumps(params))) if "kind" in params else run_demo(params)
     except Exception as error:                   # a missing model file: the page shows this sentence
         result = {"ok": False, "error": f"{type(error).__name__}: {error}"}
     return {"params": params, "result": result, "python": platform.python_version(), "note": NOTE}
@@ -93,8 +101,9 @@ def on_files(files, config, **kwargs):
     for f in list(files.documentation_pages()):
         text = Path(f.abs_src_path).read_text(encoding="utf-8") if f.abs_src_path else ""
         for n, match in enumerate(DEMO_RE.finditer(text)):
-            attrs = dict(ATTR_RE.findall(match.group(1)))
-            content = json.dumps(record(default_params(attrs)), ensure_ascii=False)
+            attrs = dict(ATTR_RE.findall(match.group(2)))
+            params = lab_params() if match.group(1) == "lllm-reasoning-lab" else default_params(attrs)
+            content = json.dumps(record(params), ensure_ascii=False)
             files.append(File.generated(config, recording_path(f.src_uri, n), content=content))
     return files
 
@@ -104,6 +113,6 @@ def on_page_markdown(markdown_text, page, config, files, **kwargs):
 
     def tag(match):
         url = get_relative_url(recording_path(page.file.src_uri, next(count)), page.file.url)
-        return f'<div class="lllm-demo" data-recording="{url}"{match.group(1)}>'
+        return f'<div class="{match.group(1)}" data-recording="{url}"{match.group(2)}>'
 
     return DEMO_RE.sub(tag, markdown_text)

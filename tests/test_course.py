@@ -176,6 +176,7 @@ def test_the_default_script_is_the_widgets():
 
 
 def test_every_demo_has_a_current_recording(site_build):
+    from lllm.labs.reasoning_lab import lab_json
     from lllm.web.demos import run_demo
     demos = 0
     for md in sorted((ROOT / "site").rglob("*.md")):
@@ -183,7 +184,12 @@ def test_every_demo_has_a_current_recording(site_build):
         for n, match in enumerate(recorded.DEMO_RE.finditer(md.read_text(encoding="utf-8"))):
             demos += 1
             saved = json.loads(html(site_build, recorded.recording_path(src, n)))
-            params = recorded.default_params(dict(recorded.ATTR_RE.findall(match.group(1))))
+            if match.group(1) == "lllm-reasoning-lab":
+                params = recorded.lab_params()
+                assert saved["params"] == params and saved["result"]["ok"], src
+                assert saved["result"] == json.loads(lab_json(json.dumps(params))), src
+                continue
+            params = recorded.default_params(dict(recorded.ATTR_RE.findall(match.group(2))))
             assert saved["params"] == params and saved["result"]["ok"], src
             again = run_demo(params)
             if params["demo"] == "playground":       # timings are measured, so they differ; the rest may not
@@ -191,4 +197,4 @@ def test_every_demo_has_a_current_recording(site_build):
                     for timing in ("seconds", "ms_per_call", "chars_per_second"):
                         row.pop(timing)
             assert json.loads(json.dumps(again)) == saved["result"], src
-    assert demos >= 10
+    assert demos >= 11

@@ -1,6 +1,7 @@
 """Recorded demos in real Chromium: with SharedArrayBuffer and JSPI taken away before any page
 script runs (so the runtime cannot start: lllm.sync is null), every agent demo says why in one
-sentence and plays the run recorded in CPython at build time, labelled "recorded"; the params the
+sentence and plays the run recorded in CPython at build time, labelled "recorded" (the reasoning
+lab too, for its Run button); the params the
 untouched widget sends are the recorded ones (hooks/recorded.py mirrors the widget's defaults).
 
 Uses tests/conftest.py: `site_server` and `browser`.
@@ -64,4 +65,18 @@ def test_every_demo_has_a_recording_for_its_own_params(no_runtime, site_server):
             expect(demo.locator(".lllm-demo__output > :not(.lllm-recorded):not(.lllm-recorded__note)").first).to_be_visible()
             played += 1
     assert played >= 10
+    no_runtime.assert_clean()
+
+
+def test_the_reasoning_lab_without_the_runtime_plays_its_run(no_runtime, site_server):
+    pg = no_runtime.page
+    pg.goto(site_server.url + "reasoning/")
+    lab = pg.locator(".lllm-reasoning-lab")
+    lab.locator(".lllm-reasoning-lab__run").click()
+    expect(lab).to_have_attribute("data-state", "recorded")
+    expect(lab.locator(".lllm-recorded")).to_contain_text("This browser cannot run Python in a page")
+    expect(lab.locator(".lllm-recorded")).not_to_contain_text("not the ones you chose")
+    expect(lab.locator(".lllm-reasoning-lab__tree").first).to_be_visible()
+    lab.locator(".lllm-reasoning-lab__bench").click()             # another button: Run's recording, said so
+    expect(lab.locator(".lllm-recorded")).to_contain_text("not the ones you chose")
     no_runtime.assert_clean()
