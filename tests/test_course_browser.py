@@ -193,6 +193,32 @@ def test_every_units_exercise_runs_in_the_page_against_its_hidden_checks(page, s
     page.assert_clean()
 
 
+def test_import_merges_course_marks_by_the_latest_and_takes_old_files(page, site_server):
+    """store.mjs: a course mark from a file replaces this browser's only if it is at least as
+    recent (the rule questions follow); a file from before the course (no "course") still imports."""
+    pg = page.page
+    pg.goto(site_server.url + "progress/")
+    result = pg.evaluate("""async (url) => {
+        const store = await import(url);
+        store.mark("read:tinyllm/data.md", 2000);
+        store.mark("read:tinyllm/data.md", 9000);                      // set once: the first time counts
+        const file = (course) => JSON.stringify({format: store.FORMAT, questions: {}, course});
+        store.importText(file({"read:tinyllm/data.md": {last: 1000}, "ran:tinyllm/data.md": {last: 1500}}));
+        const older = store.marks()["read:tinyllm/data.md"].last;
+        store.importText(file({"read:tinyllm/data.md": {last: 3000}}));
+        const newer = store.marks()["read:tinyllm/data.md"].last;
+        const old = store.importText(JSON.stringify({format: store.FORMAT, questions: {}}));
+        let bad = null;
+        try { store.importText(file({"read:x": {last: "soon"}})); } catch (e) { bad = e.message; }
+        return {older, newer, ran: store.marks()["ran:tinyllm/data.md"].last, old, bad,
+                exported: Object.keys(JSON.parse(store.exportText()).course).sort()};
+    }""", site_server.url + "assets/quiz/store.mjs")
+    assert result["older"] == 2000 and result["newer"] == 3000 and result["ran"] == 1500
+    assert result["old"] == 0 and result["bad"].startswith("This file is not LLLM quiz progress")
+    assert result["exported"] == ["ran:tinyllm/data.md", "read:tinyllm/data.md"]
+    page.assert_clean()
+
+
 # ---- a finished course, printed ------------------------------------------------------------------------
 
 def finished_store(site_server) -> str:
