@@ -156,7 +156,8 @@ export function exportText(now = new Date()) {
 
 /**
  * Merge an exported file into this browser's progress: for each question (and each course mark)
- * the record reviewed most recently wins. Files from before the course (no "course") import too. Throws an Error with a readable message if the text is not such a file.
+ * the record reviewed most recently wins; files from before the course (no "course") import too.
+ * Throws an Error with a readable message if the text is not such a file.
  */
 export function importText(text) {
   let data;

@@ -207,6 +207,7 @@ async function ask(root, params, status, output) {
     } else if (params.kind === "sweep") output.append(sweepTable(result));
     else output.append(summaryTable(result.summary), chart(result.summary));
     if (root.lllmTicket === ticket) root.dataset.state = "done";
+    root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "reasoning-lab" } }));   // the course counts it
   } catch (error) {
     status.textContent = "";
     if (await playRecorded(root, params, error, output, (out, recorded) => recordedRun(out, recorded, () => root.lllmTicket === ticket))) return;
