@@ -10,7 +10,9 @@ question id (`quizzes/react.yml:41 [react-parse-order] ...`). In a page, a line
 
 becomes a `<div class="lllm-quiz">` whose questions travel as base64-encoded JSON in a data
 attribute, inside an element marked `data-search-exclude`: answers and explanations are never
-plain text in the page source or in the search index. site/assets/quiz/quiz.mjs decodes them.
+plain text in the page source or in the search index. site/assets/quiz/quiz.mjs decodes them. A
+code question's tests are not in the page at all: they are written to assets/quiz/checks/<id>.json,
+which questions.mjs fetches only when the learner submits.
 Page-anchor sources (`tinyllm/generation.md#the-loop`) are checked once every page is rendered.
 
 LLLM_QUIZ_DIR=<folder> reads the quiz files from another folder (the tests build broken ones).
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import markdown
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -35,6 +38,7 @@ from hooks.quiz_files import (  # noqa: E402  (MkDocs loads hook files by path)
 
 MARKER_RE = re.compile(r"^<!--\s*quiz:\s*([A-Za-z0-9_-]+)\s*-->\s*$", re.M)
 REVIEW_MARKER, PROGRESS_MARKER = "<!-- quiz-review -->", "<!-- quiz-progress -->"
+CHECKS_DIR = "assets/quiz/checks"     # one <question id>.json per code question (questions.mjs fetches it)
 
 
 def fail(errors: list[QuizError]) -> None:
@@ -82,9 +86,15 @@ def question_view(q: dict, here: str, pages: dict[str, str]) -> dict:
         view["model_answer"] = html(q["model_answer"])
         view["explanation"] = html(q.get("explanation"))
     elif kind == "code":
-        view.update(stub=q["stub"], solution=q["solution"], tests=list(q["tests"]),
-                    tries=q.get("tries", 3), remarks=html(q["remarks"]))
+        view.update(stub=q["stub"], solution=q["solution"], checks=len(q["tests"]),
+                    tries=q.get("tries", 3), remarks=html(q["remarks"]))   # the tests: checks_file()
     return view
+
+
+def checks_file(q: dict) -> tuple[str, str]:
+    """(site path, JSON) of a code question's hidden tests: fetched by questions.mjs only when the
+    learner submits, so they are in no page's text (nor its blob)."""
+    return f"{CHECKS_DIR}/{q['id']}.json", json.dumps({"id": q["id"], "tests": list(q["tests"])}, ensure_ascii=False)
 
 
 def quiz_view(quiz: Quiz, here: str, pages: dict[str, str]) -> dict:
@@ -138,6 +148,11 @@ def on_files(files, config, **kwargs):
                 quizzes[topic].page = f.src_uri
                 _state["marker_lines"][topic] = line
     fail(errors)
+    for quiz in quizzes.values():
+        for q in quiz.questions:
+            if q["kind"] == "code":
+                path, content = checks_file(q)
+                files.append(File.generated(config, path, content=content))
     return files
 
 

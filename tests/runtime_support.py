@@ -109,7 +109,7 @@ DEMO_TIMEOUT = 240_000   # ms: a cold boot plus a model's batch on a busy 2-core
 
 def run_demo(demo, timeout: int = DEMO_TIMEOUT, **fields) -> dict:
     """An agent-page widget (`.lllm-demo`): set its fields (by name), click Run, wait until it
-    finishes; its params and result."""
+    finishes (done, error, or recorded: the runtime could not start); its params and result."""
     for name, value in fields.items():
         control = demo.locator(f"[name='{name}']")
         if control.evaluate("el => el.tagName") == "SELECT":
@@ -117,6 +117,6 @@ def run_demo(demo, timeout: int = DEMO_TIMEOUT, **fields) -> dict:
         else:
             control.fill(str(value))
     demo.get_by_role("button", name="Run").click()
-    demo.page.wait_for_function("el => el.dataset.state === 'done' || el.dataset.state === 'error'",
+    demo.page.wait_for_function("el => ['done', 'error', 'recorded'].includes(el.dataset.state)",
                                 arg=demo.element_handle(), timeout=timeout)
     return demo.evaluate("el => ({state: el.dataset.state, params: el.lllmParams, result: el.lllmResult})")

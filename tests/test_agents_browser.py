@@ -225,13 +225,14 @@ def test_the_pages_stayed_clean(tab):
 # ---- browsers and models that cannot run the demo: a sentence, not a hang ---------------------------
 
 def test_without_jspi_or_isolation_the_demo_names_the_browsers_that_work(browser, site_server):
+    """It plays the run recorded at build time (tests/test_course_recorded_browser.py) and names the browsers."""
     context = browser.new_context(service_workers="block")
     watched = watch(context, {origin(site_server.url)})
     context.add_init_script("delete WebAssembly.Suspending; delete globalThis.SharedArrayBuffer")
     watched.page.goto(site_server.url + "agents/lab/")
     demo = watched.page.locator(".lllm-demo").first
-    assert run_demo(demo)["state"] == "error"
-    message = demo.locator(".lllm-demo__error").text_content()
+    assert run_demo(demo)["state"] == "recorded"
+    message = demo.locator(".lllm-recorded__browsers").text_content()
     assert "JavaScript Promise Integration" in message and "SharedArrayBuffer" in message and "Chrome" in message
     watched.assert_clean()
     context.close()

@@ -12,10 +12,13 @@
 //
 // For tests and curious readers, the last run is on the element (`element.lllmParams`, what was
 // sent; `element.lllmResult`, the JSON that came back), and
-// `element.dataset.state` is idle | running | done | error.
+// `element.dataset.state` is idle | running | done | error | recorded. A run that ends sends a
+// bubbling "lllm:ran" event (the course counts it). Where the runtime cannot start, the widget plays
+// the run recorded in CPython at build time (recorded.mjs, hooks/recorded.py), labelled "recorded".
 
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field as domField, svgCanvas } from "../runtime/dom.mjs";
+import { playRecorded } from "../runtime/recorded.mjs";
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
 
@@ -355,11 +358,13 @@ async function run(root, params, parts) {
     output.replaceChildren(...RENDER[root.dataset.demo](out, params));
     status.textContent = "";
     root.dataset.state = "done";
+    root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "demo", demo: root.dataset.demo } }));
   } catch (error) {
+    status.textContent = "";
+    if (await playRecorded(root, params, error, output, (out, recorded) => RENDER[root.dataset.demo](out, recorded))) return;
     const message = error.name === "BadInput" ? error.message
       : error.name === "Stopped" ? "Stopped. (Python was restarted.)"
       : `The demo could not run: ${error.message}`;
-    status.textContent = "";
     output.replaceChildren(el("p", "lllm-demo__error", message));
     root.dataset.state = "error";
   } finally {

@@ -4,7 +4,8 @@
 // Kinds: single and multiple (radio buttons / checkboxes, an explanation under every choice),
 // short (a typed answer, normalised exactly as hooks/quiz_files.py `normalise`), reflection
 // (write, reveal the model answer, grade yourself: Again / Hard / Good / Easy), and code (edit a
-// stub; harness.py runs it against hidden tests in the page's Python through window.lllm.run;
+// stub; on submit the hidden tests are fetched from checks/<id>.json (they are in no page) and
+// harness.py runs them in the page's Python through window.lllm.run, naming the first that fails;
 // after `tries` failed runs the solution and the remarks are revealed). Every control is a native
 // form element, so the keyboard works as everywhere else: Tab, Space, arrows, Enter to check.
 
@@ -229,7 +230,7 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
     output.textContent = "Running… (the first run starts Python in the page, which takes a few seconds)";
     let result;
     try {
-      result = await gradeInPage(editor.value, q.tests);
+      result = await gradeInPage(editor.value, await hiddenChecks(q.id));
     } catch (e) {
       output.textContent = `The runtime could not run the tests: ${e.message || e}`;   // not the learner's fault: no try used
       run.disabled = false;
@@ -251,6 +252,13 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
     finish(form, store.grade(q.id, quality, answer, result.ok));
     onGraded();
   });
+}
+
+/** A code question's tests: not in the page (hooks/quiz.py writes checks/<id>.json), fetched on submit. */
+async function hiddenChecks(id) {
+  const response = await fetch(new URL(`./checks/${encodeURIComponent(id)}.json`, import.meta.url));
+  if (!response.ok) throw new Error(`the checks for ${id}: HTTP ${response.status}`);
+  return (await response.json()).tests;
 }
 
 /** Run harness.py's grade(code, tests) in the page's Python; resolves to {ok, passed, total, message}. */

@@ -1,11 +1,15 @@
 // Quiz progress in the browser: one record per question id in localStorage, scheduled with SM-2.
 // Used by quiz.mjs (whole quizzes) and questions.mjs (one question); knows nothing about the page.
 //
-// Stored under KEY as {version: 1, questions: {<question id>: record}}. A record:
+// Stored under KEY as {version: 1, questions: {<question id>: record}, course: {<mark>: {last}}}. A record:
 //   answer          what the learner last gave (choice indices, text, code and tries used)
 //   correct         whether that answer was right (self-graded for reflections)
 //   reps, interval, ease, due, last, quality     the SM-2 schedule (times in ms since 1970)
 // Keyed by id, so reordering or moving questions keeps their progress.
+// Course marks (site/assets/course/course.mjs) sit beside them, keyed "read:<page>" (the page was
+// scrolled to its end) and "ran:<page>" (a demo or cell of the page ran to the end), e.g.
+// "read:tinyllm/data.md": {last: 1764700000000}. Export and import carry both, with the same rule.
+// Every write fires a "lllm:progress" event on window, so widgets can redraw.
 //
 // SM-2 (Wozniak 1990), as used here. A review is graded with a quality q from 0 to 5:
 //   auto-graded questions give 4 when right and 1 when wrong; a code attempt gives 5, 4 or 3 when
@@ -50,10 +54,15 @@ function validRecord(r) {
     ["reps", "interval", "ease", "due", "last", "quality"].every((k) => r[k] === undefined || Number.isFinite(r[k]));
 }
 
+function validMarks(course) {
+  return course === undefined || (course && typeof course === "object" && !Array.isArray(course) &&
+    Object.values(course).every((m) => m && typeof m === "object" && Number.isFinite(m.last)));
+}
+
 function validStore(data) {
   return data && typeof data === "object" && data.version === 1 && data.questions &&
     typeof data.questions === "object" && !Array.isArray(data.questions) &&
-    Object.values(data.questions).every(validRecord);
+    Object.values(data.questions).every(validRecord) && validMarks(data.course);
 }
 
 /** The store, read afresh each time so that two open tabs never overwrite each other's answers. */
@@ -81,12 +90,14 @@ function read() {
 }
 
 function write(data) {
-  if (memory) return;
-  try {
-    localStorage.setItem(KEY, JSON.stringify(data));
-  } catch (e) {
-    notice = "Quiz progress could not be saved (storage is full or blocked).";
+  if (!memory) {
+    try {
+      localStorage.setItem(KEY, JSON.stringify(data));
+    } catch (e) {
+      notice = "Quiz progress could not be saved (storage is full or blocked).";
+    }
   }
+  window.dispatchEvent(new CustomEvent("lllm:progress"));
 }
 
 /** A message to show once if saved progress was unreadable (or storage is unavailable). */
@@ -117,6 +128,19 @@ export function grade(id, quality, answer, correct, now = Date.now()) {
   return record;
 }
 
+/** Course marks: {"read:<page>": {last}, "ran:<page>": {last}} (course.mjs). */
+export function marks() {
+  return read().course || {};
+}
+
+/** Set a course mark once (the first time counts; later calls change nothing). */
+export function mark(key, now = Date.now()) {
+  const data = read();
+  if (data.course?.[key]) return;
+  data.course = { ...(data.course || {}), [key]: { last: now } };
+  write(data);
+}
+
 export function forget(ids) {
   const data = read();
   for (const id of ids) delete data.questions[id];
@@ -126,12 +150,14 @@ export function forget(ids) {
 // ---- export and import --------------------------------------------------------------------------
 
 export function exportText(now = new Date()) {
-  return JSON.stringify({ format: FORMAT, exported: now.toISOString(), questions: read().questions }, null, 1);
+  const data = read();
+  return JSON.stringify({ format: FORMAT, exported: now.toISOString(), questions: data.questions, course: data.course || {} }, null, 1);
 }
 
 /**
- * Merge an exported file into this browser's progress: for each question the record reviewed
- * most recently wins. Throws an Error with a readable message if the text is not such a file.
+ * Merge an exported file into this browser's progress: for each question (and each course mark)
+ * the record reviewed most recently wins; files from before the course (no "course") import too.
+ * Throws an Error with a readable message if the text is not such a file.
  */
 export function importText(text) {
   let data;
@@ -140,7 +166,7 @@ export function importText(text) {
   } catch (e) {
     throw new Error("This file is not LLLM quiz progress (it is not JSON).");
   }
-  if (!data || data.format !== FORMAT || !validStore({ version: 1, questions: data.questions })) {
+  if (!data || data.format !== FORMAT || !validStore({ version: 1, questions: data.questions, course: data.course })) {
     throw new Error(`This file is not LLLM quiz progress (expected "format": "${FORMAT}" and a questions object).`);
   }
   const store = read();
@@ -151,6 +177,10 @@ export function importText(text) {
       store.questions[id] = record;
       count += 1;
     }
+  }
+  for (const [key, m] of Object.entries(data.course || {})) {
+    const mine = store.course?.[key];
+    if (!mine || m.last >= mine.last) store.course = { ...(store.course || {}), [key]: m };
   }
   write(store);
   return count;

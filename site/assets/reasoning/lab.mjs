@@ -9,10 +9,11 @@
 // model calls, with the tokens each framework spent; "Sweep" shows success as the stand-in's value
 // judgments get noisier. The Python is the same code `python -m lllm reason` runs. For tests, the
 // last result is on the element (`element.lllmResult`); `element.dataset.state` is
-// idle | running | done | error.
+// idle | running | done | error | recorded (where Python cannot start, Run's recording plays: recorded.mjs).
 
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field, svgCanvas } from "../runtime/dom.mjs";
+import { playRecorded } from "../runtime/recorded.mjs";
 
 const NAMESPACE = "lllm-reasoning-lab";
 const FRAMEWORKS = ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "got", "rap", "foa"];
@@ -206,12 +207,23 @@ async function ask(root, params, status, output) {
     } else if (params.kind === "sweep") output.append(sweepTable(result));
     else output.append(summaryTable(result.summary), chart(result.summary));
     if (root.lllmTicket === ticket) root.dataset.state = "done";
+    root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "reasoning-lab" } }));   // the course counts it
   } catch (error) {
     status.textContent = "";
+    if (await playRecorded(root, params, error, output, (out, recorded) => recordedRun(out, recorded, () => root.lllmTicket === ticket))) return;
     output.replaceChildren(el("p", "lllm-reasoning-lab__error",
       error.name === "BadInput" ? error.message : `The lab could not run: ${error.message}`));
     root.dataset.state = "error";
   }
+}
+
+/** The Run recorded at build time (hooks/recorded.py), drawn as a live run is: played where Python cannot start. */
+function recordedRun(result, params, alive) {
+  const box = el("div");
+  box.append(el("p", "lllm-reasoning-lab__note", standInNote(params)));
+  if (["got", "rap"].includes(result.framework)) box.append(searchPicture(result));
+  growTree(result, box, alive);
+  return [box];
 }
 
 function setUp(root) {

@@ -64,6 +64,7 @@ function setUpCell(block) {
       if (result.value !== null && result.value !== undefined) append(output, result.value + "\n", "value");
       if (!output.textContent) append(output, "(no output)", "note");
       block.dataset.lllmResult = "ok";
+      block.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "cell" } }));   // the course counts it
     } catch (error) {
       append(output, (error.name === "PythonError" || error.name === "Stopped" ? "" : "Error: ") + error.message, "error");
       block.dataset.lllmResult = error.name === "Stopped" ? "stopped" : "error";

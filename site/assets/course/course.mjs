@@ -1,0 +1,239 @@
+// The course: progress per unit, shown as bars, statuses, nav marks, "Continue" and a summary.
+// Read course.yml (the units) and hooks/course.py (what it puts in the pages and in
+// assets/course/course.json) first; progress lives in the quiz store (../quiz/store.mjs).
+//
+// A unit has four steps, each done at a time (ms since 1970) or not yet (null):
+//   read       every page of the unit was scrolled to its end   (marks "read:<page>", set here)
+//   ran        the unit's run page had a demo or cell run to the end ("ran:<page>", from the
+//              "lllm:ran" event that cells.mjs and demos.mjs send)
+//   quiz       its quiz answered at >= 80 % right                (the quiz's question records)
+//   exercise   its code exercise passed against the hidden checks (that question's record)
+// The bar counts steps (4 per unit). Everything is redrawn on "lllm:progress" (the store fires it
+// on every write) and on "storage" (another tab wrote). Setup runs from document$ (instant navigation).
+
+import * as store from "../quiz/store.mjs";
+
+const ROOT = new URL("../../", import.meta.url);        // the site root: this file is assets/course/course.mjs
+const STEPS = ["read", "ran", "quiz", "exercise"];
+const PASS = 0.8;
+let course = null;
+let observer = null;
+
+// ---- a unit's state -----------------------------------------------------------------------------------
+
+export function unitState(unit, marks = store.marks(), get = store.get) {
+  const reads = unit.pages.map((p) => marks[`read:${p.src}`]);
+  const records = unit.questions.map(get).filter((r) => r && r.correct !== undefined);
+  const right = records.filter((r) => r.correct).length;
+  const exercise = get(unit.exercise);
+  const state = {
+    read: reads.every(Boolean) ? Math.max(...reads.map((m) => m.last)) : null,
+    ran: marks[`ran:${unit.run}`]?.last ?? null,
+    quiz: right >= PASS * unit.questions.length ? Math.max(...records.map((r) => r.last || 0)) : null,
+    exercise: exercise?.correct === true ? exercise.last ?? null : null,
+  };
+  const done = STEPS.filter((s) => state[s] !== null).length;
+  return { ...state, pagesRead: reads.filter(Boolean).length, right, total: unit.questions.length,
+    done, complete: done === STEPS.length, at: done === STEPS.length ? Math.max(...STEPS.map((s) => state[s])) : null };
+}
+
+const begun = (s) => Boolean(s.done || s.pagesRead || s.right);     // anything at all done in a unit
+const pathOf = (url) => new URL(url, ROOT).pathname;
+const samePath = (a, b) => a.replace(/index\.html$/, "") === b.replace(/index\.html$/, "");
+
+function currentPage() {
+  for (const unit of course.units) {
+    for (const page of unit.pages) if (samePath(location.pathname, pathOf(page.url))) return { unit, page };
+  }
+  return null;
+}
+
+// ---- small DOM helpers -----------------------------------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+const day = (ms) => new Date(ms).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+const link = (url, text) => el("a", { href: new URL(url, ROOT).href }, text);
+
+// ---- the widgets ------------------------------------------------------------------------------------------
+
+function progressBar(states) {
+  const steps = states.reduce((n, s) => n + s.done, 0), total = STEPS.length * states.length;
+  const units = states.filter((s) => s.complete).length;
+  const percent = Math.round((100 * steps) / total);
+  const fill = el("span", { class: "lllm-course-bar__fill" });
+  fill.style.width = `${percent}%`;
+  const bar = el("div", {
+    class: "lllm-course-bar", role: "progressbar", "aria-label": "Course progress",
+    "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": String(percent),
+    "aria-valuetext": `${percent} %: ${units} of ${states.length} units done`,
+  }, fill);
+  return el("div", { class: "lllm-course-progress__inner" }, bar,
+    el("p", { class: "lllm-course-progress__text" },
+      `${units} of ${states.length} units done · ${steps} of ${total} steps (${percent} %)`));
+}
+
+/** The unit to continue: the one of the latest mark if unfinished, else the next unfinished one. */
+function unitToContinue(states) {
+  const marks = Object.entries(store.marks()).sort(([, a], [, b]) => b.last - a.last);
+  const src = marks.length ? marks[0][0].split(":").slice(1).join(":") : null;
+  const last = course.units.findIndex((u) => u.pages.some((p) => p.src === src));
+  const after = states.findIndex((s, i) => i > last && !s.complete);
+  return last >= 0 && !states[last].complete ? last : after >= 0 ? after : states.findIndex((s) => !s.complete);
+}
+
+/** Where to go next in that unit: its first unread page, its run page, or its quiz. */
+function nextStep(states) {
+  const n = unitToContinue(states);
+  if (n < 0) return null;
+  const unit = course.units[n], s = states[n];
+  const unread = unit.pages.find((p) => !store.marks()[`read:${p.src}`]);
+  if (unread) return { unit, url: unread.url, text: unread.title };
+  const page = (src) => unit.pages.find((p) => p.src === src);
+  if (s.ran === null) return { unit, url: page(unit.run).url, text: `run the demo or a cell on ${page(unit.run).title}` };
+  return { unit, url: `${page(unit.quizPage).url}#quiz-${unit.quiz}`, text: s.quiz === null ? unit.quizTitle : `the exercise in ${unit.quizTitle}` };
+}
+
+function drawHome(root, states) {
+  const next = nextStep(states);
+  const started = states.some(begun);
+  const line = el("p", { class: "lllm-course-continue" });
+  if (!next) line.append("You finished the course. ", link(`${course.course}#your-course-summary`, "See and print your summary"), ".");
+  else {
+    line.append(el("strong", {}, started ? "Continue where you left off: " : "Start the course: "),
+      link(next.url, `Unit ${next.unit.number} · ${next.unit.title} — ${next.text}`));
+  }
+  root.replaceChildren(progressBar(states), line);
+}
+
+function checks(unit, s) {
+  const item = (done, text) => el("li", { "data-done": done ? "yes" : "no" },
+    el("span", { class: "lllm-course-check", "aria-hidden": "true" }, done ? "✓" : "○"), " ", text);
+  return el("ul", { class: "lllm-course-checks" },
+    item(s.read !== null, s.read !== null ? "Read" : `Read: ${s.pagesRead} of ${unit.pages.length} pages to the end`),
+    item(s.ran !== null, s.ran !== null ? "Ran" : "Run: not yet"),
+    item(s.quiz !== null, `Quiz: ${s.right} of ${s.total} right${s.quiz !== null ? "" : ` (${Math.ceil(PASS * s.total)} needed)`}`),
+    item(s.exercise !== null, s.exercise !== null ? "Exercise passed" : "Exercise: not passed yet"));
+}
+
+function drawUnits(states) {
+  for (const [i, unit] of course.units.entries()) {
+    const box = document.querySelector(`[data-unit-status="${unit.id}"]`);
+    if (!box) continue;
+    const s = states[i];
+    const head = el("strong", {}, s.complete ? `Done on ${day(s.at)}.` : begun(s) ? "In progress." : "Not started.");
+    box.replaceChildren(head, checks(unit, s));
+    box.closest(".lllm-course-unit")?.setAttribute("data-complete", s.complete ? "yes" : "no");
+  }
+}
+
+function drawSummary(root, states) {
+  const complete = states.every((s) => s.complete);
+  root.hidden = !complete;
+  document.body.classList.toggle("lllm-course--printable", complete);
+  if (!complete) return root.replaceChildren();
+  const finished = Math.max(...states.map((s) => s.at));
+  const rows = course.units.map((unit, i) => {
+    const s = states[i];
+    return el("tr", {}, el("td", {}, `${unit.number} · ${unit.title}`), ...STEPS.map((step) => el("td", {}, day(s[step]))),
+      el("td", {}, `${s.right} of ${s.total}`));
+  });
+  const table = el("table", {}, el("thead", {}, el("tr", {}, ...["Unit", "Read", "Ran", "Quiz", "Exercise", "Quiz score"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, rows));
+  root.replaceChildren(
+    el("p", { class: "lllm-course-summary__title" }, el("strong", {}, `${course.title}: all ${course.units.length} units completed`), ` on ${day(finished)}.`),
+    el("p", {}, `Each unit: every page read to its end, a demo or cell run, its quiz at 80 % or better and its code exercise passed against hidden checks. Kept in this browser only; printed ${day(Date.now())}.`),
+    el("div", { class: "md-typeset__table" }, table),
+    el("p", { class: "lllm-course-summary__actions" }, el("button", { type: "button", class: "md-button md-button--primary", onclick: () => window.print() }, "Print the summary")));
+}
+
+/** Beside every unit page in the navigation: ✓ the unit is done, ◐ started, ○ not started. */
+function markNav(states) {
+  document.querySelectorAll(".lllm-course-mark").forEach((m) => m.remove());
+  for (const a of document.querySelectorAll(".md-nav--primary a.md-nav__link[href]")) {
+    const url = new URL(a.getAttribute("href"), location.href);   // instant navigation makes hrefs absolute
+    const i = url.hash ? -1 : course.units.findIndex((u) => u.pages.some((p) => samePath(url.pathname, pathOf(p.url))));
+    if (i < 0) continue;                                          // not a unit page, or a heading of one
+    const s = states[i], state = s.complete ? "done" : begun(s) ? "started" : "todo";
+    const words = { done: "done", started: "in progress", todo: "not started" }[state];
+    a.append(el("span", { class: "lllm-course-mark", "data-state": state, title: `Course unit ${i + 1}: ${words}` },
+      el("span", { "aria-hidden": "true" }, { done: "✓", started: "◐", todo: "○" }[state]),
+      el("span", { class: "md-visually-hidden lllm-visually-hidden" }, ` (course unit ${i + 1}: ${words})`)));
+  }
+}
+
+function draw() {
+  if (!course) return;
+  const states = course.units.map((u) => unitState(u));
+  for (const root of document.querySelectorAll("[data-course-progress]")) {
+    if (root.dataset.courseProgress === "home") drawHome(root, states);
+    else root.replaceChildren(progressBar(states));
+  }
+  drawUnits(states);
+  const summary = document.querySelector("[data-course-summary]");
+  if (summary) drawSummary(summary, states);
+  markNav(states);
+}
+
+// ---- what the reader does: read to the end, run ------------------------------------------------------------
+
+function watchReading() {
+  observer?.disconnect();
+  const here = currentPage();
+  const article = document.querySelector(".md-content__inner");
+  if (!here || !article) return;
+  let sentinel = article.querySelector(".lllm-course-sentinel");
+  if (!sentinel) {
+    sentinel = el("div", { class: "lllm-course-sentinel", "aria-hidden": "true" });
+    article.append(sentinel);
+  }
+  observer = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) {
+      observer.disconnect();
+      store.mark(`read:${here.page.src}`);
+    }
+  });
+  observer.observe(sentinel);
+}
+
+function onRan() {
+  const here = course && currentPage();
+  if (here) store.mark(`ran:${here.page.src}`);
+}
+
+let loading = null;
+
+async function load() {
+  try {
+    const response = await fetch(new URL("assets/course/course.json", ROOT));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    course = await response.json();
+  } catch (e) {
+    console.warn("The course could not be loaded:", e);
+    return;
+  }
+  document.addEventListener("lllm:ran", onRan);
+  window.addEventListener("lllm:progress", draw);
+  window.addEventListener("storage", draw);
+}
+
+async function setUp() {
+  loading ??= load();
+  await loading;
+  if (!course) return;
+  draw();
+  watchReading();
+}
+
+if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(() => setUp());
+else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => setUp());
+else setUp();
