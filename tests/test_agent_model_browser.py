@@ -61,11 +61,12 @@ def terminal_text(trajectory) -> str:
 
 # ---- the demo: both columns are CPython's runs ----------------------------------------------------
 
-def test_the_agent_model_loads_only_when_asked_for(tab):
-    """The story model and Python load with the page; the agent model waits for a demo (next test)."""
+def test_each_model_loads_only_when_asked_for(tab):
+    """Python and onnxruntime-web load with the runtime; each model waits until something names it
+    (the next test's demo runs both)."""
     assert demo_on(tab.page).locator("[name='goal']").input_value() == "What is 48 plus 17?"
-    assert any("/model/tinyllm.onnx" in u for u in tab.requests)
-    assert not [u for u in tab.requests if "tinyllm-agent" in u]
+    assert any("ort-wasm-simd-threaded.wasm" in u for u in tab.requests)
+    assert not [u for u in tab.requests if "/model/tinyllm" in u]
 
 
 @pytest.mark.parametrize("goal", ["What is 48 plus 17?", "Who is Pip?", "Say the word tiger."])
