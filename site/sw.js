@@ -48,20 +48,15 @@ async function save(list) {
   }));
 }
 
-/** Does this browser answer "only-if-cached" from its HTTP cache alone? Asked once, with a HEAD
- *  request for a URL nobody fetched: a browser that honours it fails at once; one that does not
- *  sends the request, which has no body. (Here, not in the page: a failed fetch is a console error.) */
-let cacheOnly = null;
-function onlyIfCachedWorks() {
-  const probe = new Request(absolute(`sw.js?only-if-cached-probe=${Date.now()}`),
-                            { method: "HEAD", cache: "only-if-cached", mode: "same-origin" });
-  cacheOnly ??= fetch(probe).then(() => false, () => true);
-  return cacheOnly;
-}
+/** Does this browser answer "only-if-cached" from its HTTP cache alone? Chromium and Firefox do;
+ *  WebKit (Safari, every iPhone browser; WebKitGTK measured) sends the request instead, so there
+ *  the page's files are saved with the rest. Asked of the engine's name, not with a probe request:
+ *  a probe that fails is an error in the page's console in Firefox. */
+const cacheOnly = !/AppleWebKit/.test(navigator.userAgent) || /Chrome\/|Chromium\//.test(navigator.userAgent);
 
 /** Save what the page loaded, from the browser's HTTP cache only. */
 async function keep(urls) {
-  if (!(await onlyIfCachedWorks())) return;
+  if (!cacheOnly) return;
   const cache = await caches.open(CACHE);
   for (const url of new Set(urls)) {
     if (!url.startsWith(ROOT) || (await cache.match(url))) continue;
