@@ -119,6 +119,8 @@ def grammar_table(suite, args) -> dict:
                                  ("lenient", "right answer (lenient)")):
             print(f"\n{title}, per family: the three held-out sets side by side")
             print(heldout_structure.side_by_side(columns, criterion))
+        print("\nheld-out structure per kind of shape (right tool / right args / answer lenient, %)")
+        print(heldout_structure.shape_table(suites["held-out structure"]))
     for name in ("held-out structure", "held-out grammar")[0 if shapes else 1:]:
         errors = heldout_grammar.calc_errors(suites[name])
         print(f"{name}, one-calculation goals: {errors['wrong']} of {errors['goals']} with wrong arguments; "

@@ -174,3 +174,11 @@ def test_judge_scores_a_run_with_the_real_calc():
     wrong = run_react(goal, ScriptedPredictor(["Action: calc[31 * 3]", "Final Answer: 93"]), return_trajectory=True)
     assert hs.judge(goal, wrong)["scores"]["lenient"] == 0.0
     assert hs.judge("How old is Tom?", wrong) == {"judged": False, "calc": None, "expected": None, "scores": None}
+
+
+def test_the_shape_table_has_a_row_per_shape_and_overall():
+    rows = [(g, {"tool": 1.0, "args": None if g.family == "no-tool" else 0.0, "lenient": 1.0}, None)
+            for g in hs.make_goals(4, seed=0)]
+    table = hs.shape_table(rows).splitlines()
+    assert len(table) == 1 + len(hs.SHAPES) + 1
+    assert re.fullmatch(r"all\s+20\s+100\.0\s+0\.0\s+100\.0", table[-1])

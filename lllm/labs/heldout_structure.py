@@ -45,7 +45,7 @@ from lllm.labs.factory_tasks import ARITH_COMMANDS, ARITH_FORMS, ECHO_WORDS, LOO
 from lllm.labs.heldout_grammar import FAMILIES, Goal, score
 
 __all__ = ["FAMILIES", "SHAPES", "ARITHMETIC", "WORD_PROBLEMS", "LOOKUPS", "MULTI_STEP", "NO_TOOL",
-           "templates", "shape_of", "make_goals", "side_by_side", "known_operation", "judge"]
+           "templates", "shape_of", "make_goals", "side_by_side", "shape_table", "known_operation", "judge"]
 
 SHAPES = ("order", "casing", "punctuation", "embedded", "distractor", "two sentences")
 
@@ -201,6 +201,20 @@ def side_by_side(suites: dict[str, list], criterion: str = "lenient") -> str:
                       if family in (None, g.family) and s[criterion] is not None]
             cells.append(f"{100 * sum(values) / len(values):5.1f}% of {len(values):4d}" if values else "-")
         lines.append(f"{family or 'all':14s}" + "".join(f"{c:>24s}" for c in cells))
+    return "\n".join(lines)
+
+
+def shape_table(rows) -> str:
+    """One row per kind of shape and one overall, over this module's scored goals: n, then right
+    tool, right arguments and right answer (lenient), in percent."""
+    lines = [f"{'shape':14s} {'n':>4s}  " + " ".join(f"{c:>7s}" for c in ("tool", "args", "lenient"))]
+    for shape in list(SHAPES) + [None]:
+        picked = [s for g, s, _ in rows if shape in (None, shape_of(g.template))]
+        cells = []
+        for c in ("tool", "args", "lenient"):
+            values = [x[c] for x in picked if x[c] is not None]
+            cells.append(f"{100 * sum(values) / len(values):7.1f}" if values else f"{'-':>7s}")
+        lines.append(f"{shape or 'all':14s} {len(picked):4d}  " + " ".join(cells))
     return "\n".join(lines)
 
 
