@@ -233,6 +233,7 @@ OPERATIONS = [(op, _pattern(form)) for op, forms in ARITH_FORMS.items() for form
              [(op, _pattern(form)) for op, forms in ARITH_COMMANDS.items() for form in forms]
 
 
+# --8<-- [start:judge]
 def known_operation(goal: str) -> str | None:
     """The one calculation `goal` says in training's operator forms, as a calc argument; None if none or several."""
     found = {}                               # one calculation, however many forms say it
@@ -252,3 +253,4 @@ def judge(goal: str, trajectory: Trajectory) -> dict:
     a, op, b = expression.split()
     oracle = Goal(goal, "arithmetic", (("calc", _accepted(int(a), op, int(b))),), calc(expression), "typed")
     return {"judged": True, "calc": expression, "expected": oracle.answer, "scores": score(trajectory, oracle)}
+# --8<-- [end:judge]
