@@ -167,7 +167,7 @@ def test_a_predictor_that_raises_is_a_step_not_a_crash():
     ({"demo": "before-after", "per_group": 0}, "per_group must be between 1 and 10, got 0"),
     ({"demo": "before-after", "per_group": 11}, "per_group must be between 1 and 10, got 11"),
     ({"demo": "before-after", "per_group": "2"}, "per_group must be an integer >= 0, got '2'"),
-    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve, versus, before-after"),
+    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve, versus, judge, before-after"),
 ])
 def test_bad_input_is_a_clear_message(params, message):
     out = demo(params)
