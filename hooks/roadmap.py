@@ -128,10 +128,15 @@ def api_page(module: str) -> str | None:
     return next((f"api/{page}.md" for prefix, page in API_PAGES if module == prefix or module.startswith(prefix + ".")), None)
 
 
+def is_package(module: str) -> bool:
+    """A package (a folder with __init__.py): the API pages document its modules, not the package."""
+    return (ROOT / module.replace(".", "/") / "__init__.py").is_file()
+
+
 def api_links(roadmap: Roadmap, src: str) -> str:
     """A closing line for a concept page: its pieces' modules, linked to the API reference."""
     modules = [m for item in roadmap.items if item.page == src for m in item.modules
-               if "*" not in m and not m.endswith("__main__") and api_page(m)]
+               if "*" not in m and not m.endswith("__main__") and api_page(m) and not is_package(m)]
     if not modules:
         return ""
     here = posixpath.dirname(src) or "."
