@@ -182,3 +182,50 @@ def test_the_shape_table_has_a_row_per_shape_and_overall():
     table = hs.shape_table(rows).splitlines()
     assert len(table) == 1 + len(hs.SHAPES) + 1
     assert re.fullmatch(r"all\s+20\s+100\.0\s+0\.0\s+100\.0", table[-1])
+
+
+# ---- the agent-model page's figures are the committed model's ----------------------------------------
+
+PAGE = ROOT / "site" / "agents" / "agent-model.md"
+
+
+def page_blocks() -> list[str]:
+    return re.findall(r"```text\n(.*?)\n```", PAGE.read_text(encoding="utf-8"), re.S)
+
+
+def test_the_pages_three_columns_and_shape_table_are_what_the_bench_prints_for_the_committed_model():
+    """`bench/agent_bench.py --per-group 100 --structure --per-family 60` (seed 0), recomputed."""
+    from lllm.labs import heldout_grammar as hg
+    from lllm.labs.factory_tasks import make_suite
+    from lllm.predictors import make_predictor
+    from model_files import require_agent_model
+    predictor = make_predictor(f"tinyllm-agent:{require_agent_model()}", temperature=0)
+    columns = {"seen grammar (rows)": hg.evaluate(predictor, [hg.from_task(t) for t in make_suite("test", 100, 0)]),
+               "held-out structure": hg.evaluate(predictor, hs.make_goals(60, 0)),
+               "held-out words": hg.evaluate(predictor, hg.make_goals(60, 0))}
+    titles = {"tool": "right tool", "args": "right arguments (goals with a tool)", "lenient": "right answer (lenient)"}
+    printed = "\n\n".join(f"{title}, per family: the three held-out sets side by side\n"
+                          f"{hs.side_by_side(columns, criterion)}" for criterion, title in titles.items())
+    shapes = ("held-out structure per kind of shape (right tool / right args / answer lenient, %)\n"
+              + hs.shape_table(columns["held-out structure"]))
+    blocks = page_blocks()
+    assert printed in blocks and shapes in blocks
+
+
+def test_the_pages_failure_rows_are_what_the_committed_model_does():
+    from lllm.labs import heldout_grammar as hg
+    from lllm.predictors import make_predictor
+    from model_files import require_agent_model
+    predictor = make_predictor(f"tinyllm-agent:{require_agent_model()}", temperature=0)
+    goals = {g.goal: g for g in hs.make_goals(60, 0)}
+    text = PAGE.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (order|casing|punctuation|embedded|distractor|two sentences) \| (.+?) \| (.+?) \| (.+?) \| (.+?) \|$",
+                      text, re.M)
+    assert len(rows) >= 6
+    for shape, goal_text, called, answer, _ in rows:
+        goal = goals[goal_text]
+        assert hs.shape_of(goal.template) == shape
+        trajectory = run_react(goal.goal, predictor, max_steps=4, return_trajectory=True)
+        assert called == (", ".join(f"`{n}[{a}]`" for n, a in trajectory.tool_calls()) or "no tool")
+        assert trajectory.answer.startswith(answer.rstrip("…").rstrip()), (goal_text, trajectory.answer)
+        assert hg.is_failure(hg.score(trajectory, goal))
