@@ -15,6 +15,13 @@ Usage (after `make model agent-model`):
     .venv/bin/python bench/agent_bench.py --grammar [--per-family 40]     # also the held-out grammar
     .venv/bin/python bench/agent_bench.py --grammar --gallery bench/results/agent-gallery.md
                                           # and the first 3 failures per family, as the page's table
+    .venv/bin/python bench/agent_bench.py --structure [--per-family 40]   # --grammar, plus goals held out
+                                          # by structure (known words, new shapes) and the three side by side
+
+`--structure` adds goals whose words all occur in training and whose sentence shapes do not
+(lllm/labs/heldout_structure.py) to the per-family table, then prints per family, for right
+tool, right arguments and right answer (lenient), three columns side by side: the seen grammar's
+held-out rows, held-out structure, held-out words.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from lllm.predictors import make_predictor  # noqa: E402
 from lllm.labs.factory_eval import CRITERIA, comparison_table, evaluate  # noqa: E402
 from lllm.labs.factory_tasks import make_suite  # noqa: E402
-from lllm.labs import heldout_grammar  # noqa: E402
+from lllm.labs import heldout_grammar, heldout_structure  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -42,13 +49,16 @@ def main(argv=None) -> int:
     parser.add_argument("--json", help="also write the scores to this file")
     parser.add_argument("--grammar", action="store_true",
                         help="also score the agent model on goals held out by grammar (per family)")
-    parser.add_argument("--per-family", type=int, default=40, help="held-out-grammar goals per family")
+    parser.add_argument("--structure", action="store_true",
+                        help="with --grammar's table: goals held out by structure, and the three sets side by side")
+    parser.add_argument("--per-family", type=int, default=40, help="held-out-grammar (and -structure) goals per family")
     parser.add_argument("--gallery", metavar="FILE",
                         help="with --grammar: write the first 3 failures per family as a markdown table "
                              "(the agent-model page includes bench/results/agent-gallery.md)")
     parser.add_argument("--story", default=str(ROOT / "build/model/tinyllm.onnx"), help="the story model")
     parser.add_argument("--agent", default=str(ROOT / "build/model/tinyllm-agent.onnx"), help="the agent model")
     args = parser.parse_args(argv)
+    args.grammar = args.grammar or args.structure
     if args.gallery and not args.grammar:
         parser.error("--gallery needs --grammar (the gallery is the held-out grammar's failures)")
     suite = make_suite(args.split, args.per_group, args.seed)
@@ -90,18 +100,32 @@ def grammar_table(suite, args) -> dict:
         print(f"skipping the held-out grammar: {error}", file=sys.stderr)
         return {}
     goals = heldout_grammar.make_goals(args.per_family, args.seed)
+    shapes = heldout_structure.make_goals(args.per_family, args.seed) if args.structure else []
     start = time.perf_counter()
-    suites = {"seen grammar": heldout_grammar.evaluate(predictor, [heldout_grammar.from_task(t) for t in suite]),
-              "held-out grammar": heldout_grammar.evaluate(predictor, goals)}
-    print(f"grammar: {len(suite) + len(goals)} goals in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    suites = {"seen grammar": heldout_grammar.evaluate(predictor, [heldout_grammar.from_task(t) for t in suite])}
+    if shapes:
+        suites["held-out structure"] = heldout_grammar.evaluate(predictor, shapes)
+    suites["held-out grammar"] = heldout_grammar.evaluate(predictor, goals)
+    print(f"grammar: {len(suite) + len(goals) + len(shapes)} goals in {time.perf_counter() - start:.0f} s",
+          file=sys.stderr)
     print(f"\nagent model, seen grammar ({args.split} suite above) vs held-out grammar "
-          f"({len(goals)} goals, seed {args.seed}), greedy, no forcing "
-          "(right tool / right args / answer exact / answer lenient, %)")
+          f"({len(goals)} goals, seed {args.seed})" + (f" and held-out structure ({len(shapes)} goals)" if shapes else "")
+          + ", greedy, no forcing (right tool / right args / answer exact / answer lenient, %)")
     print(heldout_grammar.family_table(suites))
-    errors = heldout_grammar.calc_errors(suites["held-out grammar"])
-    print(f"held-out grammar, one-calculation goals: {errors['wrong']} of {errors['goals']} with wrong arguments; "
-          f"of those, {errors['operator']} had both numbers right and the wrong operator, {errors['number']} "
-          f"the right operator and a wrong number, {errors['other']} other")
+    if shapes:
+        columns = {"seen grammar (rows)": suites["seen grammar"], "held-out structure": suites["held-out structure"],
+                   "held-out words": suites["held-out grammar"]}
+        for criterion, title in (("tool", "right tool"), ("args", "right arguments (goals with a tool)"),
+                                 ("lenient", "right answer (lenient)")):
+            print(f"\n{title}, per family: the three held-out sets side by side")
+            print(heldout_structure.side_by_side(columns, criterion))
+        print("\nheld-out structure per kind of shape (right tool / right args / answer lenient, %)")
+        print(heldout_structure.shape_table(suites["held-out structure"]))
+    for name in ("held-out structure", "held-out grammar")[0 if shapes else 1:]:
+        errors = heldout_grammar.calc_errors(suites[name])
+        print(f"{name}, one-calculation goals: {errors['wrong']} of {errors['goals']} with wrong arguments; "
+              f"of those, {errors['operator']} had both numbers right and the wrong operator, {errors['number']} "
+              f"the right operator and a wrong number, {errors['other']} other")
     if args.gallery:
         path = Path(args.gallery)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -48,9 +48,11 @@ def tab(browser, site_server, agent_model):
     context.close()
 
 
-def demo_on(page):
-    page.wait_for_function("() => Boolean(document.querySelector('.lllm-demo')?.dataset.state)")
-    return page.locator(".lllm-demo").first
+def demo_on(page, kind: str = "versus"):
+    """The page's demo of one kind (the agent-model page has two: the typed-goal box, then versus)."""
+    selector = f".lllm-demo[data-demo='{kind}']"
+    page.wait_for_function("s => Boolean(document.querySelector(s)?.dataset.state)", arg=selector)
+    return page.locator(selector)
 
 
 def terminal_text(trajectory) -> str:
@@ -110,6 +112,26 @@ def test_a_gallery_row_runs_its_goal_in_the_demo_as_the_gallery_says(tab, agent_
     assert hg.gallery_row(goal, expected) == row
 
 
+@pytest.mark.parametrize("goal, verdict", [("WHAT IS 31 MULTIPLIED BY 4?", "wrong"), ("what is 31 multiplied by 4", "right"),
+                                           ("How old is Tom?", "unknown")])
+def test_the_typed_goal_box_runs_the_agent_model_and_judges_it_as_cpython_does(tab, agent_model, goal, verdict):
+    """The gallery's write-your-own box: the agent model's run is CPython's, and the verdict is the
+    one `heldout_structure.judge` gives in CPython (right / wrong against the real calc, or none)."""
+    from lllm.labs.heldout_structure import judge
+    from lllm.web.demos import _verdict
+    demo = demo_on(tab.page, "judge")
+    assert demo.get_attribute("data-goal") == "Quick one: 48 plus 7?"     # the box's first goal
+    run = run_demo(demo, goal=goal)
+    assert run["state"] == "done", demo.text_content()
+    expected = run_react(goal, BRAINS["tinyllm-agent"](agent_model), return_trajectory=True)
+    assert run["result"]["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    assert run["result"]["judgement"] == judge(goal, expected)
+    shown = demo.locator(".lllm-demo__verdict")
+    assert shown.get_attribute("data-verdict") == verdict
+    assert shown.text_content() == _verdict(judge(goal, expected), expected)
+    assert demo.locator(".lllm-demo__terminal pre").text_content() == terminal_text(expected)
+
+
 def test_the_terminal_command_prints_the_column(tab, agent_model):
     """The command under each column, typed into a terminal (at the repo root), prints its text."""
     demo = demo_on(tab.page)
@@ -152,7 +174,7 @@ def test_the_lab_offers_the_agent_model_without_sampling_controls(tab, site_serv
                   site_server.url + "agents/lab/")
     page.wait_for_url(site_server.url + "agents/lab/*")
     page.wait_for_function("() => document.querySelector('.lllm-demo')?.dataset.demo === 'lab'")
-    demo = demo_on(page)
+    demo = demo_on(page, "lab")
     demo.locator("[name='brain']").select_option("tinyllm-agent")
     assert demo.locator(".lllm-demo__sampling").is_hidden()
     run = run_demo(demo, category="lookup")

@@ -167,7 +167,7 @@ def test_a_predictor_that_raises_is_a_step_not_a_crash():
     ({"demo": "before-after", "per_group": 0}, "per_group must be between 1 and 10, got 0"),
     ({"demo": "before-after", "per_group": 11}, "per_group must be between 1 and 10, got 11"),
     ({"demo": "before-after", "per_group": "2"}, "per_group must be an integer >= 0, got '2'"),
-    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve, versus, before-after"),
+    ({"demo": "dance"}, "demo must be one of: react, lab, evaluate, memory, playground, retrieve, versus, judge, before-after"),
 ])
 def test_bad_input_is_a_clear_message(params, message):
     out = demo(params)
@@ -271,6 +271,28 @@ def test_versus_shows_what_each_terminal_command_prints(agent_model, goal):
     assert out["runs"][1]["trajectory"]["steps"][0]["thought"]        # the agent model does
 
 
+@pytest.mark.parametrize("goal, verdict", [
+    ("What is 48 plus 17?", "Right: the goal says 48 + 17, and calc[48 + 17] = 65 is what the model answered."),
+    ("WHAT IS 31 MULTIPLIED BY 4?", "Wrong: the goal says 31 * 4 (calc[31 * 4] = 124); the model called "
+                                    "calc[3 - 10] and answered -7."),
+    ("How old is Tom?", "The page cannot judge this goal: it knows the right answer only for arithmetic")])
+def test_judge_runs_the_agent_model_and_says_whether_it_was_right(agent_model, goal, verdict):
+    from lllm.labs.heldout_structure import judge
+    from lllm.agents.react import run_react
+    out = demo({"demo": "judge", "goal": goal}, **cpython_models(agent_model))
+    assert out["ok"] and out["verdict"].startswith(verdict)
+    expected = run_react(goal, make_predictor(f"tinyllm-agent:{agent_model}"), return_trajectory=True)
+    assert out["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    assert out["judgement"] == judge(goal, expected)
+    done = subprocess.run([sys.executable, *shlex.split(out["command"])[1:]], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.stdout == out["terminal"]
+
+
+def test_judge_refuses_a_goal_it_would_force():
+    assert demo({"demo": "judge", "goal": "calc[48 + 17]"})["error"].startswith("write the goal as a question")
+
+
 def test_before_after_is_what_lab_before_after_prints(capsys, agent_model):
     out = demo({"demo": "before-after", "per_group": 1}, **cpython_models(agent_model))
     assert out["ok"] and out["command"] == "python -m lllm lab --before-after --per-group 1"
@@ -293,7 +315,7 @@ def test_an_agent_model_that_did_not_load_is_a_clear_message(monkeypatch):
 
 def test_the_agent_model_page_has_the_side_by_side_demo():
     text = (ROOT / "site" / "agents" / "agent-model.md").read_text(encoding="utf-8")
-    assert DEMO.findall(text) == ["versus"] and 'data-goal="What is 48 plus 17?"' in text
+    assert DEMO.findall(text) == ["judge", "versus"] and 'data-goal="What is 48 plus 17?"' in text
     assert "**What the demo shows.**" in text and "live demo" in text
 
 

@@ -6,7 +6,7 @@ as `python -m lllm ...` does and turns what they return (trajectories, reports, 
 JSON, so a page's widget (`site/assets/agents/demos.mjs`) can draw them. The widget sends one
 JSON object:
 
-    {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve" | "versus" | "before-after",
+    {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve" | "versus" | "judge" | "before-after",
      "brain": "rule" | "tinyllm" | "tinyllm-agent" | "scripted" | "echo", "temperature": 0.8,
      "seed": 0, "script": "replies between --- lines", ...the demo's own fields (goal, goals, seeds...)}
 
@@ -17,7 +17,9 @@ and gets back `{"ok": true, ...}` or `{"ok": false, "error": "a clear sentence"}
 "tinyllm-agent" is the agent-tuned TinyLLM exactly as `--predictor tinyllm-agent` builds it:
 greedy (temperature and seed do not apply), stopping at `Observation:` and at a blank line.
 "versus" runs one goal through several brains, all greedy — the agent-model page's story model
-next to the agent-tuned one; "before-after" is `python -m lllm lab --before-after` (the two models
+next to the agent-tuned one; "judge" runs a goal the reader types on the agent-tuned model and says
+whether it was right where that can be known (`heldout_structure.judge`: one operation in
+training's own words, checked with the real calc); "before-after" is `python -m lllm lab --before-after` (the two models
 on the factory's held-out goals) for the lab page.
 
 The same params give the same JSON in CPython and in the page (tests compare them literally),
@@ -153,16 +155,22 @@ def retrieve_demo(p: dict, make: Callable[..., object], progress) -> dict:
             "block": format_memories(short, facts)}
 
 
-def versus_demo(p: dict, make: Callable[..., object], progress) -> dict:
-    """One goal, several brains side by side, all greedy and without forcing: each trajectory, and
-    what `python -m lllm react GOAL --predictor BRAIN` prints for it (`command`)."""
-    goal, names = p.get("goal", ""), p.get("brains", list(VERSUS_BRAINS))
+def _question(p: dict) -> str:
+    """The goal of a demo that shows a model on its own: a question, never a tool call it would force."""
+    goal = p.get("goal", "")
     if not isinstance(goal, str) or not goal.strip():
         raise ValueError("goal is empty: ask the agent a question")
     forced = FORCED_RE.fullmatch(goal)
     if forced and forced.group(1) in {t.name for t in DEFAULT_TOOLS}:
         raise ValueError(f"write the goal as a question, not as a tool call ({forced.group(1)}[...]): "
                          "the agent would run that tool itself, and this demo shows the models on their own")
+    return goal
+
+
+def versus_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """One goal, several brains side by side, all greedy and without forcing: each trajectory, and
+    what `python -m lllm react GOAL --predictor BRAIN` prints for it (`command`)."""
+    goal, names = _question(p), p.get("brains", list(VERSUS_BRAINS))
     if not names or len(set(names)) != len(names):
         raise ValueError("pick at least one brain, each once")
     max_steps = _steps(p, 5)
@@ -174,6 +182,38 @@ def versus_demo(p: dict, make: Callable[..., object], progress) -> dict:
         runs.append({"brain": name, "trajectory": trajectory.to_dict(), "terminal": terminal_text(trajectory),
                      "command": _react_command(goal, name, max_steps)})
     return {"runs": runs}
+
+
+JUDGE_BRAIN = "tinyllm-agent"
+
+
+def judge_demo(p: dict, make: Callable[..., object], progress) -> dict:
+    """A goal the reader types, run on the agent-tuned model (greedy, no forcing), and the verdict
+    `heldout_structure.judge` gives: right or wrong against the real calc when the goal says one
+    operation in training's words, else that the page cannot judge it. `verdict` is the sentence shown."""
+    from lllm.labs.heldout_structure import judge
+    goal, max_steps = _question(p), _steps(p, 5)
+    predictor = make(0, JUDGE_BRAIN, 0.0)
+    progress(f"{JUDGE_BRAIN}: {goal}")
+    trajectory = run_react(goal, predictor, max_steps=max_steps, return_trajectory=True)
+    judged = judge(goal, trajectory)
+    return {"brain": JUDGE_BRAIN, "trajectory": trajectory.to_dict(), "terminal": terminal_text(trajectory),
+            "command": _react_command(goal, JUDGE_BRAIN, max_steps), "judgement": judged,
+            "verdict": _verdict(judged, trajectory)}
+
+
+def _verdict(judged: dict, trajectory) -> str:
+    if not judged["judged"]:
+        return ("The page cannot judge this goal: it knows the right answer only for arithmetic that says one "
+                "operation in words training uses (plus, minus, times, multiplied by, the sum of, the difference "
+                "between, the product of, reduced by, ...), with its two numbers.")
+    s, oracle = judged["scores"], f"calc[{judged['calc']}] = {judged['expected']}"
+    if s["lenient"] and s["args"]:
+        return f"Right: the goal says {judged['calc']}, and {oracle} is what the model answered."
+    calls = ", ".join(f"{name}[{args}]" for name, args in trajectory.tool_calls()) or "no tool"
+    answer = "no final answer" if trajectory.answer is None else f"answered {trajectory.answer}"
+    verdict = "Right answer, wrong call" if s["lenient"] else "Wrong"
+    return f"{verdict}: the goal says {judged['calc']} ({oracle}); the model called {calls} and {answer}."
 
 
 MAX_PER_GROUP = 10                 # before-after: 7 groups, so at most 70 goals per model in the page
@@ -203,7 +243,7 @@ def _react_command(goal: str, brain: str, max_steps: int) -> str:
 
 DEMOS = {"react": react_demo, "lab": lab_demo, "evaluate": evaluate_demo, "memory": memory_demo,
          "playground": playground_demo, "retrieve": retrieve_demo, "versus": versus_demo,
-         "before-after": before_after_demo}
+         "judge": judge_demo, "before-after": before_after_demo}
 
 
 # ---- the entry point the page calls ------------------------------------------------------------

@@ -2,12 +2,13 @@
 //
 //   <div class="lllm-demo" data-demo="react" data-goal="What is 17 * 23?"></div>
 //
-// data-demo is one of react | lab | evaluate | memory | playground | retrieve | versus |
+// data-demo is one of react | lab | evaluate | memory | playground | retrieve | versus | judge |
 // before-after. The widget draws the controls (a goal, a brain: the rule stand-in, TinyLLM in the page, the agent-tuned
 // TinyLLM or a script), runs the same Python as `python -m lllm ...` through window.lllm.run —
 // lllm/web/demos.py returns JSON — and renders it: the trajectory step by step, the lab's table,
 // the evaluator's chart, the memory explainer's turns, the playground's table, one goal's
-// trajectories side by side (versus), the held-out before/after table. Nothing loads on pages without a demo; the agent-tuned
+// trajectories side by side (versus), a typed goal on the agent-tuned model with the page's verdict
+// (judge), the held-out before/after table. Nothing loads on pages without a demo; the agent-tuned
 // model loads only when a run asks for it.
 //
 // For tests and curious readers, the last run is on the element (`element.lllmParams`, what was
@@ -135,6 +136,10 @@ const CONTROLS = {
   versus(root, controls) {          // no brain to pick: the story model and the agent-tuned one, both greedy
     const getGoal = goalControl(root, controls, "What is 48 plus 17?");
     return () => ({ ...getGoal(), brains: ["tinyllm", "tinyllm-agent"] });
+  },
+  judge(root, controls) {            // the agent-tuned model alone, greedy; Python says whether it was right
+    const getGoal = goalControl(root, controls, "Quick one: 48 plus 7?");
+    return () => ({ ...getGoal() });
   },
   "before-after"(root, controls) {  // no brain to pick: the story model, then the agent-tuned one, greedy
     const perGroup = input("per_group", root.dataset.perGroup ?? 2, { type: "number", min: 1, max: 10, step: 1 });
@@ -291,6 +296,13 @@ const RENDER = {
       columns.append(column);
     }
     return [columns];
+  },
+  judge(out) {
+    const judged = out.judgement;
+    const verdict = el("p", "lllm-demo__verdict", out.verdict);
+    verdict.dataset.verdict = !judged.judged ? "unknown" : judged.scores.lenient && judged.scores.args ? "right" : "wrong";
+    return [verdict, ...renderSteps(out.trajectory, { tail: false }),
+      terminal(`the same run in a terminal: ${out.command}`, out.terminal)];
   },
   retrieve(out) {
     const facts = el("ol", "lllm-demo__facts");

@@ -1,0 +1,31 @@
+"""The agent-model page's write-your-own box in Firefox and WebKit (Chromium: test_agent_model_browser.py):
+each typed goal's run and verdict are CPython's (tests/judge_scenario.js; the drivers are tests/engines.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import engines
+from lllm.web.demos import run_json
+
+pytestmark = pytest.mark.browser
+PAGE = "agents/agent-model/"
+GOALS = ["WHAT IS 31 MULTIPLIED BY 4?", "what is 31 multiplied by 4", "How old is Tom?"]
+SCRIPT = engines.ROOT / "tests" / "judge_scenario.js"
+
+
+@pytest.mark.parametrize("engine", ["firefox", "webkit"])
+def test_the_typed_goal_box_is_cpythons_in(engine, site_server):
+    out = getattr(engines, engine)(site_server.url + PAGE, {"goals": GOALS}, script=SCRIPT)
+    report = out["report"]
+    assert "fatal" not in report, report.get("fatal")
+    assert [run["state"] for run in report["runs"]] == ["done"] * len(GOALS), report["runs"]
+    for goal, run in zip(GOALS, report["runs"]):
+        expected = json.loads(run_json(json.dumps({"demo": "judge", "goal": goal})))
+        assert run["result"] == expected, goal
+        assert run["shown"]["text"] == expected["verdict"]
+    assert [run["shown"]["verdict"] for run in report["runs"]] == ["wrong", "right", "unknown"]
+    probe = "only-if-cached-probe"     # the service worker's own probe of the HTTP cache (site/sw.js), not this box
+    assert [line for line in out["console"] if probe not in line] == []
