@@ -64,6 +64,8 @@ def default_params(attrs: dict[str, str]) -> dict:
         p.update(goal=attrs.get("goal", "What is 17 * 23?"), **brain(), max_steps=5)
     elif kind == "versus":
         p.update(goal=attrs.get("goal", "What is 48 plus 17?"), brains=["tinyllm", "tinyllm-agent"])
+    elif kind == "judge":
+        p.update(goal=attrs.get("goal", "Quick one: 48 plus 7?"))
     elif kind == "before-after":
         p.update(per_group=int(attrs.get("per-group", 2)))
     elif kind == "lab":
