@@ -93,10 +93,12 @@ function snapshotKey() {
   return new URL(`python-snapshot?pyodide=${encodeURIComponent(manifest.pyodide)}&wheel=${encodeURIComponent(manifest.wheel)}`, HERE).href;
 }
 
+/** {bytes: Promise of the snapshot} when this build's snapshot is cached, else null. The body is
+ *  read while Pyodide fetches and compiles its wasm (loadPyodide accepts the Promise). */
 async function cachedSnapshot() {
   try {
     const hit = await (await caches.open(SNAPSHOTS)).match(snapshotKey());
-    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+    return hit ? { bytes: hit.arrayBuffer().then((buffer) => new Uint8Array(buffer)) } : null;
   } catch {
     return null;   // no Cache API here (an insecure origin, some private modes): always cold
   }
@@ -124,15 +126,13 @@ async function loadPython() {
   manifest = await loadManifest(HERE);
   fetchCounted.stage("Downloading Python");
   const pyBase = new URL(manifest.pyodide, HERE).href;
-  const [{ loadPyodide }, wheel, snapshot] = await Promise.all([
-    import(new URL("pyodide.mjs", pyBase).href),
-    fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel"),
-    cachedSnapshot(),
-  ]);
+  const wheel = fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
+  wheel.catch(() => {});   // awaited below; a failure must not go unhandled meanwhile
+  const [{ loadPyodide }, snapshot] = await Promise.all([import(new URL("pyodide.mjs", pyBase).href), cachedSnapshot()]);
   let warm = false;
   if (snapshot) {
     try {
-      pyodide = await startPyodide(loadPyodide, pyBase, snapshot);
+      pyodide = await startPyodide(loadPyodide, pyBase, snapshot.bytes);
       warm = true;
     } catch {
       caches.delete(SNAPSHOTS).catch(() => {});
@@ -143,7 +143,7 @@ async function loadPython() {
   // The wheel's files live in the JavaScript side of the file system, which a snapshot does not
   // hold: unpack them every time (a few ms); modules imported before the snapshot stay imported.
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+  pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
   if (!warm) {
     pyodide.runPython(WARM_IMPORTS);
     try {
