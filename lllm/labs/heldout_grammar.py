@@ -215,13 +215,15 @@ MAKERS = {"arithmetic": lambda rng: _calc_goal(rng, "arithmetic", ARITHMETIC, _n
           "lookup": _lookup, "multi-step": _multi_step, "no-tool": _no_tool}
 
 
-def make_goals(per_family: int = 20, seed: int = 0) -> list[Goal]:
-    """Up to `per_family` distinct goals of each family, in FAMILIES order; the same for a seed."""
-    rng, goals = random.Random(seed), []
+def make_goals(per_family: int = 20, seed: int = 0, makers: dict | None = None) -> list[Goal]:
+    """Up to `per_family` distinct goals of each family, in FAMILIES order; the same for a seed.
+    `makers` (family -> maker(rng) -> Goal or None) defaults to this grammar's; heldout_structure
+    passes its own."""
+    rng, goals, makers = random.Random(seed), [], makers or MAKERS
     for family in FAMILIES:
         found: dict[str, Goal] = {}
         for _ in range(200 * per_family):
-            goal = MAKERS[family](rng)
+            goal = makers[family](rng)
             if goal is not None:
                 found.setdefault(goal.goal, goal)
             if len(found) >= per_family:

@@ -42,6 +42,7 @@ from lllm.agents.calc import calc
 from lllm.agents.react import Trajectory
 from lllm.agents.tools import lookup
 from lllm.labs.factory_tasks import ARITH_COMMANDS, ARITH_FORMS, ECHO_WORDS, LOOKUP_NAMES, NAMES, THINGS, calc_split
+from lllm.labs import heldout_grammar
 from lllm.labs.heldout_grammar import FAMILIES, Goal, score
 
 __all__ = ["FAMILIES", "SHAPES", "ARITHMETIC", "WORD_PROBLEMS", "LOOKUPS", "MULTI_STEP", "NO_TOOL",
@@ -174,17 +175,7 @@ MAKERS = {"arithmetic": lambda rng: _calc_goal(rng, "arithmetic", ARITHMETIC, _n
 
 def make_goals(per_family: int = 20, seed: int = 0) -> list[Goal]:
     """Up to `per_family` distinct goals of each family, in FAMILIES order; the same for a seed."""
-    rng, goals = random.Random(seed), []
-    for family in FAMILIES:
-        found: dict[str, Goal] = {}
-        for _ in range(200 * per_family):
-            goal = MAKERS[family](rng)
-            if goal is not None:
-                found.setdefault(goal.goal, goal)
-            if len(found) >= per_family:
-                break
-        goals += found.values()
-    return goals
+    return heldout_grammar.make_goals(per_family, seed, makers=MAKERS)
 
 
 # ---- three held-out sets side by side ------------------------------------------------------------
