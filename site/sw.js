@@ -107,12 +107,13 @@ async function state() {
   return { type: "offline-state", version, saved, titles: pages, runtime: runtimeSaved, all };
 }
 
+let resting = null;   // the "rest" being saved: a second ask (another tab) waits for it, never downloads again
 self.addEventListener("message", (event) => {
   const reply = (message) => event.source?.postMessage(message);
   const failed = (e) => reply({ type: "offline-state", version, error: `not every file could be saved for offline use: ${e.message}` });
   const { type, urls } = event.data ?? {};
   if (type === "keep") event.waitUntil(keep(urls ?? []).then(state).then(reply, failed));
-  else if (type === "rest") event.waitUntil(save(REST).then(state).then(reply, failed));
+  else if (type === "rest") event.waitUntil((resting ??= save(REST).finally(() => { resting = null; })).then(state).then(reply, failed));
   else if (type === "state") event.waitUntil(state().then(reply));
   else if (type === "take-over") self.skipWaiting();
 });

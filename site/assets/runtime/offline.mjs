@@ -128,8 +128,10 @@ async function register() {
     registration.installing?.addEventListener("statechange", offerReload));
   const active = (await sw.ready).active;
   active.postMessage({ type: "keep", urls: loadedByThisPage() });
+  let restAsked = false;
   const unsubscribe = lllm.onStatus((s) => {
-    if (s.state !== "ready") return;
+    if (s.state !== "ready" || restAsked) return;
+    restAsked = true;
     queueMicrotask(() => unsubscribe());
     whenIdle(() => connectionAllows() && active.postMessage({ type: "rest" }));
   });
