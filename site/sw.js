@@ -124,7 +124,7 @@ const downloading = new Map();
 function download(request, event) {
   let original = downloading.get(request.url);
   if (!original) {
-    original = fetch(request);
+    original = fetch(new Request(request, { cache: "no-cache" }));   // never an old deploy's copy (see `fresh`)
     downloading.set(request.url, original);
     event.waitUntil(original
       .then(async (response) => {
