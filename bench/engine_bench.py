@@ -14,7 +14,9 @@ Per engine, each in a fresh profile, driven as tests/engines.py drives it (tests
     onnxruntime-web's wasm, the agent model, the lllm wheel).
   - twice: files sent more than once over the whole visit (until the rest of the site is saved).
   - cold ready / warm ready: the runtime's start until lllm.ready() (Python and onnxruntime-web),
-    on the first visit and in a second document served by the service worker's cache.
+    on the first visit and in a second document served by the service worker's cache (a new
+    window; WebKit's MiniBrowser is told it may open one), and the warm start step by step
+    (lllm.timings: when each worker was running, the snapshot read, Pyodide's wasm compiled, ...).
   - first answer: from the click to the answer, and its ratio to bare Pyodide's time.
 Chromium also times Python's predictor calls both ways Python can block on the model
 (Atomics.wait and JSPI), which is what decides the default (site/assets/runtime/lllm.mjs).
@@ -47,9 +49,19 @@ HEADER = ("| engine | bare Pyodide | requests | MB raw | MB gzip | twice | × ba
           "| warm × cold | first answer | × bare Pyodide time | answer |")
 
 
+# The warm start's steps (lllm.timings, site/assets/runtime/timeline.mjs) shown in the second table.
+STEPS = [("python: worker running", "workers running"), ("python: snapshot read", "snapshot read"),
+         ("python: wasm compiled", "Pyodide compiled"), ("python: started", "Python started"),
+         ("python: ready", "Python ready"), ("model: onnxruntime ready", "onnxruntime-web ready"),
+         ("page: ready", "ready")]
+STEPS_HEADER = "| warm start, s after lllm.ready() | " + " | ".join(label for _, label in STEPS) + " |"
+
+
 def run(engine: str, url: str, arg: dict, browser=None) -> dict:
     if engine == "chromium":
         out = engines.chromium(browser, url, arg, script=SCRIPT)
+    elif engine == "webkit":
+        out = engines.webkit(url, arg, script=SCRIPT, popups=True)   # the warm start's window
     else:
         out = getattr(engines, engine)(url, arg, script=SCRIPT)
     return out["report"]
@@ -84,6 +96,13 @@ def row(engine: str, m: dict, floor: int) -> str:
             f"| {warm_x} | {seconds(v['answerMs'])} | {v['answerMs'] / m['bare_ms']:.2f}× | {right} |")
 
 
+def steps_row(engine: str, m: dict) -> str:
+    """When each step of the warm start happened, in s after the runtime was asked for."""
+    timings = dict((step, ms) for step, ms in (m.get("visit", {}).get("warmTimings") or []))
+    cells = [f"{timings[step] / 1000:.2f}" if step in timings else "–" for step, _ in STEPS]
+    return f"| {engine} | " + " | ".join(cells) + " |"
+
+
 def machine() -> str:
     cpus = os.cpu_count()
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
@@ -104,16 +123,17 @@ def main() -> int:
         server = CountingServer(site, port)
         floor = floor_gzip(site)
         browser = launch(p)
-        lines = [HEADER, "|" + "---|" * 14]
+        lines, steps = [HEADER, "|" + "---|" * 14], [STEPS_HEADER, "|" + "---|" * (len(STEPS) + 1)]
         for engine in args.engines.split(","):
             m = measure(engine, server, browser)
             lines.append(row(engine, m, floor))
-            print(lines[-1], flush=True)
+            steps.append(steps_row(engine, m))
+            print(lines[-1], steps[-1], sep="\n", flush=True)
         stamp = (f"Measured {datetime.date.today().isoformat()} on {machine()}, by `make bench` "
                  f"(bench/engine_bench.py): floor {floor / 1e6:.2f} MB gzip.")
         print(stamp)
         if args.out:
-            args.out.write_text("\n".join([f"<!-- {stamp} -->", *lines, "", stamp, ""]), encoding="utf-8")
+            args.out.write_text("\n".join([f"<!-- {stamp} -->", *lines, "", *steps, "", stamp, ""]), encoding="utf-8")
         if "chromium" in args.engines:
             times = {}
             for sync in ("atomics", "jspi"):

@@ -58,8 +58,9 @@ const cacheOnly = !/AppleWebKit/.test(navigator.userAgent) || /Chrome\/|Chromium
 async function keep(urls) {
   if (!cacheOnly) return;
   const cache = await caches.open(CACHE);
+  const cached = new Set((await cache.keys()).map((request) => request.url));
   for (const url of new Set(urls)) {
-    if (!url.startsWith(ROOT) || (await cache.match(url))) continue;
+    if (!url.startsWith(ROOT) || cached.has(url)) continue;
     const response = await fetch(new Request(url, { cache: "only-if-cached", mode: "same-origin" })).catch(() => null);
     if (response?.ok) await cache.put(url, response);
   }
@@ -97,13 +98,15 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
+// One listing of the cache, not a lookup per file: every page a reader opens asks for the state,
+// and a thousand lookups at once held up the Cache API reads of a runtime starting beside them
+// (a warm start's snapshot read).
 async function state() {
-  const cache = await caches.open(CACHE);
-  const has = async (path) => Boolean(await cache.match(absolute(path)));
-  const saved = [];
-  for (const path of Object.keys(pages)) if (await has(path)) saved.push(path);
-  const runtimeSaved = (await Promise.all(runtime.map(has))).every(Boolean);
-  const all = runtimeSaved && (await Promise.all(REST.map(has))).every(Boolean);
+  const cached = new Set((await (await caches.open(CACHE)).keys()).map((request) => request.url));
+  const has = (path) => cached.has(absolute(path));
+  const saved = Object.keys(pages).filter(has);
+  const runtimeSaved = runtime.every(has);
+  const all = runtimeSaved && REST.every(has);
   return { type: "offline-state", version, saved, titles: pages, runtime: runtimeSaved, all };
 }
 

@@ -73,8 +73,9 @@ def xvfb():
 
 
 @contextmanager
-def webkit_session():
-    """A Selenium session on WebKitGTK (MiniBrowser), SharedArrayBuffer on in isolated pages."""
+def webkit_session(popups: bool = False):
+    """A Selenium session on WebKitGTK (MiniBrowser), SharedArrayBuffer on in isolated pages; with
+    `popups`, scripts may open windows (Safari's default blocks window.open without a click)."""
     from selenium import webdriver
     from selenium.webdriver.webkitgtk.options import Options
     from selenium.webdriver.webkitgtk.service import Service
@@ -84,6 +85,8 @@ def webkit_session():
     options = Options()
     options.binary_location = MINIBROWSER
     options.add_argument("--automation")
+    if popups:
+        options.add_argument("--javascript-can-open-windows-automatically=true")   # a WebKitSettings property
     with xvfb():
         os.environ["JSC_useSharedArrayBuffer"] = "1"   # read by the web process MiniBrowser starts
         driver = webdriver.WebKitGTK(options=options, service=Service(executable_path=WEBKIT_DRIVER))
@@ -95,9 +98,9 @@ def webkit_session():
             os.environ.pop("JSC_useSharedArrayBuffer", None)
 
 
-def webkit(url: str, arg: dict, script: Path = SCENARIO) -> dict:
+def webkit(url: str, arg: dict, script: Path = SCENARIO, popups: bool = False) -> dict:
     """{report, console}: the page function in `script` run by WebKitGTK (Selenium)."""
-    with webkit_session() as driver:
+    with webkit_session(popups) as driver:
         driver.get(url)
         report = driver.execute_async_script(page_function(script.read_text(encoding="utf-8"), arg))
     return {"report": report, "console": []}   # WebKitWebDriver does not hand out the console

@@ -8,7 +8,8 @@
 //   runtime are saved for offline use. With `warm`, it then opens the same page in a new window —
 //   a second document, so its runtime starts from scratch, served from the cache — and times its
 //   lllm.ready() (warmReadyMs: from the runtime's start, as coldReadyMs; warmOpenMs: from opening
-//   the window; both null where the browser blocks the window).
+//   the window; both null where the browser blocks the window) and hands back its step-by-step
+//   lllm.timings (warmTimings).
 async ({ phase, goal, warm = false }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const now = () => performance.timeOrigin + performance.now();
@@ -44,10 +45,12 @@ async ({ phase, goal, warm = false }) => {
   const answer = demo.lllmResult?.trajectory?.answer ?? demo.textContent.slice(0, 200);
   const everything = await until(() => document.documentElement.dataset.offline === "all", 300000);
   const report = { savedBeforeIntent: saved ?? "", intentAt, answerMs, answerAt, answer, state: demo.dataset.state,
-                   sync: window.lllm.sync, coldReadyMs, offlineAll: Boolean(everything), restAt: now(), warmReadyMs: null, warmOpenMs: null };
+                   sync: window.lllm.sync, coldReadyMs, offlineAll: Boolean(everything), restAt: now(), warmReadyMs: null, warmOpenMs: null,
+                   warmTimings: null };
   if (!warm) return report;
   // A second document in the same profile (served by the service worker): a new window, since the
-  // site's CSP (frame-ancestors 'none') forbids framing it. A browser that blocks the popup gets null.
+  // site's CSP (frame-ancestors 'none') forbids framing it. A browser that blocks the popup gets null
+  // (WebKit does unless told otherwise: bench/engine_bench.py tells MiniBrowser it may open windows).
   const w0 = performance.now();
   const win = window.open(location.href, "_blank");
   if (win) {
@@ -58,6 +61,7 @@ async ({ phase, goal, warm = false }) => {
       await win.lllm.ready();
       report.warmReadyMs = performance.now() - r0;
       report.warmOpenMs = performance.now() - w0;
+      report.warmTimings = win.lllm.timings;
     }
     win.close();
   }

@@ -14,6 +14,8 @@
 // time it is used or named, so a page downloads only what its first answer needs. The workers live
 // as long as the tab, so they are shared across Material's instant navigations (this module is not
 // re-run by them).
+import { mark, timeline } from "./timeline.mjs";
+
 const JSPI = typeof WebAssembly === "object" && typeof WebAssembly.Suspending === "function"
   && typeof WebAssembly.promising === "function";
 const ISOLATED = globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
@@ -105,6 +107,7 @@ function startWorkers() {
   setStatus({ state: "loading", stage: "Starting", percent: 0, error: null, modelError: null, pythonReady: false });
   modelWorker = spawn("./model.mjs", "lllm-model");
   startPython();
+  mark("page: workers spawned");
 }
 
 // On a first visit the service worker (sw.js) is still taking over the page when a reader asks for
@@ -130,6 +133,7 @@ function serviceWorkerSettled() {
 /** Start the workers once (after the service worker has settled); resolves when both are spawned. */
 let starting = null;
 function ensureWorkers() {
+  if (!starting) mark("page: runtime asked for");
   starting ??= serviceWorkerSettled().then(() => { if (!modelWorker) startWorkers(); });
   return starting;
 }
@@ -141,6 +145,7 @@ function onMessage(msg) {
       showProgress(msg);
       return;
     case "model-ready":
+      timeline.push(...(msg.timeline ?? []));
       gates.model.resolve(msg.vocab);
       if (!SYNC) setStatus({ state: "error", error: NO_PYTHON_MESSAGE });
       return;
@@ -153,8 +158,12 @@ function onMessage(msg) {
       setStatus({ state: "error", error: msg.error });
       return;
     case "ready":
+      timeline.push(...(msg.timeline ?? []));
       gates.python.resolve(msg);
-      gates.model.promise.then(() => setStatus({ state: "ready", stage: "Ready", percent: 100, pythonReady: true, warm: msg.warm }), () => {});
+      gates.model.promise.then(() => {
+        mark("page: ready");
+        setStatus({ state: "ready", stage: "Ready", percent: 100, pythonReady: true, warm: msg.warm });
+      }, () => {});
       return;
     case "step":
       call?.onStep?.(msg.char, msg.top);
@@ -271,6 +280,13 @@ export const lllm = {
   /** The loading state: {state: idle|loading|ready|error, stage, percent, loaded, total (bytes),
    *  error, warm (Python restored from its snapshot)}; describe(status) says it in words. */
   get status() { return status; },
+
+  /** How the runtime's start went, step by step: [[step, ms since something first asked for the
+   *  runtime], ...] in time order, the page's steps and both workers' (timeline.mjs). */
+  get timings() {
+    const t0 = timeline[0]?.[1];
+    return [...timeline].sort((a, b) => a[1] - b[1]).map(([step, at]) => [step, Math.round(at - t0)]);
+  },
 
   /** Call listener(status) now and on every change; returns a function that unsubscribes. */
   onStatus(listener) {

@@ -24,6 +24,9 @@
 import { Mulberry32, checkSampling, sample, topPredictions } from "./sampler.mjs";
 import { countingFetch, fetchBytes, loadManifest } from "./fetching.mjs";
 import { writeAnswer } from "./answer.mjs";
+import { mark, timeline } from "./timeline.mjs";
+
+mark("model: worker running");
 
 const HERE = new URL("./", import.meta.url);
 const EMPTY_PROMPT = "\n"; // as lllm/model/generate.py: the model needs at least one character
@@ -49,6 +52,7 @@ async function loadOrt() {
   // empty graph makes it do that now (and then fails, as it should): the engine is ready before a
   // model is named, and the model's own session opens in ~0.2 s.
   await ort.InferenceSession.create(new Uint8Array(0), { executionProviders: ["wasm"] }).catch(() => {});
+  mark("model: onnxruntime ready");
 }
 
 /** The model called `name` (loaded once, on first use): {name, card, session}. */
@@ -189,7 +193,7 @@ const engineReady = started.then(() => {
   return (ortLoaded ??= loadOrt());
 });
 engineReady.then(
-  () => postMessage({ type: "model-ready" }),
+  () => postMessage({ type: "model-ready", timeline }),
   (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }));
 
 const handlers = {
