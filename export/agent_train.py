@@ -33,6 +33,10 @@ re-measured here) and where each piece lives:
     many phrasings, hard numbers    32 arithmetic prefixes (two held out); training draws more
                                     3-digit operands than the held-out goals do
     two seeds, one per core         train_seeds: both at once, the better on validation is kept
+    structure noise                 factory_reshape.reshape: 40% of training goals said in another
+                                    shape (case, symbols, distractor clauses after or between
+                                    sentences, the question or the operation first), so where a
+                                    number or an operation word stands is not fixed by a template
 
 The vocabulary is the story model's (printable ASCII + newline), so every format character has
 an id. Shapes: B batch, T characters of the longest episode in the batch, H hidden, V vocabulary.
@@ -63,6 +67,7 @@ from export.model import Config, forward, init_params, lstm_backward
 from export.train import AdamW, clip_global_norm
 from lllm.cli import ArgParser, non_negative_int, positive_int
 from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
+from lllm.labs.factory_reshape import reshape
 from lllm.labs.factory_tasks import MIX, make_task
 from lllm.model.tokenizer import CharTokenizer
 
@@ -93,6 +98,7 @@ class AgentSettings:
                                # reads_from tells every predictor to feed the model from there (learns
                                # ~3x faster than starting from the header's state, measured)
     header_every: int = 10     # re-run the header every this many steps (it changes slowly)
+    reshape: float = 0.4       # share of training goals said in another shape (factory_reshape)
 # --8<-- [end:settings]
 
     def config(self, vocab_size: int) -> Config:
@@ -146,12 +152,12 @@ def weighted_loss_and_grads(params, config: Config, x, y, w, state):
 # --8<-- [end:weighted-loss]
 
 
-def fresh_episodes(rng: random.Random, batch: int) -> list[str]:
+def fresh_episodes(rng: random.Random, batch: int, reshape_share: float = 0.0) -> list[str]:
     """`batch` new verified episodes of one family (similar lengths pad less), each acted by its
-    task's teacher."""
+    task's teacher; `reshape_share` of their goals said in another shape (factory_reshape)."""
     family, texts = rng.choice(MIX), []
     while len(texts) < batch:
-        episode = run_episode(make_task(rng, "train", family))
+        episode = run_episode(reshape(make_task(rng, "train", family), rng, reshape_share))
         if episode.rejected is None:
             texts.append(episode.text())
     return texts
@@ -232,7 +238,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     every = max(1, settings.steps // max(1, settings.checkpoints))
     for step in range(1, settings.steps + 1):
         texts = ([corpus[rng.randrange(len(corpus))] for _ in range(settings.batch)] if corpus
-                 else fresh_episodes(rng, settings.batch))
+                 else fresh_episodes(rng, settings.batch, settings.reshape))
         data.update("\0".join(texts).encode() + b"\1")
         x, y, w = make_batch(texts, tok, settings.mask)
         if header_ids and (step - 1) % settings.header_every == 0:
@@ -271,7 +277,7 @@ def learning_rate(settings: AgentSettings, step: int) -> float:
 # ---- build: train, export, card, reuse ---------------------------------------------------------
 
 SOURCES = (sorted((ROOT / "export").glob("*.py"))
-           + [ROOT / "lllm" / name for name in ("model/tokenizer.py", "labs/factory.py", "labs/factory_tasks.py",
+           + [ROOT / "lllm" / name for name in ("model/tokenizer.py", "labs/factory.py", "labs/factory_tasks.py", "labs/factory_reshape.py",
                                                 "agents/react.py", "agents/tools.py", "agents/calc.py",
                                                 "predictors/rules.py")])
 

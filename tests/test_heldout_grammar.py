@@ -18,7 +18,7 @@ import pytest
 from hooks import architecture
 from lllm.agents.calc import calc
 from lllm.agents.tools import FACTS, lookup
-from lllm.labs import factory_tasks
+from lllm.labs import factory_reshape, factory_tasks
 from lllm.labs import heldout_grammar as hg
 from lllm.labs.factory_eval import score as factory_score
 from lllm.labs.factory_tasks import calc_split, make_suite
@@ -35,8 +35,9 @@ SLOT_RE = re.compile(r"\{\w+\}")
 
 def training_templates() -> list[str]:
     """Every goal shape training can produce, as the factory enumerates them (slots left as {a},
-    {b}, {t}, {w}, ...); checked below against goals the factory really makes."""
-    return factory_tasks.templates()
+    {b}, {t}, {w}, ...), and the shapes the trainer's structure noise adds (factory_reshape);
+    checked below against goals the factory really makes."""
+    return factory_tasks.templates() + factory_reshape.templates()
 
 
 def words(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from lllm.web.demos import run_json
 
 pytestmark = pytest.mark.browser
 PAGE = "agents/agent-model/"
-GOALS = ["WHAT IS 31 MULTIPLIED BY 4?", "what is 31 multiplied by 4", "How old is Tom?"]
+GOALS = ["Kim has 3 kites. What is 48 plus 17?", "WHAT IS 31 MULTIPLIED BY 4?", "How old is Tom?"]
 SCRIPT = engines.ROOT / "tests" / "judge_scenario.js"
 
 

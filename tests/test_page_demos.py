@@ -273,8 +273,8 @@ def test_versus_shows_what_each_terminal_command_prints(agent_model, goal):
 
 @pytest.mark.parametrize("goal, verdict", [
     ("What is 48 plus 17?", "Right: the goal says 48 + 17, and calc[48 + 17] = 65 is what the model answered."),
-    ("WHAT IS 31 MULTIPLIED BY 4?", "Wrong: the goal says 31 * 4 (calc[31 * 4] = 124); the model called "
-                                    "calc[3 - 10] and answered -7."),
+    ("Kim has 3 kites. What is 48 plus 17?", "Wrong: the goal says 48 + 17 (calc[48 + 17] = 65); the model "
+                                             "called calc[3 + 31] and answered 34."),
     ("How old is Tom?", "The page cannot judge this goal: it knows the right answer only for arithmetic")])
 def test_judge_runs_the_agent_model_and_says_whether_it_was_right(agent_model, goal, verdict):
     from lllm.labs.heldout_structure import judge
