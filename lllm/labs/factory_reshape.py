@@ -5,12 +5,11 @@ first or a command, one sentence or a fixed story, a lead-in only at the start. 
 it learns where, in those shapes, the numbers and the operation word stand, and fails when they
 stand elsewhere (site/agents/agent-model.md, "held-out structure"). `reshape` moves them: it keeps
 a training task's oracle (tool, arguments, answer) and changes only how its goal is said, in one
-of eight ways:
+of seven ways:
 
     case          "WHAT IS 48 PLUS 17?" / "what is 48 plus 17?"
     symbols       "What is 48+17?!"             operator symbols without spaces, other end marks
     trailing      "What is 48 plus 17? It is week 4."     a distractor clause after the question
-    leading       "Omar keeps 9 cards. What is 48 plus 17?"  a clause with a number before the goal
     inserted      "Ravi has 12 shells. Ravi likes plums. He finds 5 shells. How many ..."
     question first  "How many shells does Kim have now? Kim has 12 shells. She finds 5 shells."
     expression first  "48 plus 17: what do you get?"   the operation before the question words
@@ -40,20 +39,16 @@ from dataclasses import replace
 
 from lllm.labs.factory_tasks import ARITH_FORMS, LOOKUP_NAMES, NAMES, THINGS, WORD_PROBLEMS, Task
 
-__all__ = ["KINDS", "SHARE", "DISTRACTORS", "LEADING", "EXPRESSION_FIRST", "TOPIC_FIRST", "ECHO_FIRST", "QUESTION_FIRST",
+__all__ = ["KINDS", "SHARE", "DISTRACTORS", "EXPRESSION_FIRST", "TOPIC_FIRST", "ECHO_FIRST", "QUESTION_FIRST",
            "templates", "reshape"]
 
-SHARE = 0.5         # of training goals reshaped; the rest keep the grammar's own shapes
-KINDS = ("case", "symbols", "trailing", "leading", "inserted", "question first", "expression first", "topic first")
-WEIGHTS = {"question first": 3, "expression first": 3, "topic first": 3,   # the order shapes fail most,
-           "leading": 4}                  # and a number before the goal is copied as an operand
+SHARE = 0.4         # of training goals reshaped; the rest keep the grammar's own shapes
+KINDS = ("case", "symbols", "trailing", "inserted", "question first", "expression first", "topic first")
+WEIGHTS = {"question first": 3, "expression first": 3, "topic first": 3}   # the order shapes fail most
 
 # --8<-- [start:pools]
 DISTRACTORS = ["{who} likes {x}.", "It is week {k}.", "I have {k} {x} too.", "My desk is number {k}.",
                "{who} is at home.", "This is page {k}.", "We met at {k}.", "Room {k} is free."]
-LEADING = ["{who} keeps {k} {x}.", "{who} collects {k} {x}.", "{who} is {k} years old.", "I saw {k} {x} today.",
-           "We waited {k} minutes.", "My room is number {k}.", "The bus is number {k}.", "There were {k} people here."]
-LEADING_PLAIN = LEADING[4:]     # no name and no thing: safe before a word problem's own story
 EXPRESSION_FIRST = ["{e}: what do you get?", "{e} comes to how much?", "{e}, please work it out.",
                     "{e}? Find the result.", "{e} equals what number?", "{e}, so what is the result?"]
 TOPIC_FIRST = ["{T}? Look it up.", "{T}, please: any facts?", "{T} - give me a fact.",
@@ -72,7 +67,7 @@ def templates() -> list[str]:
     held-out checks read as training text beside `factory_tasks.templates()`."""
     forms = [f for op in ARITH_FORMS.values() for f in op]
     moved = [_question_first(WORD_PROBLEM, t, None) for op in WORD_PROBLEMS.values() for t in op]
-    return (list(DISTRACTORS) + list(LEADING) + [_capital(e.replace("{e}", f)) for e in EXPRESSION_FIRST for f in forms]
+    return (list(DISTRACTORS) + [_capital(e.replace("{e}", f)) for e in EXPRESSION_FIRST for f in forms]
             + list(TOPIC_FIRST) + list(ECHO_FIRST) + moved)
 
 
@@ -98,11 +93,6 @@ def _symbols(task, goal, rng):
 
 def _trailing(task, goal, rng):
     return goal + " " + _fill(rng, rng.choice(DISTRACTORS))
-
-
-def _leading(task, goal, rng):
-    pool = LEADING_PLAIN if task.family == "word problem" else LEADING
-    return _fill(rng, rng.choice(pool)) + " " + goal
 
 
 def _inserted(task, goal, rng):
@@ -141,7 +131,7 @@ def _topic_first(task, goal, rng):
     return None
 
 
-_RESHAPERS = {"case": _case, "symbols": _symbols, "trailing": _trailing, "leading": _leading, "inserted": _inserted,
+_RESHAPERS = {"case": _case, "symbols": _symbols, "trailing": _trailing, "inserted": _inserted,
               "question first": _question_first, "expression first": _expression_first,
               "topic first": _topic_first}
 
