@@ -94,7 +94,6 @@ function startPython() {
   delete parts.python;
   if (!SYNC) {   // nothing to download: say at once what is missing
     gates.python.reject(new Error(NO_PYTHON_MESSAGE));
-    modelWorker.postMessage({ type: "python-compiled" });   // onnxruntime-web need not wait for it (model.mjs)
     return;
   }
   pythonWorker = spawn("./worker.mjs", "lllm-python");

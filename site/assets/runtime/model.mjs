@@ -7,21 +7,19 @@
 // it blocks on Atomics.wait, its event loop stops, and the model must run somewhere else. One
 // model worker serves both paths, so the predictor's contract is the same in every browser.
 //
-// At start it loads onnxruntime-web and compiles its wasm (once Pyodide has compiled its own in the
-// other worker: see "Python first" below), but no model: each model, named as in runtime.json
-// (hooks/runtime.py: the story model "tinyllm", the agent-tuned "tinyllm-agent"), loads the first
-// time something asks for it, so a page downloads only the model its first answer uses.
+// At start it loads onnxruntime-web and compiles its wasm (in parallel with Pyodide in the other
+// worker), but no model: each model, named as in runtime.json (hooks/runtime.py: the story model
+// "tinyllm", the agent-tuned "tinyllm-agent"), loads the first time something asks for it, so a
+// page downloads only the model its first answer uses.
 //
 // From the page:          {id, type: "generate" | "window" | "load", params, stream}
 //                         {type: "port", port}  a MessagePort to the (new) Python worker
-//                         {type: "python-compiled"}  there is no Python worker to wait for
 // To the page:            {type: "progress", part: "model", stage, loaded, total} | {type: "model-ready"}
 //                         {type: "model-error", error} | {id, type: "step", char, top}
 //                         {id, type: "result", value} | {id, type: "error", error}
 // From Python (the port): {id, type: "card" | "generate" | "forward", args, reply}
 //                         reply is a SharedArrayBuffer to write the answer into (answer.mjs), or
 //                         absent: then the answer goes back as a message {id, value | error}.
-//                         {type: "python-compiled"}  Pyodide's wasm is compiled (or there is none to compile)
 
 import { Mulberry32, checkSampling, sample, topPredictions } from "./sampler.mjs";
 import { countingFetch, fetchBytes, loadManifest } from "./fetching.mjs";
@@ -40,19 +38,6 @@ let ortLoaded = null;     // Promise: onnxruntime-web is imported once, by the f
 
 const fetchCounted = countingFetch((loaded, stage) => postMessage({ type: "progress", part: "model", stage, loaded, total: manifest?.bytes.model ?? 0 }));
 
-// ---- Python first -----------------------------------------------------------------------------------
-// On a warm start both workers compile a big wasm at once (Pyodide's 9.6 MB, onnxruntime-web's
-// 14.2 MB), and on a two-core machine they share the cores. Python is the longer of the two starts
-// (it restores its snapshot, then runs), so onnxruntime-web compiles once Pyodide's compile is done:
-// the Python worker says so on its port (on a cold start at once, since it compiles as it downloads),
-// the page says so when no Python starts, and after PYTHON_FIRST_MS it starts regardless.
-const PYTHON_FIRST_MS = 3000;
-let pythonCompiled;
-const pythonFirst = new Promise((resolve) => {
-  pythonCompiled = resolve;
-  setTimeout(resolve, PYTHON_FIRST_MS);
-});
-
 // ---- the models: onnxruntime-web, one thread, plain wasm -----------------------------------------
 
 async function loadOrt() {
@@ -69,7 +54,6 @@ async function loadOrt() {
   // onnxruntime-web fetches and compiles its wasm when the first session is made. A session on an
   // empty graph makes it do that now (and then fails, as it should): the engine is ready before a
   // model is named, and the model's own session opens in ~0.2 s.
-  await pythonFirst;
   await ort.InferenceSession.create(new Uint8Array(0), { executionProviders: ["wasm"] }).catch(() => {});
   mark("model: onnxruntime ready");
 }
@@ -193,7 +177,6 @@ const forPython = {
 
 function listen(port) {
   port.onmessage = async ({ data: { id, type, args, reply } }) => {
-    if (type === "python-compiled") return pythonCompiled();
     let answer;
     try {
       answer = { value: await forPython[type](...args) };
@@ -245,7 +228,6 @@ const handlers = {
 
 onmessage = async ({ data: msg }) => {
   if (msg.type === "port") return listen(msg.port);
-  if (msg.type === "python-compiled") return pythonCompiled();
   try {
     const value = await handlers[msg.type](msg);
     postMessage({ id: msg.id, type: "result", value });

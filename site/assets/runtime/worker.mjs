@@ -13,8 +13,6 @@
 //
 // Messages in:  {type: "port", port, sync}  the MessagePort to the model worker (sent first)
 //               {id, type: "run", code, namespace}
-// To the model worker (the port): {type: "python-compiled"} once Pyodide's wasm is compiled, or at
-//               once on a cold start (model.mjs compiles onnxruntime-web's wasm after it)
 // Messages out: {type: "progress", part: "python", stage, loaded, total} | {type: "ready", python, warm}
 //               {type: "python-error", error} | {id, type: "stdout" | "stderr", text}
 //               {id, type: "result", value} | {id, type: "error", error}
@@ -99,8 +97,7 @@ const WARM_IMPORTS = "import lllm.web.browser, lllm.web.demos";   // what every 
 // moment the manifest names it (beside the snapshot's lookup and read), and answers Pyodide's own
 // fetch and instantiateStreaming of that file with that compiled module (Pyodide takes no compiled
 // module as an option). Measured with snapshot.mjs's smaller snapshot, warm lllm.ready() in Firefox
-// went from 1.3-2.0 s to 0.8-0.9 s. A warm start then tells the model worker when the compile is
-// done (model.mjs waits for it before compiling onnxruntime-web's wasm); a cold one at once.
+// went from 1.3-2.0 s to 0.8-0.9 s.
 let compiled = null;   // {url, module: Promise of the WebAssembly.Module, placeholder: Response}
 globalThis.fetch = (input, init) =>
   (compiled && String(input) === compiled.url ? Promise.resolve(compiled.placeholder) : fetchCounted(input, init));
@@ -116,7 +113,6 @@ WebAssembly.instantiateStreaming = async (source, imports) => {
 function compileEarly(url) {
   compiled = { url, module: WebAssembly.compileStreaming(fetchCounted(url)), placeholder: new Response(null) };
   compiled.module.then(() => mark("python: wasm compiled"), () => {});   // a failure: instantiateStreaming falls back
-  return compiled.module;
 }
 
 async function startPyodide(loadPyodide, pyBase, snapshot) {
@@ -130,11 +126,9 @@ async function loadPython() {
   const pyBase = new URL(manifest.pyodide, HERE).href;
   const wheel = fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
   wheel.catch(() => {});   // awaited below; a failure must not go unhandled meanwhile
-  const compiling = compileEarly(new URL("pyodide.asm.wasm", pyBase).href);
+  compileEarly(new URL("pyodide.asm.wasm", pyBase).href);
   const key = snapshotKey(HERE, manifest);
   const found = cachedSnapshot(key);
-  found.then((snapshot) => (snapshot ? compiling : null)).catch(() => {}).then(() => toModel)
-    .then((port) => port.postMessage({ type: "python-compiled" }));
   // loadPyodide imports pyodide.asm.mjs (1.2 MB) only once it has started: import it now, beside
   // pyodide.mjs, and loadPyodide's import finds it loaded.
   const asm = import(new URL("pyodide.asm.mjs", pyBase).href);
