@@ -17,6 +17,9 @@ Per engine, each in a fresh profile, driven as tests/engines.py drives it (tests
     on the first visit and in a second document served by the service worker's cache (a new
     window; WebKit's MiniBrowser is told it may open one), and the warm start step by step
     (lllm.timings: when each worker was running, the snapshot read, Pyodide's wasm compiled, ...).
+  - Python ready, cold / warm: the same two starts until Python alone was ready (lllm.timings'
+    "python: ready", in s after the runtime was asked for), and their ratio: what issue 23's
+    "warm second visit" target is about.
   - first answer: from the click to the answer, and its ratio to bare Pyodide's time.
 Chromium also times Python's predictor calls both ways Python can block on the model
 (Atomics.wait and JSPI), which is what decides the default (site/assets/runtime/lllm.mjs).
@@ -46,7 +49,8 @@ PREDICTOR_CALLS = """async () => {
   return performance.now() - t0;
 }"""
 HEADER = ("| engine | bare Pyodide | requests | MB raw | MB gzip | twice | × bare Pyodide | × floor | cold ready | warm ready "
-          "| warm × cold | first answer | × bare Pyodide time | answer |")
+          "| warm × cold | Python ready, cold / warm | Python warm × cold | first answer | × bare Pyodide time | answer |")
+COLUMNS = HEADER.count("|") - 1
 
 
 # The warm start's steps (lllm.timings, site/assets/runtime/timeline.mjs) shown in the second table.
@@ -84,22 +88,30 @@ def measure(engine: str, server: CountingServer, browser) -> dict:
             "whole": totals(sent, server.directory)}
 
 
+def step_ms(timings: list | None, step: str) -> float | None:
+    """When `step` happened in lllm.timings ([[step, ms], ...]), or None."""
+    return next((ms for name, ms in timings or [] if name == step), None)
+
+
 def row(engine: str, m: dict, floor: int) -> str:
     if "fatal" in m:
-        return f"| {engine} | failed: {m['fatal'].splitlines()[0][:120]} |" + " |" * 12
+        return f"| {engine} | failed: {m['fatal'].splitlines()[0][:120]} |" + " |" * (COLUMNS - 2)
     v, a = m["visit"], m["answer"]
     seconds = lambda ms: f"{ms / 1000:.1f} s" if ms is not None else "–"   # noqa: E731
-    warm_x = f"{v['warmReadyMs'] / v['coldReadyMs']:.2f}×" if v["warmReadyMs"] and v["coldReadyMs"] else "–"
+    ratio = lambda warm, cold: f"{warm / cold:.2f}×" if warm and cold else "–"   # noqa: E731
+    cold_py, warm_py = step_ms(v.get("coldTimings"), "python: ready"), step_ms(v.get("warmTimings"), "python: ready")
+    python = f"{cold_py / 1000:.1f} / {warm_py / 1000:.2f} s" if cold_py and warm_py else "–"
     right = "391 ✓" if v["answer"] == ANSWER else repr(v["answer"])[:40]
     return (f"| {engine} | {m['bare'].gzip / 1e6:.2f} MB, {m['bare_ms'] / 1000:.1f} s | {a.requests} | {a.raw / 1e6:.1f} | {a.gzip / 1e6:.2f} | {len(m['whole'].twice)} "
             f"| {a.ratio(m['bare']):.2f}× | {a.ratio(floor):.2f}× | {seconds(v['coldReadyMs'])} | {seconds(v['warmReadyMs'])} "
-            f"| {warm_x} | {seconds(v['answerMs'])} | {v['answerMs'] / m['bare_ms']:.2f}× | {right} |")
+            f"| {ratio(v['warmReadyMs'], v['coldReadyMs'])} | {python} | {ratio(warm_py, cold_py)} "
+            f"| {seconds(v['answerMs'])} | {v['answerMs'] / m['bare_ms']:.2f}× | {right} |")
 
 
 def steps_row(engine: str, m: dict) -> str:
     """When each step of the warm start happened, in s after the runtime was asked for."""
-    timings = dict((step, ms) for step, ms in (m.get("visit", {}).get("warmTimings") or []))
-    cells = [f"{timings[step] / 1000:.2f}" if step in timings else "–" for step, _ in STEPS]
+    timings = m.get("visit", {}).get("warmTimings")
+    cells = [f"{ms / 1000:.2f}" if (ms := step_ms(timings, step)) is not None else "–" for step, _ in STEPS]
     return f"| {engine} | " + " | ".join(cells) + " |"
 
 
@@ -123,7 +135,7 @@ def main() -> int:
         server = CountingServer(site, port)
         floor = floor_gzip(site)
         browser = launch(p)
-        lines, steps = [HEADER, "|" + "---|" * 14], [STEPS_HEADER, "|" + "---|" * (len(STEPS) + 1)]
+        lines, steps = [HEADER, "|" + "---|" * COLUMNS], [STEPS_HEADER, "|" + "---|" * (len(STEPS) + 1)]
         for engine in args.engines.split(","):
             m = measure(engine, server, browser)
             lines.append(row(engine, m, floor))

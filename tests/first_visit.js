@@ -9,7 +9,7 @@
 //   a second document, so its runtime starts from scratch, served from the cache — and times its
 //   lllm.ready() (warmReadyMs: from the runtime's start, as coldReadyMs; warmOpenMs: from opening
 //   the window; both null where the browser blocks the window) and hands back its step-by-step
-//   lllm.timings (warmTimings).
+//   lllm.timings (warmTimings; the first document's are coldTimings).
 async ({ phase, goal, warm = false }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const now = () => performance.timeOrigin + performance.now();
@@ -46,7 +46,7 @@ async ({ phase, goal, warm = false }) => {
   const everything = await until(() => document.documentElement.dataset.offline === "all", 300000);
   const report = { savedBeforeIntent: saved ?? "", intentAt, answerMs, answerAt, answer, state: demo.dataset.state,
                    sync: window.lllm.sync, coldReadyMs, offlineAll: Boolean(everything), restAt: now(), warmReadyMs: null, warmOpenMs: null,
-                   warmTimings: null };
+                   coldTimings: window.lllm.timings, warmTimings: null };
   if (!warm) return report;
   // A second document in the same profile (served by the service worker): a new window, since the
   // site's CSP (frame-ancestors 'none') forbids framing it. A browser that blocks the popup gets null

@@ -7,10 +7,10 @@
 // it blocks on Atomics.wait, its event loop stops, and the model must run somewhere else. One
 // model worker serves both paths, so the predictor's contract is the same in every browser.
 //
-// At start it loads onnxruntime-web and compiles its wasm (in parallel with Pyodide's download in
-// the other worker), but no model: each model, named as in runtime.json (hooks/runtime.py: the
-// story model "tinyllm", the agent-tuned "tinyllm-agent"), loads the first time something asks
-// for it, so a page downloads only the model its first answer uses.
+// At start it loads onnxruntime-web and compiles its wasm (in parallel with Pyodide in the other
+// worker), but no model: each model, named as in runtime.json (hooks/runtime.py: the story model
+// "tinyllm", the agent-tuned "tinyllm-agent"), loads the first time something asks for it, so a
+// page downloads only the model its first answer uses.
 //
 // From the page:          {id, type: "generate" | "window" | "load", params, stream}
 //                         {type: "port", port}  a MessagePort to the (new) Python worker
@@ -43,6 +43,9 @@ const fetchCounted = countingFetch((loaded, stage) => postMessage({ type: "progr
 async function loadOrt() {
   const ortBase = new URL(manifest.ort, HERE);
   globalThis.fetch = fetchCounted;   // ORT fetches its wasm with fetch(): count those bytes too
+  // ORT imports its wasm's JavaScript half only when the first session is made: import it now
+  const glue = import(new URL("ort-wasm-simd-threaded.mjs", ortBase).href);
+  glue.catch(() => {});   // ORT imports it again and reports a failure
   ort = await import(new URL("ort.wasm.min.mjs", ortBase).href);
   ort.env.wasm.numThreads = 1;       // ORT's own threads would need a wasm build we do not ship
   ort.env.wasm.proxy = false;        // we are already off the main thread

@@ -93,12 +93,12 @@ function pageModule(port) {
 const WARM_IMPORTS = "import lllm.web.browser, lllm.web.demos";   // what every widget runs first
 
 // loadPyodide sizes the wasm memory from the snapshot, so it starts compiling its wasm only once it
-// holds the whole snapshot. A warm start compiles it meanwhile: this worker fetches and compiles
-// pyodide.asm.wasm as soon as it knows a snapshot is there, and answers Pyodide's own fetch and
-// instantiateStreaming of that file with that compiled module (Pyodide takes no compiled module
-// as an option). Measured with snapshot.mjs's smaller snapshot, warm lllm.ready() in Firefox went
-// from 1.3-2.0 s to 0.8-0.9 s; in Chromium, which compiles faster, reading the snapshot still gates it.
-let compiled = null;   // warm start: {url, module: Promise of the WebAssembly.Module, placeholder: Response}
+// holds the whole snapshot. So this worker fetches and compiles pyodide.asm.wasm itself, from the
+// moment the manifest names it (beside the snapshot's lookup and read), and answers Pyodide's own
+// fetch and instantiateStreaming of that file with that compiled module (Pyodide takes no compiled
+// module as an option). Measured with snapshot.mjs's smaller snapshot, warm lllm.ready() in Firefox
+// went from 1.3-2.0 s to 0.8-0.9 s.
+let compiled = null;   // {url, module: Promise of the WebAssembly.Module, placeholder: Response}
 globalThis.fetch = (input, init) =>
   (compiled && String(input) === compiled.url ? Promise.resolve(compiled.placeholder) : fetchCounted(input, init));
 const instantiateStreaming = WebAssembly.instantiateStreaming;
@@ -126,11 +126,9 @@ async function loadPython() {
   const pyBase = new URL(manifest.pyodide, HERE).href;
   const wheel = fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
   wheel.catch(() => {});   // awaited below; a failure must not go unhandled meanwhile
+  compileEarly(new URL("pyodide.asm.wasm", pyBase).href);
   const key = snapshotKey(HERE, manifest);
-  const found = cachedSnapshot(key).then((snapshot) => {
-    if (snapshot) compileEarly(new URL("pyodide.asm.wasm", pyBase).href);
-    return snapshot;
-  });
+  const found = cachedSnapshot(key);
   // loadPyodide imports pyodide.asm.mjs (1.2 MB) only once it has started: import it now, beside
   // pyodide.mjs, and loadPyodide's import finds it loaded.
   const asm = import(new URL("pyodide.asm.mjs", pyBase).href);
@@ -145,7 +143,6 @@ async function loadPython() {
     } catch {
       dropSnapshots();
     }
-    compiled = null;
   }
   if (!warm) pyodide = await startPyodide(loadPyodide, pyBase, null);
   mark("python: started");
