@@ -15,7 +15,9 @@ Per engine, each in a fresh profile, driven as tests/engines.py drives it (tests
   - twice: files sent more than once over the whole visit (until the rest of the site is saved).
   - cold ready / warm ready: the runtime's start until lllm.ready() (Python and onnxruntime-web),
     on the first visit and in a second document served by the service worker's cache (a new
-    window; WebKit's MiniBrowser is told it may open one), and the warm start step by step
+    window; WebKit's MiniBrowser is told it may open one). Warm is the median of WARM_RUNS such
+    windows opened one after another (one warm start varies by a third from run to run here);
+    cold is the one first visit. The warm start step by step is the median of each step
     (lllm.timings: when each worker was running, the snapshot read, Pyodide's wasm compiled, ...).
   - Python ready, cold / warm: the same two starts until Python alone was ready (lllm.timings'
     "python: ready", in s after the runtime was asked for), and their ratio: what issue 23's
@@ -31,6 +33,7 @@ import argparse
 import datetime
 import os
 import platform
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -51,6 +54,7 @@ PREDICTOR_CALLS = """async () => {
 HEADER = ("| engine | bare Pyodide | requests | MB raw | MB gzip | twice | × bare Pyodide | × floor | cold ready | warm ready "
           "| warm × cold | Python ready, cold / warm | Python warm × cold | first answer | × bare Pyodide time | answer |")
 COLUMNS = HEADER.count("|") - 1
+WARM_RUNS = 3
 
 
 # The warm start's steps (lllm.timings, site/assets/runtime/timeline.mjs) shown in the second table.
@@ -79,7 +83,7 @@ def measure(engine: str, server: CountingServer, browser) -> dict:
         return {"fatal": bare["fatal"]}
     bare_sent = [s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)]
     start = len(server.log)
-    visit = run(engine, url, {"phase": "visit", "goal": GOAL, "warm": True}, browser)
+    visit = run(engine, url, {"phase": "visit", "goal": GOAL, "warm": WARM_RUNS}, browser)
     if "fatal" in visit:
         return {"fatal": visit["fatal"]}
     sent = server.log[start:]
@@ -93,25 +97,33 @@ def step_ms(timings: list | None, step: str) -> float | None:
     return next((ms for name, ms in timings or [] if name == step), None)
 
 
+def warm_median(visit: dict, step: str | None = None) -> float | None:
+    """The median over the warm windows of lllm.ready() (step None) or of when `step` happened."""
+    values = [r["readyMs"] if step is None else step_ms(r["timings"], step) for r in visit.get("warmRuns", [])]
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
 def row(engine: str, m: dict, floor: int) -> str:
     if "fatal" in m:
         return f"| {engine} | failed: {m['fatal'].splitlines()[0][:120]} |" + " |" * (COLUMNS - 2)
     v, a = m["visit"], m["answer"]
     seconds = lambda ms: f"{ms / 1000:.1f} s" if ms is not None else "–"   # noqa: E731
     ratio = lambda warm, cold: f"{warm / cold:.2f}×" if warm and cold else "–"   # noqa: E731
-    cold_py, warm_py = step_ms(v.get("coldTimings"), "python: ready"), step_ms(v.get("warmTimings"), "python: ready")
+    cold_py, warm_py = step_ms(v.get("coldTimings"), "python: ready"), warm_median(v, "python: ready")
+    warm_ready = warm_median(v)
     python = f"{cold_py / 1000:.1f} / {warm_py / 1000:.2f} s" if cold_py and warm_py else "–"
     right = "391 ✓" if v["answer"] == ANSWER else repr(v["answer"])[:40]
     return (f"| {engine} | {m['bare'].gzip / 1e6:.2f} MB, {m['bare_ms'] / 1000:.1f} s | {a.requests} | {a.raw / 1e6:.1f} | {a.gzip / 1e6:.2f} | {len(m['whole'].twice)} "
-            f"| {a.ratio(m['bare']):.2f}× | {a.ratio(floor):.2f}× | {seconds(v['coldReadyMs'])} | {seconds(v['warmReadyMs'])} "
-            f"| {ratio(v['warmReadyMs'], v['coldReadyMs'])} | {python} | {ratio(warm_py, cold_py)} "
+            f"| {a.ratio(m['bare']):.2f}× | {a.ratio(floor):.2f}× | {seconds(v['coldReadyMs'])} | {seconds(warm_ready)} "
+            f"| {ratio(warm_ready, v['coldReadyMs'])} | {python} | {ratio(warm_py, cold_py)} "
             f"| {seconds(v['answerMs'])} | {v['answerMs'] / m['bare_ms']:.2f}× | {right} |")
 
 
 def steps_row(engine: str, m: dict) -> str:
-    """When each step of the warm start happened, in s after the runtime was asked for."""
-    timings = m.get("visit", {}).get("warmTimings")
-    cells = [f"{ms / 1000:.2f}" if (ms := step_ms(timings, step)) is not None else "–" for step, _ in STEPS]
+    """When each step of the warm start happened, in s after the runtime was asked for (medians)."""
+    visit = m.get("visit", {})
+    cells = [f"{ms / 1000:.2f}" if (ms := warm_median(visit, step)) is not None else "–" for step, _ in STEPS]
     return f"| {engine} | " + " | ".join(cells) + " |"
 
 

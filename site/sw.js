@@ -139,12 +139,22 @@ function download(request, event) {
   return original.then((response) => response.clone());
 }
 
+// The runtime's manifest names the cache it came from: the runtime workers read the files it lists
+// from that cache themselves (fetching.mjs explains why), so they read this build's files only.
+const MANIFEST = absolute("assets/runtime/runtime.json");
+function naming(hit) {
+  const headers = new Headers(hit.headers);
+  headers.set("X-LLLM-Cache", CACHE);
+  return new Response(hit.body, { status: hit.status, statusText: hit.statusText, headers });
+}
+
 // Cache first (this build's files never change), then the network, keeping what it sends.
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || !request.url.startsWith(ROOT)) return;
   event.respondWith((async () => {
     const hit = await (await caches.open(CACHE)).match(request, { ignoreVary: true });
+    if (hit && request.url === MANIFEST) return naming(hit);
     return hit ?? download(request, event);
   })());
 });

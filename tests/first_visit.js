@@ -5,11 +5,12 @@
 // phase "bare":  a module worker that only imports pyodide.mjs and awaits loadPyodide() (the floor).
 // phase "visit": the reader reads /agents/react/ (until the service worker has saved it), then runs
 //   the agent demo with the agent-tuned TinyLLM; then waits until the rest of the site and the
-//   runtime are saved for offline use. With `warm`, it then opens the same page in a new window —
-//   a second document, so its runtime starts from scratch, served from the cache — and times its
-//   lllm.ready() (warmReadyMs: from the runtime's start, as coldReadyMs; warmOpenMs: from opening
-//   the window; both null where the browser blocks the window) and hands back its step-by-step
-//   lllm.timings (warmTimings; the first document's are coldTimings).
+//   runtime are saved for offline use. With `warm` (true, or how many times), it then opens the
+//   same page in a new window — a second document, so its runtime starts from scratch, served from
+//   the cache — and times its lllm.ready(): warmRuns, one {readyMs (from the runtime's start, as
+//   coldReadyMs), openMs (from opening the window), timings (its step-by-step lllm.timings)} per
+//   window, one after the other; empty where the browser blocks the window. coldTimings are the
+//   first document's lllm.timings.
 async ({ phase, goal, warm = false }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const now = () => performance.timeOrigin + performance.now();
@@ -45,25 +46,24 @@ async ({ phase, goal, warm = false }) => {
   const answer = demo.lllmResult?.trajectory?.answer ?? demo.textContent.slice(0, 200);
   const everything = await until(() => document.documentElement.dataset.offline === "all", 300000);
   const report = { savedBeforeIntent: saved ?? "", intentAt, answerMs, answerAt, answer, state: demo.dataset.state,
-                   sync: window.lllm.sync, coldReadyMs, offlineAll: Boolean(everything), restAt: now(), warmReadyMs: null, warmOpenMs: null,
-                   coldTimings: window.lllm.timings, warmTimings: null };
-  if (!warm) return report;
+                   sync: window.lllm.sync, coldReadyMs, offlineAll: Boolean(everything), restAt: now(), warmRuns: [],
+                   coldTimings: window.lllm.timings };
   // A second document in the same profile (served by the service worker): a new window, since the
-  // site's CSP (frame-ancestors 'none') forbids framing it. A browser that blocks the popup gets null
-  // (WebKit does unless told otherwise: bench/engine_bench.py tells MiniBrowser it may open windows).
-  const w0 = performance.now();
-  const win = window.open(location.href, "_blank");
-  if (win) {
+  // site's CSP (frame-ancestors 'none') forbids framing it. A browser that blocks the popup gets no
+  // run (WebKit does unless told otherwise: bench/engine_bench.py tells MiniBrowser it may open windows).
+  for (let i = 0; i < Number(warm); i++) {
+    const w0 = performance.now();
+    const win = window.open(location.href, "_blank");
+    if (!win) break;
     const deadline = w0 + 180000;
     await until(() => { try { return win.lllm?.ready || performance.now() > deadline; } catch { return false; } });
     if (win.lllm?.ready) {
       const r0 = performance.now();
       await win.lllm.ready();
-      report.warmReadyMs = performance.now() - r0;
-      report.warmOpenMs = performance.now() - w0;
-      report.warmTimings = win.lllm.timings;
+      report.warmRuns.push({ readyMs: performance.now() - r0, openMs: performance.now() - w0, timings: win.lllm.timings });
     }
     win.close();
+    await sleep(500);   // let the closed window's workers go before the next one starts
   }
   return report;
 }

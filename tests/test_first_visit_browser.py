@@ -97,3 +97,42 @@ def test_a_second_start_restores_python_from_its_snapshot(browser, counted):
         assert result["stdout"] == "45 (3, 14)\n", result
     finally:
         context.close()
+
+
+def test_a_warm_start_reads_the_runtime_from_the_cache_itself(browser, counted):
+    """Once the service worker has saved the runtime, a second document's workers take its files
+    straight from that cache (fetching.mjs): the manifest says which cache, and no request for a
+    wasm file, the stdlib or the wheel goes out, not even one the service worker would answer."""
+    context = browser.new_context()
+    try:
+        first = context.new_page()
+        first.goto(counted.url + "playground/")
+        first.evaluate("() => lllm.ready()")
+        first.wait_for_function("async () => (await (await caches.open('pyodide-snapshots')).keys()).length === 1", timeout=60_000)
+        version = first.evaluate("""async () => {
+            const names = (await caches.keys()).filter((n) => n.startsWith('lllm-'));
+            const manifest = await (await fetch('/assets/runtime/runtime.json')).json();
+            const wanted = ['runtime.json', manifest.wheel, manifest.pyodide + 'pyodide.asm.wasm',
+                            manifest.pyodide + 'python_stdlib.zip', manifest.ort + 'ort-wasm-simd-threaded.wasm'];
+            const cache = await caches.open(names[0]);
+            const missing = [];
+            for (const path of wanted) if (!(await cache.match(new URL(path, location.origin + '/assets/runtime/').href))) missing.push(path);
+            return {names, missing};
+        }""")
+        assert len(version["names"]) == 1 and version["missing"] == [], version
+        asked = []
+        context.on("request", lambda request: asked.append(request.url))
+        second = context.new_page()
+        headers = {}
+        second.on("response", lambda r: headers.setdefault(r.url.split("/")[-1], r.headers) if r.url.endswith("runtime.json") else None)
+        second.goto(counted.url + "playground/")
+        assert second.evaluate("async () => { await lllm.ready(); return lllm.status.warm; }") is True
+        names = [url.split("?")[0].split("/")[-1] for url in asked]
+        assert "runtime.json" in names, f"the workers' requests were not seen at all: {names}"
+        assert headers.get("runtime.json", {}).get("x-lllm-cache") == version["names"][0], headers
+        big = [n for n in names if n.endswith((".wasm", ".zip", ".whl")) or n == "pyodide-lock.json"]
+        assert big == [], f"the warm start asked for these instead of reading its cache: {big}"
+        result = second.evaluate("() => lllm.run('print(sum(range(10)))')")
+        assert result["stdout"] == "45\n", result
+    finally:
+        context.close()

@@ -190,7 +190,7 @@ function listen(port) {
 
 // ---- start-up and the page's messages ------------------------------------------------------------
 
-const started = loadManifest(HERE).then((m) => { manifest = m; });
+const started = loadManifest(HERE).then((m) => { manifest = m; fetchCounted.readFrom(m.cache); });
 const engineReady = started.then(() => {
   fetchCounted.stage("Downloading onnxruntime");
   return (ortLoaded ??= loadOrt());

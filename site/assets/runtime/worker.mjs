@@ -115,6 +115,28 @@ function compileEarly(url) {
   compiled.module.then(() => mark("python: wasm compiled"), () => {});   // a failure: instantiateStreaming falls back
 }
 
+// Importing pyodide.mjs compiles a wasm module of a few hundred bytes (its error marker), with the
+// asynchronous WebAssembly.compile, and loadPyodide waits for it before it instantiates Python. In
+// Firefox that small compile queued behind the big ones already running (Pyodide's and, in the
+// other worker, onnxruntime-web's 14 MB): Python's instance came up to 0.3 s after its wasm had
+// compiled. A module that small compiles synchronously in well under a millisecond, so it does so.
+async function importPyodide(pyBase) {
+  const compile = WebAssembly.compile;
+  WebAssembly.compile = (bytes, ...rest) => {
+    if (bytes.byteLength > 4096) return compile(bytes, ...rest);
+    try {
+      return Promise.resolve(new WebAssembly.Module(bytes));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+  try {
+    return await import(new URL("pyodide.mjs", pyBase).href);
+  } finally {
+    WebAssembly.compile = compile;
+  }
+}
+
 async function startPyodide(loadPyodide, pyBase, snapshot) {
   const options = { indexURL: pyBase, stdout: () => {}, stderr: () => {} };
   return loadPyodide(snapshot ? { ...options, _loadSnapshot: snapshot } : { ...options, _makeSnapshot: true });
@@ -122,6 +144,7 @@ async function startPyodide(loadPyodide, pyBase, snapshot) {
 
 async function loadPython() {
   manifest = await loadManifest(HERE);
+  fetchCounted.readFrom(manifest.cache);
   fetchCounted.stage("Downloading Python");
   const pyBase = new URL(manifest.pyodide, HERE).href;
   const wheel = fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
@@ -133,7 +156,7 @@ async function loadPython() {
   // pyodide.mjs, and loadPyodide's import finds it loaded.
   const asm = import(new URL("pyodide.asm.mjs", pyBase).href);
   asm.catch(() => {});   // loadPyodide imports it again and reports a failure
-  const [{ loadPyodide }, snapshot] = await Promise.all([import(new URL("pyodide.mjs", pyBase).href), found]);
+  const [{ loadPyodide }, snapshot] = await Promise.all([importPyodide(pyBase), found]);
   snapshot?.bytes.then(() => mark("python: snapshot read"), () => {});
   let warm = false;
   if (snapshot) {
