@@ -37,6 +37,11 @@ re-measured here) and where each piece lives:
                                     shape (case, symbols, distractor clauses after or between
                                     sentences, the question or the operation first), so where a
                                     number or an operation word stands is not fixed by a template
+    numbers as slots                generate.NumberSlots: every episode is masked as the predictor
+                                    masks a prompt (the question's and observations' numbers become
+                                    #1, #2...; the agent's lines copy the slots), so the model copies
+                                    a number by reference, not digit by digit; the card's
+                                    number_slots makes every predictor do the same
 
 The vocabulary is the story model's (printable ASCII + newline), so every format character has
 an id. Shapes: B batch, T characters of the longest episode in the batch, H hidden, V vocabulary.
@@ -69,6 +74,7 @@ from lllm.cli import ArgParser, non_negative_int, positive_int
 from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
 from lllm.labs.factory_reshape import reshape
 from lllm.labs.factory_tasks import MIX, make_task
+from lllm.model.generate import NumberSlots
 from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["AgentSettings", "chrono_init", "weighted_loss_and_grads", "make_batch", "train_agent",
@@ -99,6 +105,7 @@ class AgentSettings:
                                # ~3x faster than starting from the header's state, measured)
     header_every: int = 10     # re-run the header every this many steps (it changes slowly)
     reshape: float = 0.4       # share of training goals said in another shape (factory_reshape)
+    number_slots: bool = True  # numbers the model reads become slots #1, #2... (generate.NumberSlots)
 # --8<-- [end:settings]
 
     def config(self, vocab_size: int) -> Config:
@@ -200,16 +207,18 @@ class HeaderCachedBackend:
 
 
 READS_FROM = "Question: "     # where an episode (and so the model's view of a prompt) starts
+NUMBER_SLOTS = NumberSlots()  # the ReAct agent's own lines (Thought, Action, Final Answer) copy the slots
 
 
-def validation_accuracy(params, config, tok, header, tasks) -> float:
+def validation_accuracy(params, config, tok, header, tasks, number_slots: bool = False) -> float:
     """Share of tasks whose greedy run is fully right (tool, arguments and final answer)."""
     from lllm.labs.factory import verify
     from lllm.model.generate import BackendPredictor
     from lllm.agents.react import run_react
     backend = HeaderCachedBackend(params, config, tok.encode(header))
     predictor = BackendPredictor(backend, tok, temperature=0, max_new_tokens=128,
-                                 stop=("Observation:", "\n\n"), reads_from=None if header else READS_FROM)
+                                 stop=("Observation:", "\n\n"), reads_from=None if header else READS_FROM,
+                                 number_slots=NUMBER_SLOTS if number_slots else None)
     right = sum(verify(run_react(t.goal, predictor, max_steps=4, return_trajectory=True), t) is None
                 for t in tasks)
     return right / len(tasks)
@@ -223,6 +232,9 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     """Train from scratch on fresh factory episodes (or on `corpus`, a factory corpus's episodes,
     drawn at random); with `validation` tasks, keep the best of `settings.checkpoints`
     checkpoints (and call `on_best(params, history)` with each new best). Returns (params, history)."""
+    if settings.header and settings.number_slots:
+        raise ValueError("AgentSettings: number_slots needs header=False (slots are numbered from the "
+                         "Question line on, and the header's own numbers would take the first slots)")
     tok = vocabulary()
     config = settings.config(len(tok))
     params = init_params(config)
@@ -239,6 +251,8 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     for step in range(1, settings.steps + 1):
         texts = ([corpus[rng.randrange(len(corpus))] for _ in range(settings.batch)] if corpus
                  else fresh_episodes(rng, settings.batch, settings.reshape))
+        if settings.number_slots:                    # what the model reads at every step of the episode
+            texts = [NUMBER_SLOTS.mask(text)[0] for text in texts]
         data.update("\0".join(texts).encode() + b"\1")
         x, y, w = make_batch(texts, tok, settings.mask)
         if header_ids and (step - 1) % settings.header_every == 0:
@@ -249,7 +263,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
         optimiser.step(params, grads)
         history["loss"].append(loss)
         if validation and (step % every == 0 or step == settings.steps):
-            score = validation_accuracy(params, config, tok, header, validation)
+            score = validation_accuracy(params, config, tok, header, validation, settings.number_slots)
             history["validation"].append((step, score))
             if score >= best[0]:                     # ties go to the later, longer-trained weights
                 best = (score, {k: v.copy() for k, v in params.items()})
@@ -277,9 +291,9 @@ def learning_rate(settings: AgentSettings, step: int) -> float:
 # ---- build: train, export, card, reuse ---------------------------------------------------------
 
 SOURCES = (sorted((ROOT / "export").glob("*.py"))
-           + [ROOT / "lllm" / name for name in ("model/tokenizer.py", "labs/factory.py", "labs/factory_tasks.py", "labs/factory_reshape.py",
-                                                "agents/react.py", "agents/tools.py", "agents/calc.py",
-                                                "predictors/rules.py")])
+           + [ROOT / "lllm" / name for name in ("model/tokenizer.py", "model/generate.py", "labs/factory.py",
+                                                "labs/factory_tasks.py", "labs/factory_reshape.py", "agents/react.py",
+                                                "agents/tools.py", "agents/calc.py", "predictors/rules.py")])
 
 
 SEEDS = 2
@@ -457,6 +471,8 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
         }
         if not settings.header:
             card["reads_from"] = READS_FROM
+        if settings.number_slots:
+            card["number_slots"] = NUMBER_SLOTS.to_card()
         write_atomic(onnx_path, onnx_bytes)
         write_atomic(card_path, card_json(card).encode())
         return card

@@ -11,7 +11,7 @@ from export.agent_train import (AgentSettings, HeaderCachedBackend, build, chron
                                 train_agent, vocabulary, weighted_loss_and_grads)
 from export.model import Config, NumpyBackend, init_params, loss_and_grads
 from lllm.labs.factory import prompt_header
-from lllm.model.generate import BackendPredictor
+from lllm.model.generate import BackendPredictor, NumberSlots
 from lllm.agents.react import build_prompt, parse_step
 from lllm.agents.tools import DEFAULT_TOOLS
 
@@ -108,6 +108,8 @@ def test_build_writes_a_card_that_onnx_backend_opens_and_reuses_it(tmp_path, cap
     predictor = make_predictor(f"tinyllm-agent:{path}")
     assert predictor.temperature == 0 and predictor.stop == ("Observation:", "\n\n")
     assert card["reads_from"] == predictor.reads_from == "Question: "
+    assert card["number_slots"] == {"mark": "#", "own_lines": ["Thought:", "Action:", "Final Answer:"]}
+    assert predictor.number_slots == NumberSlots()
     assert isinstance(predictor("Question: hi\n", 5), str)
     full = build_prompt("What is 2+2?", DEFAULT_TOOLS, [])         # header + question: the model
     assert predictor(full, 12) == predictor("Question: What is 2+2?\n", 12)   # reads the question on
@@ -153,6 +155,58 @@ def test_a_card_with_a_bad_reads_from_is_refused(tmp_path):
     (tmp_path / "m.json").write_text(json.dumps(card))
     with pytest.raises(ModelError, match="reads_from must be a non-empty string"):
         load_card(str(tmp_path / "m.json"))
+
+
+@pytest.mark.parametrize("number_slots, message", [
+    ({"mark": "5", "own_lines": ["Thought:"]}, "number_slots.mark must be one character other than a digit"),
+    ({"mark": "#"}, "number_slots must be an object with exactly the fields mark and own_lines"),
+    ({"mark": "#", "own_lines": []}, "number_slots.own_lines must be a non-empty list"),
+    ({"mark": "c", "own_lines": ["Thought:"]}, "number_slots.mark 'c' is not in the model's vocabulary"),
+])
+def test_a_card_with_a_bad_number_slots_is_refused(tmp_path, number_slots, message):
+    from lllm.model.onnx_backend import ModelError, load_card
+    card = {"format": "lllm.tinyllm/1", "vocab": "ab#", "config": {"layers": 1, "hidden": 4},
+            "onnx_sha256": "0", "number_slots": number_slots}
+    (tmp_path / "m.json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match=f"m.json: {message}"):
+        load_card(str(tmp_path / "m.json"))
+
+
+class Replay:
+    """A backend that writes a masked training episode back, character by character, and checks that
+    every prompt the predictor feeds it is the start of that episode (what the model was trained on)."""
+
+    def __init__(self, episode: str, tok):
+        self.episode, self.tok, self.vocab_size = episode, tok, len(tok)
+
+    def __call__(self, ids, state):
+        read = (state or "") + self.tok.decode(list(ids))
+        assert self.episode.startswith(read), (read, self.episode)
+        favourite = self.tok.encode(self.episode[len(read)])[0]
+        return [9.0 if i == favourite else 0.0 for i in range(self.vocab_size)], read
+
+
+def test_training_masks_numbers_exactly_as_the_predictor_does():
+    """The oracle for number slots: for factory episodes of every family (40% reshaped, as in
+    training), a predictor with the card's number slots, over a backend that replays the masked
+    episode, reads only prefixes of that episode and runs the same trajectory the teacher did."""
+    import random
+    from export.agent_train import NUMBER_SLOTS, READS_FROM, fresh_episodes
+    from lllm.agents.react import run_react
+    tok, rng = vocabulary(), random.Random(7)
+    texts = [t for _ in range(40) for t in fresh_episodes(rng, 2, 0.4)]
+    assert sum("#" in NUMBER_SLOTS.mask(t)[0] for t in texts) > len(texts) / 2
+    for text in texts:
+        masked = NUMBER_SLOTS.mask(text)[0]
+        predictor = BackendPredictor(Replay(masked, tok), tok, temperature=0, max_new_tokens=200,
+                                     stop=("Observation:", "\n\n"), reads_from=READS_FROM, number_slots=NUMBER_SLOTS)
+        goal = text[len("Question: "):text.index("\n")]
+        assert run_react(goal, predictor, max_steps=4, return_trajectory=True).render() + "\n\n" == text
+
+
+def test_number_slots_need_episodes_without_the_header():
+    with pytest.raises(ValueError, match="number_slots needs header=False"):
+        train_agent(AgentSettings(hidden=8, embed=4, steps=1, batch=2, header=True), progress=False)
 
 
 def test_the_built_agent_model_calls_the_right_tool_on_its_own():

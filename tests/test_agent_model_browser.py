@@ -258,3 +258,29 @@ def test_the_cards_reads_from_is_honoured_as_in_cpython(browser, site_server, ag
     assert run["result"]["runs"][1]["trajectory"] == json.loads(json.dumps(expected.to_dict()))
     watched.assert_clean()
     context.close()
+
+
+def test_the_cards_number_slots_are_honoured_as_in_cpython(browser, site_server, agent_model, tmp_path):
+    """A card's `number_slots` makes both predictors read the prompt's numbers as #1, #2... and put
+    them back into the reply (`generate.NumberSlots`). The page is served the card with the field
+    toggled, against CPython on the same card; the trajectory both show has the real numbers."""
+    from lllm.model.generate import NumberSlots
+    card = json.loads((ROOT / "build" / "model" / "tinyllm-agent.json").read_text(encoding="utf-8"))
+    if card.pop("number_slots", None) is None:
+        card["number_slots"] = NumberSlots().to_card()
+    shutil.copy(agent_model, tmp_path / "tinyllm-agent.onnx")
+    (tmp_path / "tinyllm-agent.json").write_text(json.dumps(card), encoding="utf-8")
+    goal = "What is 48 plus 17?"
+    expected = run_react(goal, make_predictor(f"tinyllm-agent:{tmp_path / 'tinyllm-agent.onnx'}"), return_trajectory=True)
+    as_built = run_react(goal, make_predictor(f"tinyllm-agent:{agent_model}"), return_trajectory=True)
+    assert expected.steps[0].raw != as_built.steps[0].raw, "pick a goal where number_slots changes the run"
+    context = browser.new_context(service_workers="block")
+    watched = watch(context, {origin(site_server.url)})
+    context.route(re.compile(r"/model/tinyllm-agent\.json"), lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(card)))
+    watched.page.goto(site_server.url + PAGE)
+    run = run_demo(demo_on(watched.page), goal=goal)
+    assert run["state"] == "done"
+    assert run["result"]["runs"][1]["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    watched.assert_clean()
+    context.close()

@@ -1,8 +1,10 @@
 """The generation loop (lllm/model/generate.py) over a small hand-written backend."""
 
+import re
+
 import pytest
 
-from lllm.model.generate import BackendPredictor, generate, next_char_view
+from lllm.model.generate import BackendPredictor, NumberSlots, generate, next_char_view
 from lllm.predictors.contract import Predictor
 from lllm.model.sampling import Mulberry32
 from lllm.model.tokenizer import CharTokenizer
@@ -96,3 +98,103 @@ def test_backend_predictor_is_a_predictor_with_one_seeded_stream():
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         generate(Cycler(), TOK, "a", **kwargs)
+
+
+# ---- number slots: what a model trained with them reads and writes ------------------------------
+
+def test_number_slots_docstring_example():
+    slots = NumberSlots()
+    masked, numbers = slots.mask("Question: 96 plus 85?\nThought: compute 96 + 85\nObservation: 181\n")
+    assert masked == "Question: #1 plus #2?\nThought: compute #1 + #2\nObservation: #3\n"
+    assert numbers == ["96", "85", "181"]
+    assert slots.unmask("Final Answer: #3", numbers) == "Final Answer: 181"
+
+
+def test_number_slots_round_trip_a_read_text():
+    text = "Question: Ben packs 17 boxes of 4 beads; 2.5 kg, -45 and 6:30.\nObservation: 68\n"
+    masked, numbers = NumberSlots().mask(text)
+    assert masked == "Question: Ben packs #1 boxes of #2 beads; #3 kg, -#4 and #5:#6.\nObservation: #7\n"
+    assert numbers == ["17", "4", "2.5", "45", "6", "30", "68"]
+    assert not any(c.isdigit() for c in re.sub(r"#\d+", "", masked))      # every digit is in a slot
+    assert NumberSlots().unmask(masked, numbers) == text
+
+
+def test_the_same_number_twice_is_the_same_slot():
+    assert NumberSlots().mask("Question: 20 bags of 20, then 7 and 20.") == \
+        ("Question: #1 bags of #1, then #2 and #1.", ["20", "7"])
+
+
+def test_decimals_are_one_slot_and_a_minus_stays_outside():
+    masked, numbers = NumberSlots().mask("Question: -3.5 times 2. and .5\nObservation: -7\n")
+    assert masked == "Question: -#1 times #2. and .#3\nObservation: -#4\n"
+    assert numbers == ["3.5", "2", "5", "7"]
+    assert NumberSlots().unmask("Final Answer: -#4", numbers) == "Final Answer: -7"
+
+
+def test_the_models_own_lines_copy_slots_and_keep_numbers_it_wrote_itself():
+    text = ("Question: A dozen eggs at 3 each?\nThought: compute 12 * 3\nAction: calc[12 * 3]\n"
+            "Observation: 36\nFinal Answer: 36\n")
+    masked, numbers = NumberSlots().mask(text)
+    assert masked == ("Question: A dozen eggs at #1 each?\nThought: compute 12 * #1\nAction: calc[12 * #1]\n"
+                      "Observation: #2\nFinal Answer: #2\n")
+    assert numbers == ["3", "36"]
+
+
+def test_masking_a_prompt_gives_the_start_of_masking_the_longer_one():
+    """Prefix-stable: each step's prompt is re-masked from scratch, and agrees with the episode."""
+    episode = ("Question: 5 times 12?\nThought: compute 5 * 12\nAction: calc[5 * 12]\nObservation: 60\n"
+               "Final Answer: 60\n\n")
+    whole, numbers = NumberSlots().mask(episode)
+    for cut in (episode.index("Thought:"), episode.index("Final Answer:")):
+        part, part_numbers = NumberSlots().mask(episode[:cut])
+        assert whole.startswith(part) and numbers[:len(part_numbers)] == part_numbers
+
+
+def test_an_unknown_slot_is_left_as_written():
+    assert NumberSlots().unmask("Action: calc[#1 + #3 + #0 + #01]", ["8", "9"]) == "Action: calc[8 + #3 + #0 + #01]"
+
+
+def test_a_prompt_with_no_numbers_is_unchanged():
+    text = "Question: Say the word tiger.\nThought: repeat tiger\n"
+    assert NumberSlots().mask(text) == (text, [])
+    assert NumberSlots().unmask("Final Answer: tiger #1", []) == "Final Answer: tiger #1"
+
+
+def test_another_mark_and_other_own_lines():
+    slots = NumberSlots(mark="@", own_lines=("A:",))
+    assert slots.mask("Q: 4 and 5\nA: 5 + 1\n") == ("Q: @1 and @2\nA: @2 + 1\n", ["4", "5"])
+    assert slots.unmask("@2@1", ["4", "5"]) == "54"
+
+
+def test_number_slots_card_field_round_trips():
+    slots = NumberSlots.from_card(NumberSlots().to_card(), "#0123456789")
+    assert slots == NumberSlots() and NumberSlots.from_card(None, "ab") is None
+
+
+@pytest.mark.parametrize("value, message", [
+    ("#", "must be an object with exactly the fields mark and own_lines"),
+    ({"mark": "#"}, "must be an object with exactly the fields mark and own_lines"),
+    ({"mark": "##", "own_lines": ["A:"]}, "mark must be one character"),
+    ({"mark": "7", "own_lines": ["A:"]}, "mark must be one character other than a digit"),
+    ({"mark": "-", "own_lines": ["A:"]}, "mark must be one character"),
+    ({"mark": "§", "own_lines": ["A:"]}, "mark '§' is not in the model's vocabulary"),
+    ({"mark": "#", "own_lines": []}, "own_lines must be a non-empty list"),
+    ({"mark": "#", "own_lines": ["A:", ""]}, "own_lines must be a non-empty list"),
+    ({"mark": "#", "own_lines": "Thought:"}, "own_lines must be a non-empty list"),
+])
+def test_a_bad_number_slots_field_is_a_clear_error(value, message):
+    with pytest.raises(ValueError, match=message):
+        NumberSlots.from_card(value, "#ab")
+
+
+def test_backend_predictor_reads_slots_and_returns_numbers():
+    """A backend that always writes "#2": the caller sees the second number of the prompt, and
+    `last` keeps what the model read and wrote."""
+    tok = CharTokenizer(["\n", " ", "#", "1", "2", "3", "5", "?", "Q", ":"])
+
+    def writes_slot_two(ids, state):                  # state: characters written so far
+        favourite = tok.encode("#2")[0 if state is None else 1]
+        return [5.0 if i == favourite else 0.0 for i in range(len(tok))], (state or 0) + 1
+    predictor = BackendPredictor(writes_slot_two, tok, temperature=0, number_slots=NumberSlots())
+    assert predictor("Q: 5 3?\n", 2) == "3"
+    assert (predictor.last.prompt, predictor.last.completion, predictor.last.numbers) == ("Q: #1 #2?\n", "#2", ["5", "3"])

@@ -34,6 +34,7 @@ Usage:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -41,7 +42,7 @@ from lllm.model.sampling import Mulberry32, check_sampling, sample, top_predicti
 from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["Backend", "Generation", "generate", "next_char_view", "BackendPredictor", "EMPTY_PROMPT",
-           "prompt_view"]
+           "prompt_view", "NumberSlots", "model_view"]
 
 Backend = Callable[[list[int], Any], tuple[list[float], Any]]
 EMPTY_PROMPT = "\n"   # what an empty prompt is read as: the model needs at least one character
@@ -56,6 +57,8 @@ class Generation:
     dropped: list[str] = field(default_factory=list)   # prompt characters outside the vocabulary
     stopped_by: str | None = None                       # the stop string that ended it, if any
     top: list[list[tuple[str, float]]] = field(default_factory=list)  # per step, when asked
+    numbers: list[str] = field(default_factory=list)   # with number slots: slot #k is numbers[k - 1], and
+                                                        # prompt and completion are what the model read and wrote
 
 
 def check_count(max_new_tokens: int) -> None:
@@ -134,28 +137,119 @@ def prompt_view(prompt: str, reads_from: str | None) -> str:
     return prompt[at + 1:] if at >= 0 else prompt
 
 
+# --8<-- [start:number-slots]
+NUMBER_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?")    # a number literal: ASCII digits, an optional decimal part
+
+
+@dataclass(frozen=True)
+class NumberSlots:
+    """Numbers by reference: the model reads and writes `#1`, `#2`... instead of the digits it copies.
+
+    `mask(text)` scans a prompt line by line. In a line the model reads (the question, an
+    observation: any line not starting with one of `own_lines`) every number literal gets a slot,
+    numbered by first appearance; the same literal is always the same slot. In the model's own
+    lines (its Thought / Action / Final Answer) a number that already has a slot is written as the
+    slot, and any other number is one the model wrote itself and stays digits. Reading left to
+    right, masking a prompt gives the start of masking the longer prompt the next step sees, so a
+    whole training episode masked once is what the model reads at every step.
+
+    A number literal is digits with an optional decimal part (`3.5` is one slot); a sign stays
+    outside it, so `-45` reads `-#3`. `unmask(text, numbers)` puts the numbers back into what the
+    model wrote; a slot with no number (`#9` of three) is left as written, so the tool that gets
+    it says so.
+
+    >>> slots = NumberSlots()
+    >>> slots.mask("Question: 96 plus 85?\\nThought: compute 96 + 85\\nObservation: 181\\n")
+    ('Question: #1 plus #2?\\nThought: compute #1 + #2\\nObservation: #3\\n', ['96', '85', '181'])
+    >>> slots.unmask("Final Answer: #3", ["96", "85", "181"])
+    'Final Answer: 181'
+    """
+
+    mark: str = "#"
+    own_lines: tuple[str, ...] = ("Thought:", "Action:", "Final Answer:")   # the ReAct agent's own lines
+
+    def mask(self, text: str) -> tuple[str, list[str]]:
+        """(text with slots, the numbers: slot #k is numbers[k - 1])."""
+        slot: dict[str, int] = {}
+
+        def read(match: re.Match) -> str:
+            return f"{self.mark}{slot.setdefault(match.group(), len(slot) + 1)}"
+
+        def copied(match: re.Match) -> str:
+            number = match.group()
+            return f"{self.mark}{slot[number]}" if number in slot else number
+
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            lines[i] = NUMBER_RE.sub(copied if line.startswith(self.own_lines) else read, line)
+        return "\n".join(lines), list(slot)
+
+    def unmask(self, text: str, numbers: list[str]) -> str:
+        """`text` with each slot that has a number replaced by it."""
+        def number(match: re.Match) -> str:
+            k = int(match.group(1))
+            return numbers[k - 1] if k <= len(numbers) else match.group()
+        return re.sub(re.escape(self.mark) + r"([1-9][0-9]*)", number, text)
+
+    def to_card(self) -> dict:
+        return {"mark": self.mark, "own_lines": list(self.own_lines)}
+
+    @classmethod
+    def from_card(cls, value, vocab) -> "NumberSlots | None":
+        """A card's `number_slots` field (None: the model reads digits); ValueError saying what is wrong."""
+        if value is None:
+            return None
+        if not isinstance(value, dict) or set(value) != {"mark", "own_lines"}:
+            raise ValueError("number_slots must be an object with exactly the fields mark and own_lines")
+        mark, own = value["mark"], value["own_lines"]
+        if not (isinstance(mark, str) and len(mark) == 1) or mark.isspace() or mark in "0123456789.-":
+            raise ValueError(f"number_slots.mark must be one character other than a digit, '.', '-' "
+                             f"or a space, got {mark!r}")
+        if mark not in vocab:
+            raise ValueError(f"number_slots.mark {mark!r} is not in the model's vocabulary")
+        if (not isinstance(own, list) or not own
+                or not all(isinstance(p, str) and p.strip() and "\n" not in p for p in own)):
+            raise ValueError("number_slots.own_lines must be a non-empty list of line starts "
+                             "(non-empty strings without a newline)")
+        return cls(mark, tuple(own))
+# --8<-- [end:number-slots]
+
+
+def model_view(prompt: str, reads_from: str | None, number_slots: NumberSlots | None) -> tuple[str, list[str]]:
+    """What the model reads of `prompt` (`prompt_view`, then number slots if it has them), and the
+    numbers its slots stand for. Both predictors, in CPython and in the page, read prompts so."""
+    view = prompt_view(prompt, reads_from)
+    return number_slots.mask(view) if number_slots else (view, [])
+
+
 class BackendPredictor:
     """The seam: wraps a backend + tokenizer as `predictor(prompt, max_new_tokens) -> completion`.
 
     One Mulberry32 stream, seeded once, runs across calls, so a whole agent run is reproducible
     from its seed. `last` keeps the most recent Generation (e.g. to see dropped characters).
-    `reads_from` (see `prompt_view`) is for a model trained on text that starts at a marker.
+    `reads_from` (see `prompt_view`) is for a model trained on text that starts at a marker, and
+    `number_slots` (see `NumberSlots`) for one trained to read and write numbers as slots: it
+    reads the masked prompt and the caller gets its reply with the numbers put back (`last` keeps
+    the masked view and the slot table).
     """
 
     def __init__(self, backend: Backend, tokenizer: CharTokenizer, temperature: float = 0.8,
                  top_k: int = 0, top_p: float = 1.0, seed: int = 0, max_new_tokens: int = 200,
-                 stop: Sequence[str] = (), reads_from: str | None = None):
+                 stop: Sequence[str] = (), reads_from: str | None = None,
+                 number_slots: NumberSlots | None = None):
         check_sampling(temperature, top_k, top_p)
         check_count(max_new_tokens)
         self.backend, self.tokenizer = backend, tokenizer
         self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
         self.max_new_tokens, self.stop = max_new_tokens, tuple(stop)
-        self.reads_from = reads_from
+        self.reads_from, self.number_slots = reads_from, number_slots
         self.rng = Mulberry32(seed)
         self.last: Generation | None = None
 
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
         n = self.max_new_tokens if max_new_tokens is None else max_new_tokens
-        self.last = generate(self.backend, self.tokenizer, prompt_view(prompt, self.reads_from), n,
-                             self.temperature, self.top_k, self.top_p, rng=self.rng, stop=self.stop)
-        return self.last.completion
+        view, numbers = model_view(prompt, self.reads_from, self.number_slots)
+        self.last = generate(self.backend, self.tokenizer, view, n, self.temperature, self.top_k,
+                             self.top_p, rng=self.rng, stop=self.stop)
+        self.last.numbers = numbers
+        return self.number_slots.unmask(self.last.completion, numbers) if self.number_slots else self.last.completion

@@ -22,7 +22,7 @@ import json
 import os
 from typing import Any, Sequence
 
-from lllm.model.generate import BackendPredictor
+from lllm.model.generate import BackendPredictor, NumberSlots
 from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["DEFAULT_MODEL", "ModelError", "OnnxBackend", "load_card", "from_onnx"]
@@ -65,6 +65,10 @@ def load_card(path: str) -> dict:
     reads_from = card.get("reads_from")
     if reads_from is not None and not (isinstance(reads_from, str) and reads_from.strip()):
         raise ModelError(f"{path}: reads_from must be a non-empty string (where the model's prompt starts)")
+    try:
+        NumberSlots.from_card(card.get("number_slots"), card["vocab"])
+    except ValueError as e:
+        raise ModelError(f"{path}: {e}") from None
     return card
 
 
@@ -141,9 +145,11 @@ def from_onnx(path: str = DEFAULT_MODEL, temperature: float = 0.8, top_k: int = 
     """TinyLLM as a Predictor: `from_onnx(...)(prompt, max_new_tokens) -> completion only`.
 
     A card's `reads_from` (the agent model's "Question: ") says where in a prompt the model's
-    training text started; the predictor feeds it from there (`lllm.model.generate.prompt_view`)."""
+    training text started; the predictor feeds it from there (`lllm.model.generate.prompt_view`).
+    A card's `number_slots` says the model reads and writes numbers as slots (`generate.NumberSlots`)."""
     backend = OnnxBackend(path)
     return BackendPredictor(backend, backend.tokenizer, temperature=temperature, top_k=top_k,
                             top_p=top_p, seed=seed, max_new_tokens=max_new_tokens, stop=stop,
-                            reads_from=backend.card.get("reads_from"))
+                            reads_from=backend.card.get("reads_from"),
+                            number_slots=NumberSlots.from_card(backend.card.get("number_slots"), backend.card["vocab"]))
 # --8<-- [end:from-onnx]

@@ -32,7 +32,7 @@ import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
-from lllm.model.generate import EMPTY_PROMPT, Generation, check_count, prompt_view
+from lllm.model.generate import EMPTY_PROMPT, Generation, NumberSlots, check_count, model_view
 from lllm.model.sampling import Mulberry32, check_sampling
 from lllm.model.tokenizer import CharTokenizer
 from lllm.predictors.specs import use_platform_models
@@ -77,8 +77,9 @@ class BrowserPredictor:
     Same arguments and behaviour as `generate.BackendPredictor` over the ONNX backend: one
     Mulberry32 stream seeded once and carried across calls (its 32-bit state goes to JavaScript
     and comes back), unknown prompt characters dropped and kept in `last.dropped`, and the prompt
-    read from the card's `reads_from` marker when it has one (`generate.prompt_view`). `model`
-    names the page's model ("tinyllm" or "tinyllm-agent").
+    read from the card's `reads_from` marker when it has one (`generate.prompt_view`), with its
+    numbers as slots when the card has `number_slots` (`generate.NumberSlots`). `model` names the
+    page's model ("tinyllm" or "tinyllm-agent").
     """
 
     def __init__(self, temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,
@@ -90,13 +91,17 @@ class BrowserPredictor:
         self.rng = Mulberry32(seed)
         card = page_card(model)
         self.tokenizer, self.reads_from = CharTokenizer(card["vocab"]), card.get("reads_from")
+        try:
+            self.number_slots = NumberSlots.from_card(card.get("number_slots"), card["vocab"])
+        except ValueError as e:
+            raise ValueError(f"the page's card of {model}: {e}") from None
         self.last: Generation | None = None
 
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
         from pyodide.ffi import to_js
         n = self.max_new_tokens if max_new_tokens is None else max_new_tokens
         check_count(n)
-        prompt = prompt_view(prompt, self.reads_from)
+        prompt, numbers = model_view(prompt, self.reads_from, self.number_slots)
         ids, dropped = self.tokenizer.encode_lossy(prompt)
         if not ids:
             ids = self.tokenizer.encode(EMPTY_PROMPT)
@@ -104,8 +109,8 @@ class BrowserPredictor:
                                            float(self.top_p), self.rng.state, to_js(list(self.stop))))
         self.rng.state = int(result.rngState)
         self.last = Generation(prompt=prompt, completion=result.completion, dropped=dropped,
-                               stopped_by=result.stoppedBy)
-        return self.last.completion
+                               stopped_by=result.stoppedBy, numbers=numbers)
+        return self.number_slots.unmask(result.completion, numbers) if self.number_slots else result.completion
 
     def __repr__(self) -> str:
         return (f"BrowserPredictor(model={self.model!r}, temperature={self.temperature}, top_k={self.top_k}, "
