@@ -235,45 +235,23 @@ def test_a_missing_agent_model_is_a_clear_message(browser, site_server):
     context.close()
 
 
-def test_the_cards_reads_from_is_honoured_as_in_cpython(browser, site_server, agent_model, tmp_path):
+@pytest.mark.parametrize("field", ["reads_from", "number_slots"])
+def test_the_cards_reading_fields_are_honoured_as_in_cpython(browser, site_server, agent_model, tmp_path, field):
     """A card's `reads_from` ("Question: ": where the agent model's training text starts) makes both
-    predictors feed the model from the last such line. The built card's choice is checked above;
-    here the page is served the card with the field toggled, against CPython on the same card."""
-    card = json.loads((ROOT / "build" / "model" / "tinyllm-agent.json").read_text(encoding="utf-8"))
-    if card.pop("reads_from", None) is None:
-        card["reads_from"] = "Question: "
-    shutil.copy(agent_model, tmp_path / "tinyllm-agent.onnx")
-    (tmp_path / "tinyllm-agent.json").write_text(json.dumps(card), encoding="utf-8")
-    goal = "What is 48 plus 17?"
-    expected = run_react(goal, make_predictor(f"tinyllm-agent:{tmp_path / 'tinyllm-agent.onnx'}"), return_trajectory=True)
-    as_built = run_react(goal, make_predictor(f"tinyllm-agent:{agent_model}"), return_trajectory=True)
-    assert expected.steps[0].raw != as_built.steps[0].raw, "pick a goal where reads_from changes the run"
-    context = browser.new_context(service_workers="block")
-    watched = watch(context, {origin(site_server.url)})
-    context.route(re.compile(r"/model/tinyllm-agent\.json"), lambda route: route.fulfill(
-        status=200, content_type="application/json", body=json.dumps(card)))
-    watched.page.goto(site_server.url + PAGE)
-    run = run_demo(demo_on(watched.page), goal=goal)
-    assert run["state"] == "done"
-    assert run["result"]["runs"][1]["trajectory"] == json.loads(json.dumps(expected.to_dict()))
-    watched.assert_clean()
-    context.close()
-
-
-def test_the_cards_number_slots_are_honoured_as_in_cpython(browser, site_server, agent_model, tmp_path):
-    """A card's `number_slots` makes both predictors read the prompt's numbers as #1, #2... and put
-    them back into the reply (`generate.NumberSlots`). The page is served the card with the field
-    toggled, against CPython on the same card; the trajectory both show has the real numbers."""
+    predictors feed the model from the last such line; its `number_slots` makes both read the
+    prompt's numbers as #1, #2... and put them back into the reply (`generate.NumberSlots`). The
+    built card's choices are checked above; here the page is served the card with one field
+    toggled, against CPython on the same card (the trajectory both show has the real numbers)."""
     from lllm.model.generate import NumberSlots
     card = json.loads((ROOT / "build" / "model" / "tinyllm-agent.json").read_text(encoding="utf-8"))
-    if card.pop("number_slots", None) is None:
-        card["number_slots"] = NumberSlots().to_card()
+    if card.pop(field, None) is None:
+        card[field] = "Question: " if field == "reads_from" else NumberSlots().to_card()
     shutil.copy(agent_model, tmp_path / "tinyllm-agent.onnx")
     (tmp_path / "tinyllm-agent.json").write_text(json.dumps(card), encoding="utf-8")
     goal = "What is 48 plus 17?"
     expected = run_react(goal, make_predictor(f"tinyllm-agent:{tmp_path / 'tinyllm-agent.onnx'}"), return_trajectory=True)
     as_built = run_react(goal, make_predictor(f"tinyllm-agent:{agent_model}"), return_trajectory=True)
-    assert expected.steps[0].raw != as_built.steps[0].raw, "pick a goal where number_slots changes the run"
+    assert expected.steps[0].raw != as_built.steps[0].raw, f"pick a goal where {field} changes the run"
     context = browser.new_context(service_workers="block")
     watched = watch(context, {origin(site_server.url)})
     context.route(re.compile(r"/model/tinyllm-agent\.json"), lambda route: route.fulfill(
