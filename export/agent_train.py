@@ -33,7 +33,7 @@ re-measured here) and where each piece lives:
     many phrasings, hard numbers    32 arithmetic prefixes (two held out); training draws more
                                     3-digit operands than the held-out goals do
     two seeds, one per core         train_seeds: both at once, the better on validation is kept
-    structure noise                 factory_reshape.reshape: 40% of training goals said in another
+    structure noise                 factory_reshape.reshape: 50% of training goals said in another
                                     shape (case, symbols, distractor clauses after or between
                                     sentences, the question or the operation first), so where a
                                     number or an operation word stands is not fixed by a template
@@ -104,7 +104,7 @@ class AgentSettings:
                                # reads_from tells every predictor to feed the model from there (learns
                                # ~3x faster than starting from the header's state, measured)
     header_every: int = 10     # re-run the header every this many steps (it changes slowly)
-    reshape: float = 0.4       # share of training goals said in another shape (factory_reshape)
+    reshape: float = 0.5       # share of training goals said in another shape (factory_reshape.SHARE)
     number_slots: bool = True  # numbers the model reads become slots #1, #2... (generate.NumberSlots)
 # --8<-- [end:settings]
 
