@@ -33,7 +33,7 @@ re-measured here) and where each piece lives:
     many phrasings, hard numbers    32 arithmetic prefixes (two held out); training draws more
                                     3-digit operands than the held-out goals do
     two seeds, one per core         train_seeds: both at once, the better on validation is kept
-    structure noise                 factory_reshape.reshape: 40% of training goals said in another
+    structure noise                 factory_reshape.reshape: 50% of training goals said in another
                                     shape (case, symbols, distractor clauses after or between
                                     sentences, the question or the operation first), so where a
                                     number or an operation word stands is not fixed by a template
@@ -104,8 +104,10 @@ class AgentSettings:
                                # reads_from tells every predictor to feed the model from there (learns
                                # ~3x faster than starting from the header's state, measured)
     header_every: int = 10     # re-run the header every this many steps (it changes slowly)
-    reshape: float = 0.4       # share of training goals said in another shape (factory_reshape)
+    reshape: float = 0.5       # share of training goals said in another shape (factory_reshape.SHARE)
     number_slots: bool = True  # numbers the model reads become slots #1, #2... (generate.NumberSlots)
+    echo_extra: int = 2        # the echo family drawn 1 + this many times per len(MIX): copying a
+                               # word from anywhere in a goal needs more practice than the factory's mix
 # --8<-- [end:settings]
 
     def config(self, vocab_size: int) -> Config:
@@ -159,10 +161,10 @@ def weighted_loss_and_grads(params, config: Config, x, y, w, state):
 # --8<-- [end:weighted-loss]
 
 
-def fresh_episodes(rng: random.Random, batch: int, reshape_share: float = 0.0) -> list[str]:
+def fresh_episodes(rng: random.Random, batch: int, reshape_share: float = 0.0, echo_extra: int = 0) -> list[str]:
     """`batch` new verified episodes of one family (similar lengths pad less), each acted by its
     task's teacher; `reshape_share` of their goals said in another shape (factory_reshape)."""
-    family, texts = rng.choice(MIX), []
+    family, texts = rng.choice(MIX + ("no-tool",) * echo_extra), []
     while len(texts) < batch:
         episode = run_episode(reshape(make_task(rng, "train", family), rng, reshape_share))
         if episode.rejected is None:
@@ -250,7 +252,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     every = max(1, settings.steps // max(1, settings.checkpoints))
     for step in range(1, settings.steps + 1):
         texts = ([corpus[rng.randrange(len(corpus))] for _ in range(settings.batch)] if corpus
-                 else fresh_episodes(rng, settings.batch, settings.reshape))
+                 else fresh_episodes(rng, settings.batch, settings.reshape, settings.echo_extra))
         if settings.number_slots:                    # what the model reads at every step of the episode
             texts = [NUMBER_SLOTS.mask(text)[0] for text in texts]
         data.update("\0".join(texts).encode() + b"\1")

@@ -235,7 +235,8 @@ def test_the_teacher_demonstrates_the_plan_step_by_step():
     task = make_task(random.Random(0), "train", family="multi-step")
     text = run_episode(task).text()
     (topic_tool, topic), (calc_tool, args) = task.calls
-    assert f"Thought: look up {topic}\nAction: lookup[{topic}]\nObservation: " in text
+    op, n = args.split(" ")[1:]
+    assert f"Thought: look up {topic}, then {op} {n}\nAction: lookup[{topic}]\nObservation: " in text
     assert f"Thought: compute {args}\nAction: calc[{args}]\nObservation: {task.answer}\nFinal Answer: {task.answer}\n" in text
     skipped = run_react(task.goal, ScriptedPredictor([f"Action: calc[{args}]", f"Final Answer: {task.answer}"]),
                         return_trajectory=True)

@@ -78,7 +78,7 @@ def test_every_kind_is_drawn_and_the_share_holds():
     rng = random.Random(3)
     pairs = [(t, reshape(t, rng)) for t in (make_task(rng, "train") for _ in range(4000))]
     share = sum(s is not t for t, s in pairs) / len(pairs)
-    assert 0.33 < share < 0.45
+    assert abs(share - factory_reshape.SHARE) < 0.06
     goals = [s.goal for _, s in PAIRS]
     assert any(g.isupper() for g in goals) and any(g == g.lower() and re.search("[a-z]", g) for g in goals)
     assert any(re.search(r"\d[-+*]\d", g) for g in goals)
@@ -87,6 +87,12 @@ def test_every_kind_is_drawn_and_the_share_holds():
     assert any(g.endswith(("? Look it up.", "? Echo it.")) for g in goals)
     assert any(re.search(r"\. (" + "|".join(d.split(" ")[0] for d in factory_reshape.DISTRACTORS) + r")\b", g)
                for g in goals)
+    firsts = {d.split(" ")[0].format(who="Kim") for d in factory_reshape.LEADING}
+    assert any(t.family == "multi-step" and s.goal.split(" ")[0] in firsts for t, s in PAIRS)      # leading
+    assert any(s.goal.startswith(tuple(e.split("{")[0] for e in factory_reshape.EMBEDDED)) for _, s in PAIRS)
+    assert any(re.match(r"(?i)\d+ (plus|times) (tom's|the)", g) for g in goals)   # multi-step reversed
+    assert any(re.search(r"\d+\. .* it ", g) and g.startswith(tuple(f.split("{")[0] for f in factory_reshape.IT_FIRST))
+               for g in goals)                                                      # it reference
 
 
 def test_only_printable_ascii():

@@ -3,7 +3,7 @@
 Read `factory_tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/rules.py`
 first. The factory turns a predictor that can act into training data for a model that cannot yet,
 and never keeps a wrong answer. The default actor is the *teacher*: for each task it writes the
-steps of the task's own plan (`teacher(task)`: "Thought: look up tom / Action: lookup[tom]", then
+steps of the task's own plan (`teacher(task)`: "Thought: look up tom, then + 5 / Action: lookup[tom]", then
 "Thought: compute 11 + 5 / Action: calc[11 + 5]", then the answer right under the observation it
 copies). Any predictor works instead — the rule predictor solves the plainer arithmetic, lookup and
 no-tool families, and whatever it gets wrong is rejected:
@@ -64,12 +64,20 @@ def teacher(task: Task):
             text = f"Thought: repeat {task.answer}\nFinal Answer: {task.answer}"
         elif done < len(calls):
             tool, args = calls[done]
-            text = f"Thought: {'compute' if tool == 'calc' else 'look up'} {args}\nAction: {tool}[{args}]"
+            text = f"Thought: {'compute' if tool == 'calc' else 'look up'} {args}{_then(calls[done + 1:])}\nAction: {tool}[{args}]"
         else:
             text = "Final Answer: " + prompt.rstrip("\n").rsplit("\nObservation: ", 1)[-1]
         return text if max_new_tokens is None else text[:max_new_tokens]
     return reply
 # --8<-- [end:teacher]
+
+
+def _then(rest) -> str:
+    """The rest of a two-step plan, said in the first thought: ", then + 16" before a lookup whose
+    number the calculation takes, so the operation and its operand are written down in one canonical
+    form before the long observation comes between the question and the calculation."""
+    found = re.match(r"^\S+ ([-+*]) (\S+)$", rest[0][1]) if rest and rest[0][0] == "calc" else None
+    return f", then {found.group(1)} {found.group(2)}" if found else ""
 
 
 # ---- the self-critique: a documented text format and its parser ---------------------------------

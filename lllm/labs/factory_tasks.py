@@ -240,6 +240,10 @@ def _ordered(template: str, a: int, op: str, b: int) -> str:
 
 # ---- one task per family -----------------------------------------------------------------------
 
+SAME_NUMBER = 0.05   # of training calculations that use one number twice ("What is 12 times 12?"): a
+                     # number read twice is one slot (#1 * #1), a case random draws almost never make
+
+
 def _number(rng: random.Random, split: str) -> int:
     """Held-out goals draw 1-, 2-, 2- and 3-digit operands alike; training draws more 3-digit ones,
     the hardest to copy."""
@@ -250,6 +254,8 @@ def _number(rng: random.Random, split: str) -> int:
 def _arithmetic(rng: random.Random, split: str) -> Task | None:
     op = rng.choice("+-*")
     a, b = _number(rng, split), _number(rng, split)
+    if split == "train" and rng.random() < SAME_NUMBER:
+        b = a
     if calc_split(a, op, b) != split:
         return None
     if rng.random() < 0.25:                                # a command: "Deduct 9 from 57."
@@ -275,6 +281,8 @@ def _word_problem(rng: random.Random, split: str) -> Task | None:
     op = rng.choice("+-*")
     a, b = rng.randrange(2, 100 if op != "*" else 30), rng.randrange(2, 100 if op != "*" else 30)
     a, b = (b, a) if op == "-" and a < b else (a, b)
+    if split == "train" and rng.random() < SAME_NUMBER:
+        b = a
     if calc_split(a, op, b) != split:
         return None
     t = rng.randrange(len(WORD_PROBLEMS[op]))
