@@ -45,5 +45,5 @@ def test_the_typed_trace_and_the_filter_are_on_the_page(tab):
     codes = CELL.findall((ROOT / "site" / "agents" / "factory.md").read_text(encoding="utf-8"))
     page = [tab.page.evaluate("code => lllm.run(code, {namespace: 'test-claims'})", c)["stdout"] for c in codes]
     assert page[0].startswith("kept 12 of 12 training episodes")            # the teacher: nothing wrong
-    assert "rejected, wrong: 7" in page[1] and "wrong: did not call lookup, then calc" in page[1]  # the rule brain
+    assert "rejected, wrong: 10" in page[1] and "wrong: did not call lookup, then calc" in page[1]  # the rule brain
     assert page[2].endswith("rejected: wrong: answered without calling lookup\n")
