@@ -32,16 +32,29 @@ re-measured here) and where each piece lives:
                                     then-calc episodes, lead-ins with distractor words and numbers
     many phrasings, hard numbers    32 arithmetic prefixes (two held out); training draws more
                                     3-digit operands than the held-out goals do
-    two seeds, one per core         train_seeds: both at once, the better on validation is kept
+    two seeds, one per core         train_seeds: both at once, the better on validation is kept;
+                                    validation is 220 goals of the validation split plus each said
+                                    in another shape, so checkpoints are kept for reading both
+    the weights' moving average     from halfway on, each check also scores the weights' moving
+                                    average (decay 0.999 per update); the better of the two is kept
     structure noise                 factory_reshape.reshape: 50% of training goals said in another
-                                    shape (case, symbols, distractor clauses after or between
-                                    sentences, the question or the operation first), so where a
-                                    number or an operation word stands is not fixed by a template
+                                    shape (case, symbols, distractor sentences before, between or
+                                    after, the question or the operation first, the operation
+                                    embedded in a longer sentence, an operand called "it"), so where
+                                    a number or an operation word stands is not fixed by a template
+    a plan in the first thought     a two-step goal's first thought names both steps ("look up
+                                    tom, then + 5"), written before the long observation
+    echo practice, equal operands   the echo family drawn 3x as often (echo_extra); 1 in 20 training
+                                    calculations uses one number twice (factory_tasks.SAME_NUMBER)
     numbers as slots                generate.NumberSlots: every episode is masked as the predictor
                                     masks a prompt (the question's and observations' numbers become
                                     #1, #2...; the agent's lines copy the slots), so the model copies
                                     a number by reference, not digit by digit; the card's
                                     number_slots makes every predictor do the same
+    unknown words as slots          the same for words: a word outside lexicon() (the words training
+                                    uses for their meaning) reads @1, @2..., so an echo goal's word
+                                    is one slot to copy, not letters to spell; the card holds the
+                                    lexicon
 
 The vocabulary is the story model's (printable ASCII + newline), so every format character has
 an id. Shapes: B batch, T characters of the longest episode in the batch, H hidden, V vocabulary.
@@ -56,6 +69,7 @@ Usage:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -74,7 +88,7 @@ from lllm.cli import ArgParser, non_negative_int, positive_int
 from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
 from lllm.labs.factory_reshape import reshape
 from lllm.labs.factory_tasks import MIX, make_task
-from lllm.model.generate import NumberSlots
+from lllm.model.generate import WORD_RE, NumberSlots
 from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["AgentSettings", "chrono_init", "weighted_loss_and_grads", "make_batch", "train_agent",
@@ -91,7 +105,7 @@ class AgentSettings:
     embed: int = 32            # as the story model
     hidden: int = 168          # as the story model: bigger was slower and no better (notes)
     batch: int = 8             # small batches, more updates: 8 beat 32 by far (notes)
-    steps: int = 34000         # updates; each sees `batch` fresh episodes (~50 min, two seeds at once)
+    steps: int = 34000         # updates; each sees `batch` fresh episodes (~35 min, two seeds at once)
     lr: float = 8e-3           # 6e-3..1e-2 helped, 2e-2 diverged (notes)
     warmup: int = 100          # steps of linear warm-up, then cosine decay to lr / 10
     clip: float = 1.0
@@ -106,6 +120,9 @@ class AgentSettings:
     header_every: int = 10     # re-run the header every this many steps (it changes slowly)
     reshape: float = 0.5       # share of training goals said in another shape (factory_reshape.SHARE)
     number_slots: bool = True  # numbers the model reads become slots #1, #2... (generate.NumberSlots)
+    word_slots: bool = True    # with number_slots: words outside the training lexicon become @1, @2...
+    ema: float = 0.999         # with checkpoints: also try the weights' moving average (this decay per
+                               # update, from halfway on) at each check, and keep it if it reads better
     echo_extra: int = 2        # the echo family drawn 1 + this many times per len(MIX): copying a
                                # word from anywhere in a goal needs more practice than the factory's mix
 # --8<-- [end:settings]
@@ -212,7 +229,30 @@ READS_FROM = "Question: "     # where an episode (and so the model's view of a p
 NUMBER_SLOTS = NumberSlots()  # the ReAct agent's own lines (Thought, Action, Final Answer) copy the slots
 
 
-def validation_accuracy(params, config, tok, header, tasks, number_slots: bool = False) -> float:
+@functools.lru_cache(maxsize=None)
+def lexicon(episodes: int = 20000, seed: int = 0) -> frozenset[str]:
+    """The words training uses for their meaning: every word (lower case) of `episodes` training
+    episodes drawn as training draws them (each family in turn, reshaped at the recipe's share),
+    except the word an echo goal asks for. Any other word a prompt holds is one to copy, not to
+    know, and word slots make it one (`generate.NumberSlots`)."""
+    rng, words = random.Random(seed), set()
+    for i in range(episodes):
+        task = reshape(make_task(rng, "train", MIX[i % len(MIX)]), rng, AgentSettings.reshape)
+        episode = run_episode(task)
+        if episode.rejected is None:
+            text = episode.text().replace(task.answer, " ") if task.family == "no-tool" else episode.text()
+            words.update(w.lower() for w in WORD_RE.findall(text))
+    return frozenset(words)
+
+
+def slots_for(settings: "AgentSettings") -> NumberSlots | None:
+    """What the model reads numbers (and unknown words) as, for these settings (None: as written)."""
+    if not settings.number_slots:
+        return None
+    return NumberSlots(lexicon=lexicon()) if settings.word_slots else NUMBER_SLOTS
+
+
+def validation_accuracy(params, config, tok, header, tasks, number_slots: NumberSlots | None = None) -> float:
     """Share of tasks whose greedy run is fully right (tool, arguments and final answer)."""
     from lllm.labs.factory import verify
     from lllm.model.generate import BackendPredictor
@@ -220,7 +260,7 @@ def validation_accuracy(params, config, tok, header, tasks, number_slots: bool =
     backend = HeaderCachedBackend(params, config, tok.encode(header))
     predictor = BackendPredictor(backend, tok, temperature=0, max_new_tokens=128,
                                  stop=("Observation:", "\n\n"), reads_from=None if header else READS_FROM,
-                                 number_slots=NUMBER_SLOTS if number_slots else None)
+                                 number_slots=number_slots)
     right = sum(verify(run_react(t.goal, predictor, max_steps=4, return_trajectory=True), t) is None
                 for t in tasks)
     return right / len(tasks)
@@ -234,6 +274,7 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     """Train from scratch on fresh factory episodes (or on `corpus`, a factory corpus's episodes,
     drawn at random); with `validation` tasks, keep the best of `settings.checkpoints`
     checkpoints (and call `on_best(params, history)` with each new best). Returns (params, history)."""
+    slots = slots_for(settings)
     if settings.header and settings.number_slots:
         raise ValueError("AgentSettings: number_slots needs header=False (slots are numbered from the "
                          "Question line on, and the header's own numbers would take the first slots)")
@@ -246,15 +287,15 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
     rng = random.Random(settings.seed)
     header = prompt_header() if settings.header else ""
     header_ids = tok.encode(header)
-    history = {"loss": [], "validation": [], "seconds": 0.0}
+    history = {"loss": [], "validation": [], "validation_average": [], "seconds": 0.0}
     data = hashlib.sha256()                          # every training text, in order: the card's data hash
-    best, start, state = (-1.0, None), time.perf_counter(), None
+    best, start, state, average = (-1.0, None), time.perf_counter(), None, None
     every = max(1, settings.steps // max(1, settings.checkpoints))
     for step in range(1, settings.steps + 1):
         texts = ([corpus[rng.randrange(len(corpus))] for _ in range(settings.batch)] if corpus
                  else fresh_episodes(rng, settings.batch, settings.reshape, settings.echo_extra))
-        if settings.number_slots:                    # what the model reads at every step of the episode
-            texts = [NUMBER_SLOTS.mask(text)[0] for text in texts]
+        if slots:                                    # what the model reads at every step of the episode
+            texts = [slots.mask(text)[0] for text in texts]
         data.update("\0".join(texts).encode() + b"\1")
         x, y, w = make_batch(texts, tok, settings.mask)
         if header_ids and (step - 1) % settings.header_every == 0:
@@ -264,19 +305,28 @@ def train_agent(settings: AgentSettings, progress: bool = True, validation=None,
         optimiser.lr = learning_rate(settings, step)
         optimiser.step(params, grads)
         history["loss"].append(loss)
+        if settings.ema and validation and step > settings.steps // 2:
+            if average is None:
+                average = {k: v.copy() for k, v in params.items()}
+            for k, v in params.items():              # in place: average = ema * average + (1 - ema) * v
+                average[k] *= settings.ema
+                average[k] += (1.0 - settings.ema) * v
         if validation and (step % every == 0 or step == settings.steps):
-            score = validation_accuracy(params, config, tok, header, validation, settings.number_slots)
-            history["validation"].append((step, score))
-            if score >= best[0]:                     # ties go to the later, longer-trained weights
-                best = (score, {k: v.copy() for k, v in params.items()})
-                if on_best:
-                    history["seconds"] = time.perf_counter() - start
-                    on_best(best[1], history)
+            candidates = [("validation", params)] + ([("validation_average", average)] if average is not None else [])
+            for label, weights in candidates:
+                score = validation_accuracy(weights, config, tok, header, validation, slots)
+                history[label].append((step, score))
+                if score >= best[0]:                 # ties go to the later, longer-trained weights
+                    best = (score, {k: v.copy() for k, v in weights.items()})
+                    if on_best:
+                        history["seconds"] = time.perf_counter() - start
+                        on_best(best[1], history)
         if progress and (step % 500 == 0 or step == settings.steps):
             seen = history["validation"][-1] if history["validation"] else None
             elapsed = time.perf_counter() - start
             print(f"seed {settings.seed}  step {step:5d}/{settings.steps}  loss {np.mean(history['loss'][-100:]):.4f}  "
-                  f"{elapsed:5.0f}s" + (f"  validation {seen[1]:.1%} at step {seen[0]}" if seen else ""),
+                  f"{elapsed:5.0f}s" + (f"  validation {seen[1]:.1%} at step {seen[0]}" if seen else "")
+                  + (f" (average {history['validation_average'][-1][1]:.1%})" if history["validation_average"] else ""),
                   file=sys.stderr, flush=True)
     history["seconds"], history["data_sha256"] = time.perf_counter() - start, data.hexdigest()
     return (best[1] if best[1] is not None else params), history
@@ -396,16 +446,24 @@ def main(argv=None) -> int:
 
 
 def validation_suite():
-    """The checkpoints' yardstick: 10 goals per (family, phrasing) group of the validation split."""
+    """The checkpoints' and seeds' yardstick: 20 goals per (family, phrasing) group of the validation
+    split, each also said in another training shape (factory_reshape), so the kept weights are the
+    ones that read both the grammar's sentences and their reshaped forms best."""
     from lllm.labs.factory_tasks import make_suite
-    return make_suite("validation", per_group=10, seed=0)
+    plain = make_suite("validation", per_group=20, seed=0)
+    return plain + [reshape(task, random.Random(i), share=1.0) for i, task in enumerate(plain)]
+
+
+def best_score(history: dict) -> float:
+    """The best validation score of a run, its weights' or their moving average's."""
+    return max([s for _, s in history["validation"] + history.get("validation_average", [])] or [0.0])
 
 
 def _train_seed(settings: AgentSettings, progress: bool, corpus: list[str] | None = None):
     """One seed in its own process: (best validation score, params, history)."""
     validation = validation_suite() if settings.checkpoints else None
     params, history = train_agent(settings, progress=progress, validation=validation, corpus=corpus)
-    return max([s for _, s in history["validation"]] or [0.0]), params, history
+    return best_score(history), params, history
 
 
 def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True, corpus: list[str] | None = None):
@@ -463,6 +521,7 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
                         "loss_per_100_steps": [round(float(np.mean(history["loss"][i:i + 100])), 6)
                                            for i in range(0, len(history["loss"]), 100)],
                         "validation": history["validation"],
+                        "validation_average": history.get("validation_average", []),
                         "seed_scores": history.get("seed_scores", {settings.seed: None})},
             "parameters": int(sum(p.size for p in params.values())),
             "onnx_file": onnx_path.name, "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
@@ -474,7 +533,7 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
         if not settings.header:
             card["reads_from"] = READS_FROM
         if settings.number_slots:
-            card["number_slots"] = NUMBER_SLOTS.to_card()
+            card["number_slots"] = slots_for(settings).to_card()
         write_atomic(onnx_path, onnx_bytes)
         write_atomic(card_path, card_json(card).encode())
         return card
@@ -485,7 +544,7 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
         params, history = train_agent(settings, progress=progress, validation=validation, corpus=corpus,
                                       on_best=lambda p, h: write(p, h, final=False))
     card = write(params, history, final=True)
-    best = max([s for _, s in history["validation"]] or [0.0])
+    best = best_score(history)
     print(f"wrote {onnx_path} ({card['parameters']:,d} parameters, {settings.steps} steps, "
           f"{history['seconds']:.0f} s, best validation {best:.1%})")
     return onnx_path

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from export.agent_train import (AgentSettings, HeaderCachedBackend, build, chrono_init, make_batch,
-                                train_agent, vocabulary, weighted_loss_and_grads)
+                                lexicon, slots_for, train_agent, vocabulary, weighted_loss_and_grads)
 from export.model import Config, NumpyBackend, init_params, loss_and_grads
 from lllm.labs.factory import prompt_header
 from lllm.model.generate import BackendPredictor, NumberSlots
@@ -89,7 +89,7 @@ def test_a_small_fixed_seed_run_learns_the_format():
     tok = vocabulary()
     predictor = BackendPredictor(HeaderCachedBackend(params, settings.config(len(tok)), []), tok,
                                  temperature=0, max_new_tokens=80, stop=("Observation:", "\n\n"),
-                                 number_slots=NumberSlots())          # it reads numbers as it was trained
+                                 number_slots=slots_for(settings))   # it reads numbers and words as it was trained
     replies = [predictor(f"Question: {goal}\n") for goal in
                ("What is 31 plus 25?", "Compute 7 * 8.", "Tell me about Tom.", "Say the word tiger.")]
     assert all(reply.startswith("Thought: ") for reply in replies), replies
@@ -110,8 +110,9 @@ def test_build_writes_a_card_that_onnx_backend_opens_and_reuses_it(tmp_path, cap
     predictor = make_predictor(f"tinyllm-agent:{path}")
     assert predictor.temperature == 0 and predictor.stop == ("Observation:", "\n\n")
     assert card["reads_from"] == predictor.reads_from == "Question: "
-    assert card["number_slots"] == {"mark": "#", "own_lines": ["Thought:", "Action:", "Final Answer:"]}
-    assert predictor.number_slots == NumberSlots()
+    slots = card["number_slots"]
+    assert (slots["mark"], slots["own_lines"], slots["word_mark"]) == ("#", ["Thought:", "Action:", "Final Answer:"], "@")
+    assert slots["lexicon"] == sorted(lexicon()) and predictor.number_slots == slots_for(settings)
     assert isinstance(predictor("Question: hi\n", 5), str)
     full = build_prompt("What is 2+2?", DEFAULT_TOOLS, [])         # header + question: the model
     assert predictor(full, 12) == predictor("Question: What is 2+2?\n", 12)   # reads the question on
@@ -137,6 +138,24 @@ def test_checkpoints_are_validated_and_the_best_is_handed_on():
     assert set(params) == {"embed", "W_x0", "W_h0", "b0", "W_out", "b_out"}
 
 
+def test_the_weights_moving_average_is_scored_from_halfway_and_kept_on_a_tie():
+    """From halfway on, each check also scores the moving average; ties go to the later candidate,
+    the average. With decay 1.0 the average is the weights of the first update past halfway, so
+    the kept weights are those, not the last; with ema=0 there is no average."""
+    import numpy as np
+    from lllm.labs.factory_tasks import make_suite
+    validation = make_suite("validation", 1)[:2]
+    runs = {}
+    for ema in (0.0, 1.0):
+        settings = AgentSettings(hidden=8, embed=4, steps=6, batch=2, checkpoints=3, ema=ema)
+        runs[ema] = train_agent(settings, progress=False, validation=validation)
+    assert [step for step, _ in runs[0.0][1]["validation"]] == [2, 4, 6] == [s for s, _ in runs[1.0][1]["validation"]]
+    assert runs[0.0][1]["validation_average"] == [] and [s for s, _ in runs[1.0][1]["validation_average"]] == [4, 6]
+    assert all(score == 0.0 for _, score in runs[1.0][1]["validation"] + runs[1.0][1]["validation_average"])
+    assert runs[0.0][1]["loss"] == runs[1.0][1]["loss"]           # the average never changes training
+    assert not np.array_equal(runs[0.0][0]["W_out"], runs[1.0][0]["W_out"])
+
+
 def test_two_seeds_train_side_by_side_and_the_better_one_is_kept(monkeypatch):
     from export import agent_train
     from export.agent_train import train_seeds
@@ -160,10 +179,10 @@ def test_a_card_with_a_bad_reads_from_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("number_slots, message", [
-    ({"mark": "5", "own_lines": ["Thought:"]}, "number_slots.mark must be one character other than a digit"),
+    ({"mark": "5", "own_lines": ["Thought:"]}, "number_slots.mark must be one character other than a letter, a digit"),
     ({"mark": "#"}, "number_slots must be an object with exactly the fields mark and own_lines"),
     ({"mark": "#", "own_lines": []}, "number_slots.own_lines must be a non-empty list"),
-    ({"mark": "c", "own_lines": ["Thought:"]}, "number_slots.mark 'c' is not in the model's vocabulary"),
+    ({"mark": "§", "own_lines": ["Thought:"]}, "number_slots.mark '§' is not in the model's vocabulary"),
 ])
 def test_a_card_with_a_bad_number_slots_is_refused(tmp_path, number_slots, message):
     from lllm.model.onnx_backend import ModelError, load_card
@@ -193,11 +212,13 @@ def test_training_masks_numbers_exactly_as_the_predictor_does():
     training), a predictor with the card's number slots, over a backend that replays the masked
     episode, reads only prefixes of that episode and runs the same trajectory the teacher did."""
     import random
-    from export.agent_train import NUMBER_SLOTS, READS_FROM, fresh_episodes
+    from export.agent_train import READS_FROM, fresh_episodes
     from lllm.agents.react import run_react
+    NUMBER_SLOTS = slots_for(AgentSettings())
     tok, rng = vocabulary(), random.Random(7)
-    texts = [t for _ in range(40) for t in fresh_episodes(rng, 2, 0.4)]
+    texts = [t for _ in range(40) for t in fresh_episodes(rng, 2, 0.4, echo_extra=2)]
     assert sum("#" in NUMBER_SLOTS.mask(t)[0] for t in texts) > len(texts) / 2
+    assert sum("Final Answer: @1\n" in NUMBER_SLOTS.mask(t)[0] for t in texts) >= 4     # echoes copy a word slot
     for text in texts:
         masked = NUMBER_SLOTS.mask(text)[0]
         predictor = BackendPredictor(Replay(masked, tok), tok, temperature=0, max_new_tokens=200,
@@ -310,3 +331,14 @@ def test_verify_and_commit_misuse_is_a_one_line_error(capsys, args, message):
         main([str(COMMITTED) if arg == "@committed" else arg for arg in args])
     err = capsys.readouterr().err.strip()
     assert exit_.value.code == 2 and message in err, err
+
+
+def test_the_lexicon_holds_trainings_words_and_no_word_to_copy():
+    """Word slots stand for words training never uses for their meaning: the lexicon has the
+    operation words, names and topics of training episodes, and none of the made-up echo words."""
+    from lllm.labs.factory_tasks import MADE_UP_WORDS
+    words = lexicon()
+    assert {"plus", "minus", "times", "lookup", "calc", "question", "tom", "shells", "deduct"} <= words
+    assert not words & set(MADE_UP_WORDS)
+    assert "reduce" not in words          # only the grammar's held-out templates say it
+    assert lexicon() is words and all(w == w.lower() and w.isalpha() for w in words)

@@ -171,11 +171,70 @@ def test_number_slots_card_field_round_trips():
     assert slots == NumberSlots() and NumberSlots.from_card(None, "ab") is None
 
 
+# ---- word slots: a word outside the lexicon is one slot to copy -----------------------------------
+
+WORDS = NumberSlots(lexicon=frozenset("question say the word back observation thought final answer repeat "
+                                      "what is plus compute action calc then".split()))
+
+
+def test_a_word_outside_the_lexicon_is_a_slot_numbered_apart_from_numbers():
+    text = "Question: Say the word gorbel, then 48 plus 17.\nThought: repeat gorbel\nFinal Answer: gorbel\n"
+    masked, values = WORDS.mask(text)
+    assert masked == "Question: Say the word @1, then #1 plus #2.\nThought: repeat @1\nFinal Answer: @1\n"
+    assert values == ["gorbel", "48", "17"]
+    assert WORDS.unmask("Final Answer: @1 #2", values) == "Final Answer: gorbel 17"
+
+
+def test_the_lexicon_ignores_case_and_a_slot_keeps_the_words_own_case():
+    masked, values = WORDS.mask("Question: SAY THE WORD Pebble AND pebble.")
+    assert masked == "Question: SAY THE WORD @1 @2 @3."          # "AND" is not in this lexicon
+    assert values == ["Pebble", "AND", "pebble"]
+    assert WORDS.unmask("@1 @3", values) == "Pebble pebble"
+
+
+def test_the_models_own_lines_keep_words_it_wrote_itself():
+    masked, _ = WORDS.mask("Question: What is 2 plus 3?\nThought: compute flurb 2 + 3\n")
+    assert masked == "Question: What is #1 plus #2?\nThought: compute flurb #1 + #2\n"
+
+
+def test_word_slots_are_prefix_stable():
+    episode = "Question: Say zandor.\nThought: repeat zandor\nFinal Answer: zandor\n\n"
+    whole, values = WORDS.mask(episode)
+    part, part_values = WORDS.mask(episode[:episode.index("Final")])
+    assert whole.startswith(part) and values[:len(part_values)] == part_values
+
+
+def test_without_a_lexicon_an_at_slot_is_left_as_written():
+    assert NumberSlots().unmask("Final Answer: @1 #1", ["5"]) == "Final Answer: @1 5"
+    assert WORDS.unmask("Final Answer: @2 #3", ["x", "5"]) == "Final Answer: @2 #3"
+
+
+def test_a_word_slots_card_field_round_trips():
+    card = WORDS.to_card()
+    assert card["word_mark"] == "@" and card["lexicon"] == sorted(WORDS.lexicon)
+    assert NumberSlots.from_card(card, "#@0123456789") == WORDS
+    assert "lexicon" not in NumberSlots().to_card()
+
+
+@pytest.mark.parametrize("value, message", [
+    ({"mark": "#", "own_lines": ["A:"], "lexicon": ["a"]}, "exactly the fields mark and own_lines"),
+    ({"mark": "#", "own_lines": ["A:"], "word_mark": "@", "lexicon": []}, "lexicon must be a non-empty list"),
+    ({"mark": "#", "own_lines": ["A:"], "word_mark": "@", "lexicon": ["Say"]}, "lower-case words"),
+    ({"mark": "#", "own_lines": ["A:"], "word_mark": "@", "lexicon": ["two words"]}, "lower-case words"),
+    ({"mark": "#", "own_lines": ["A:"], "word_mark": "w", "lexicon": ["a"]}, "word_mark must be one character"),
+    ({"mark": "#", "own_lines": ["A:"], "word_mark": "%", "lexicon": ["a"]}, "word_mark '%' is not in the model's"),
+    ({"mark": "#", "own_lines": ["A:"], "word_mark": "#", "lexicon": ["a"]}, "word_mark must differ from mark"),
+])
+def test_a_bad_word_slots_field_is_a_clear_error(value, message):
+    with pytest.raises(ValueError, match=message):
+        NumberSlots.from_card(value, "#@ab")
+
+
 @pytest.mark.parametrize("value, message", [
     ("#", "must be an object with exactly the fields mark and own_lines"),
     ({"mark": "#"}, "must be an object with exactly the fields mark and own_lines"),
     ({"mark": "##", "own_lines": ["A:"]}, "mark must be one character"),
-    ({"mark": "7", "own_lines": ["A:"]}, "mark must be one character other than a digit"),
+    ({"mark": "7", "own_lines": ["A:"]}, "mark must be one character other than a letter, a digit"),
     ({"mark": "-", "own_lines": ["A:"]}, "mark must be one character"),
     ({"mark": "§", "own_lines": ["A:"]}, "mark '§' is not in the model's vocabulary"),
     ({"mark": "#", "own_lines": []}, "own_lines must be a non-empty list"),

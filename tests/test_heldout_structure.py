@@ -29,12 +29,11 @@ SURFACE = ("casing", "punctuation")       # shapes that differ from training in 
 
 
 def training_vocabulary() -> set[str]:
-    """Every word training's goals are made of: its templates and what fills their slots (names,
-    pronouns, things, topics, echo words); not the made-up words, which carry no meaning."""
-    texts = (training_templates() + list(factory_tasks.LOOKUP_NAMES.values()) + list(factory_tasks.NAMES)
-             + list(factory_tasks.NAMES.values()) + list(factory_tasks.THINGS) + list(factory_tasks.ECHO_WORDS)
-             + sorted(factory_tasks.ATTRIBUTE_QUESTIONS))
-    return {w for t in texts for w in words(t)}
+    """Every word training's episodes show the model: the trainer's lexicon (drawn from training
+    episodes, so a word only the grammar's held-out templates use is not in it), and the echo words
+    training asks it to copy; not the made-up words, which carry no meaning."""
+    from export.agent_train import lexicon
+    return set(lexicon()) | set(factory_tasks.ECHO_WORDS)
 
 
 def new_words(texts) -> list[str]:

@@ -10,7 +10,9 @@ of ten ways, composed from clause-level parts:
     case          "WHAT IS 48 PLUS 17?" / "what is 48 plus 17?"
     symbols       "What is 48+17?!"             operator symbols without spaces, other end marks
     trailing      "What is 48 plus 17? It is week 4."     a distractor clause after the question
-    inserted      "Ravi has 12 shells. Ravi likes plums. He finds 5 shells. How many ..."
+    inserted      "Ravi has 12 shells. Zoe buys 7 kites. He finds 5 shells. How many ..."  a
+                                                distractor sentence (the leading pool) between two
+                                                of the goal's sentences
     leading       "Ravi finds 9 plums. What is 48 plus 17?"   a distractor sentence, often with a
                                                 number, before any goal: the first number read
                                                 is not always an operand
@@ -98,8 +100,13 @@ def templates() -> list[str]:
             + referred + list(TOPIC_FIRST) + list(ECHO_FIRST) + moved)
 
 
-def _fill(rng: random.Random, text: str) -> str:
-    return text.format(who=rng.choice(sorted(NAMES)), x=rng.choice(THINGS), k=rng.randrange(2, 30))
+def _fill(rng: random.Random, text: str, goal: str) -> str:
+    """A distractor clause whose name, pronoun and thing are not the goal's, so it never changes
+    what the goal asks ("Kim has 12 shells. Kim finds 9 shells." would)."""
+    words = set(re.findall(r"[A-Za-z]+", goal))
+    taken = {NAMES[n] for n in words & NAMES.keys()}      # nor a pronoun of the goal's ("He finds 5")
+    return text.format(who=rng.choice([n for n in sorted(NAMES) if n not in words and NAMES[n] not in taken]),
+                       x=rng.choice([x for x in THINGS if x not in words]), k=rng.randrange(2, 30))
 
 
 def _capital(text: str) -> str:
@@ -119,7 +126,7 @@ def _symbols(task, goal, rng):
 
 
 def _trailing(task, goal, rng):
-    return goal + " " + _fill(rng, rng.choice(DISTRACTORS))
+    return goal + " " + _fill(rng, rng.choice(DISTRACTORS), goal)
 
 
 def _inserted(task, goal, rng):
@@ -127,7 +134,7 @@ def _inserted(task, goal, rng):
     if len(sentences) < 2:
         return None
     at = rng.randrange(1, len(sentences))
-    clause = " " + _fill(rng, rng.choice(DISTRACTORS))
+    clause = " " + _fill(rng, rng.choice(LEADING), goal)
     return "".join(sentences[:at]) + clause + "".join(sentences[at:])
 
 
@@ -169,7 +176,7 @@ def _embedded(task, goal, rng):
 
 
 def _leading(task, goal, rng):
-    return _fill(rng, rng.choice(LEADING)) + " " + goal
+    return _fill(rng, rng.choice(LEADING), goal) + " " + goal
 
 
 def _it_reference(task, goal, rng):

@@ -61,7 +61,7 @@ ARITHMETIC = {   # {a} op {b} is the calc argument
           ("What is {a} plus {b}? This is question {k}.", "distractor"),
           ("This is {a}. What is it plus {b}?", "two sentences")],
     "-": [("WHAT IS {a} MINUS {b}?", "casing"), ("{a} minus {b} is what?", "order"),
-          ("From {a}, deduct {b}.", "order"), ("By {b}, reduce {a}.", "order"),
+          ("From {a}, deduct {b}.", "order"), ("By {b}, lower {a}.", "order"),
           ("What is {a}-{b}??", "punctuation"), ("I want to know what {a} reduced by {b} is.", "embedded"),
           ("Ben has {k} apples. What is {a} minus {b}?", "distractor"),
           ("This is {a}. What is it minus {b}?", "two sentences")],
@@ -72,7 +72,7 @@ ARITHMETIC = {   # {a} op {b} is the calc argument
           ("This is {a}. What is it times {b}?", "two sentences")],
 }
 WORD_PROBLEMS = {   # {who} a name, {p} its pronoun, {x} a thing, as the factory draws them
-    "+": [("{who} finds {b} {x}. {who} already had {a} {x}. How many {x} does {who} have now?", "order"),
+    "+": [("{who} finds {b} {x}. {who} had {a} {x} in the morning. How many {x} does {who} have now?", "order"),
           ("How many {x} does {who} have now? {who} has {a} {x}. {p} finds {b} {x}.", "order"),
           ("{who} has {a} {x}. {p} finds {b} {x}. {p} is {k}. How many {x} does {who} have now?", "distractor")],
     "-": [("{who} has {a} {x}. Then {q} loses {b} of them. How many {x} does {who} have now?", "two sentences"),

@@ -139,11 +139,15 @@ def prompt_view(prompt: str, reads_from: str | None) -> str:
 
 # --8<-- [start:number-slots]
 NUMBER_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?")    # a number literal: ASCII digits, an optional decimal part
+WORD_RE = re.compile(r"[A-Za-z]+")               # a word, for word slots: ASCII letters
+TOKEN_RE = re.compile(NUMBER_RE.pattern + "|" + WORD_RE.pattern)
+SLOT_RE = re.compile(r"([^\s\w])([1-9][0-9]*)")  # a mark, then a slot number
 
 
 @dataclass(frozen=True)
 class NumberSlots:
-    """Numbers by reference: the model reads and writes `#1`, `#2`... instead of the digits it copies.
+    """Numbers (and unknown words) by reference: the model reads and writes `#1`, `#2`... instead of
+    the digits it copies, and `@1`, `@2`... instead of a word it never learned.
 
     `mask(text)` scans a prompt line by line. In a line the model reads (the question, an
     observation: any line not starting with one of `own_lines`) every number literal gets a slot,
@@ -153,65 +157,105 @@ class NumberSlots:
     right, masking a prompt gives the start of masking the longer prompt the next step sees, so a
     whole training episode masked once is what the model reads at every step.
 
+    With a `lexicon` (the words training uses for their meaning, lower case), a word of a read line
+    that is not in it gets a word slot the same way (`word_mark`, numbered on its own): a word to
+    copy, like the word an echo goal asks for, is then one slot to copy, not letters to spell.
+
     A number literal is digits with an optional decimal part (`3.5` is one slot); a sign stays
-    outside it, so `-45` reads `-#3`. `unmask(text, numbers)` puts the numbers back into what the
-    model wrote; a slot with no number (`#9` of three) is left as written, so the tool that gets
-    it says so.
+    outside it, so `-45` reads `-#3`. `unmask(text, values)` puts the numbers and words back into
+    what the model wrote (`values` in order of first appearance: slot #k is the k-th number of
+    them, @k the k-th word); a slot with nothing behind it (`#9` of three) is left as written, so
+    the tool that gets it says so.
 
     >>> slots = NumberSlots()
     >>> slots.mask("Question: 96 plus 85?\\nThought: compute 96 + 85\\nObservation: 181\\n")
     ('Question: #1 plus #2?\\nThought: compute #1 + #2\\nObservation: #3\\n', ['96', '85', '181'])
     >>> slots.unmask("Final Answer: #3", ["96", "85", "181"])
     'Final Answer: 181'
+    >>> words = NumberSlots(lexicon=frozenset({"question", "say", "repeat"}))
+    >>> words.mask("Question: Say gorbel 3.\\nThought: repeat gorbel")
+    ('Question: Say @1 #1.\\nThought: repeat @1', ['gorbel', '3'])
     """
 
     mark: str = "#"
     own_lines: tuple[str, ...] = ("Thought:", "Action:", "Final Answer:")   # the ReAct agent's own lines
+    word_mark: str = "@"
+    lexicon: frozenset[str] = frozenset()    # empty: words are read as letters
+
+    def _is_slotted_word(self, token: str) -> bool:
+        return bool(self.lexicon) and token[0].isalpha() and token.lower() not in self.lexicon
 
     def mask(self, text: str) -> tuple[str, list[str]]:
-        """(text with slots, the numbers: slot #k is numbers[k - 1])."""
-        slot: dict[str, int] = {}
+        """(text with slots, the values behind them in order of first appearance)."""
+        slot: dict[str, str] = {}
+        counts = {self.mark: 0, self.word_mark: 0}
 
         def read(match: re.Match) -> str:
-            return f"{self.mark}{slot.setdefault(match.group(), len(slot) + 1)}"
+            token = match.group()
+            if token not in slot:
+                if token[0].isalpha() and not self._is_slotted_word(token):
+                    return token
+                mark = self.word_mark if token[0].isalpha() else self.mark
+                counts[mark] += 1
+                slot[token] = f"{mark}{counts[mark]}"
+            return slot[token]
 
         def copied(match: re.Match) -> str:
-            number = match.group()
-            return f"{self.mark}{slot[number]}" if number in slot else number
+            return slot.get(match.group(), match.group())
 
+        pattern = TOKEN_RE if self.lexicon else NUMBER_RE
         lines = text.split("\n")
         for i, line in enumerate(lines):
-            lines[i] = NUMBER_RE.sub(copied if line.startswith(self.own_lines) else read, line)
+            lines[i] = pattern.sub(copied if line.startswith(self.own_lines) else read, line)
         return "\n".join(lines), list(slot)
 
-    def unmask(self, text: str, numbers: list[str]) -> str:
-        """`text` with each slot that has a number replaced by it."""
-        def number(match: re.Match) -> str:
-            k = int(match.group(1))
-            return numbers[k - 1] if k <= len(numbers) else match.group()
-        return re.sub(re.escape(self.mark) + r"([1-9][0-9]*)", number, text)
+    def unmask(self, text: str, values: list[str]) -> str:
+        """`text` with each slot that has a value replaced by it."""
+        numbers = [v for v in values if not v[0].isalpha()]
+        words = [v for v in values if v[0].isalpha()]
+
+        def value(match: re.Match) -> str:
+            mark, k = match.group(1), int(match.group(2))
+            table = numbers if mark == self.mark else words if mark == self.word_mark and self.lexicon else None
+            return table[k - 1] if table is not None and k <= len(table) else match.group()
+        return SLOT_RE.sub(value, text)
 
     def to_card(self) -> dict:
-        return {"mark": self.mark, "own_lines": list(self.own_lines)}
+        card = {"mark": self.mark, "own_lines": list(self.own_lines)}
+        if self.lexicon:
+            card |= {"word_mark": self.word_mark, "lexicon": sorted(self.lexicon)}
+        return card
 
     @classmethod
     def from_card(cls, value, vocab) -> "NumberSlots | None":
         """A card's `number_slots` field (None: the model reads digits); ValueError saying what is wrong."""
         if value is None:
             return None
-        if not isinstance(value, dict) or set(value) != {"mark", "own_lines"}:
-            raise ValueError("number_slots must be an object with exactly the fields mark and own_lines")
+        if not isinstance(value, dict) or set(value) not in ({"mark", "own_lines"},
+                                                              {"mark", "own_lines", "word_mark", "lexicon"}):
+            raise ValueError("number_slots must be an object with exactly the fields mark and own_lines "
+                             "(and, for word slots, word_mark and lexicon)")
         mark, own = value["mark"], value["own_lines"]
-        if not (isinstance(mark, str) and len(mark) == 1) or mark.isspace() or mark in "0123456789.-":
-            raise ValueError(f"number_slots.mark must be one character other than a digit, '.', '-' "
-                             f"or a space, got {mark!r}")
-        if mark not in vocab:
-            raise ValueError(f"number_slots.mark {mark!r} is not in the model's vocabulary")
+        for name, m in (("mark", mark), ("word_mark", value.get("word_mark", "@"))):
+            if not (isinstance(m, str) and len(m) == 1) or m.isspace() or m.isalnum() or m in ".-_":
+                raise ValueError(f"number_slots.{name} must be one character other than a letter, a digit, "
+                                 f"'.', '-', '_' or a space, got {m!r}")
+            if name == "mark" or "word_mark" in value:
+                if m not in vocab:
+                    raise ValueError(f"number_slots.{name} {m!r} is not in the model's vocabulary")
         if (not isinstance(own, list) or not own
                 or not all(isinstance(p, str) and p.strip() and "\n" not in p for p in own)):
             raise ValueError("number_slots.own_lines must be a non-empty list of line starts "
                              "(non-empty strings without a newline)")
-        return cls(mark, tuple(own))
+        if "lexicon" not in value:
+            return cls(mark, tuple(own))
+        lexicon = value["lexicon"]
+        if (not isinstance(lexicon, list) or not lexicon
+                or not all(isinstance(w, str) and WORD_RE.fullmatch(w) and w == w.lower() for w in lexicon)):
+            raise ValueError("number_slots.lexicon must be a non-empty list of lower-case words (ASCII letters)")
+        if value["word_mark"] == mark:
+            raise ValueError(f"number_slots.word_mark must differ from mark, both are {mark!r}")
+        return cls(mark, tuple(own), value["word_mark"], frozenset(lexicon))
 # --8<-- [end:number-slots]
 
 
