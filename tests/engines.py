@@ -100,8 +100,12 @@ def webkit_session(popups: bool = False):
 
 def webkit(url: str, arg: dict, script: Path = SCENARIO, popups: bool = False) -> dict:
     """{report, console}: the page function in `script` run by WebKitGTK (Selenium)."""
+    from selenium.webdriver.support.wait import WebDriverWait
     with webkit_session(popups) as driver:
         driver.get(url)
+        # WebKitWebDriver can return from get() before the page's modules have run (seen about one
+        # visit in five on a busy machine): wait for the runtime they define, as a reader's page does.
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
         report = driver.execute_async_script(page_function(script.read_text(encoding="utf-8"), arg))
     return {"report": report, "console": []}   # WebKitWebDriver does not hand out the console
 

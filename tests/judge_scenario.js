@@ -5,13 +5,6 @@ async ({ goals }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const runs = [];
   try {
-    // WebKitWebDriver can hand the script over before the page's modules have run (seen about one
-    // run in five on a busy machine): wait for the runtime and the box, as a reader would.
-    const appeared = Date.now() + 60_000;
-    while (!window.lllm || !document.querySelector('.lllm-demo[data-demo="judge"] [name=goal]')) {
-      if (Date.now() > appeared) throw new Error(`no runtime or no box after 60 s at ${location.href} (${document.readyState})`);
-      await sleep(100);
-    }
     await window.lllm.ready();
     const demo = document.querySelector('.lllm-demo[data-demo="judge"]');
     for (const goal of goals) {
