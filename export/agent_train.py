@@ -32,9 +32,11 @@ re-measured here) and where each piece lives:
                                     then-calc episodes, lead-ins with distractor words and numbers
     many phrasings, hard numbers    32 arithmetic prefixes (two held out); training draws more
                                     3-digit operands than the held-out goals do
-    two seeds, one per core         train_seeds: both at once, the better on validation is kept;
-                                    validation is 220 goals of the validation split plus each said
-                                    in another shape, so checkpoints are kept for reading both
+    four seeds, one ensemble        train_seeds: two at a time (one per core); each keeps its best
+                                    checkpoint on validation (220 goals of the validation split
+                                    plus each said in another shape), and all four are exported as
+                                    one graph that averages their next-character probabilities
+                                    (onnx_export.to_onnx_ensemble), matrices stored as int8
     the weights' moving average     from halfway on, each check also scores the weights' moving
                                     average (decay 0.999 per update); the better of the two is kept
     structure noise                 factory_reshape.reshape: 50% of training goals said in another
@@ -83,6 +85,7 @@ import numpy as np
 
 from export.data import build_vocab, load_story
 from export.model import Config, forward, init_params, lstm_backward
+from export.onnx_export import WEIGHTS
 from export.train import AdamW, clip_global_norm
 from lllm.cli import ArgParser, non_negative_int, positive_int
 from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
@@ -105,7 +108,7 @@ class AgentSettings:
     embed: int = 32            # as the story model
     hidden: int = 168          # as the story model: bigger was slower and no better (notes)
     batch: int = 8             # small batches, more updates: 8 beat 32 by far (notes)
-    steps: int = 34000         # updates; each sees `batch` fresh episodes (~35 min, two seeds at once)
+    steps: int = 34000         # updates; each sees `batch` fresh episodes (~20 min a seed on one core)
     lr: float = 8e-3           # 6e-3..1e-2 helped, 2e-2 diverged (notes)
     warmup: int = 100          # steps of linear warm-up, then cosine decay to lr / 10
     clip: float = 1.0
@@ -254,10 +257,25 @@ def slots_for(settings: "AgentSettings") -> NumberSlots | None:
 
 def validation_accuracy(params, config, tok, header, tasks, number_slots: NumberSlots | None = None) -> float:
     """Share of tasks whose greedy run is fully right (tool, arguments and final answer)."""
+    return backend_accuracy(HeaderCachedBackend(params, config, tok.encode(header)), tok, header, tasks, number_slots)
+
+
+def onnx_accuracy(onnx_bytes: bytes, tok, tasks, number_slots: NumberSlots | None = None) -> float:
+    """The same score for an exported graph (the ensemble's), run by onnxruntime as a predictor runs it."""
+    from export.onnx_export import run, session_for
+    import onnx
+    session = session_for(onnx.load_from_string(onnx_bytes))
+
+    def backend(ids, state=None):
+        logits, state = run(session, [list(ids)], state)
+        return logits[0, -1].tolist(), state
+    return backend_accuracy(backend, tok, "", tasks, number_slots)
+
+
+def backend_accuracy(backend, tok, header, tasks, number_slots: NumberSlots | None = None) -> float:
     from lllm.labs.factory import verify
     from lllm.model.generate import BackendPredictor
     from lllm.agents.react import run_react
-    backend = HeaderCachedBackend(params, config, tok.encode(header))
     predictor = BackendPredictor(backend, tok, temperature=0, max_new_tokens=128,
                                  stop=("Observation:", "\n\n"), reads_from=None if header else READS_FROM,
                                  number_slots=number_slots)
@@ -348,7 +366,9 @@ SOURCES = (sorted((ROOT / "export").glob("*.py"))
                                                 "agents/tools.py", "agents/calc.py", "predictors/rules.py")])
 
 
-SEEDS = 2
+SEEDS = 4                                    # trained two at a time (one per core here)
+KEEP = ("all", "best")                       # all: the seeds' ensemble (default); best: the best seed alone
+STORED = "int8"                              # how the ensemble's matrices are stored (onnx_export.WEIGHTS)
 COMMITTED = ROOT / "export" / "trained"      # the full recipe's result, rebuilt by `make agent-model`
 FILES = ("tinyllm-agent.onnx", "tinyllm-agent.json")
 
@@ -393,8 +413,10 @@ def verify(out: Path, committed: Path = COMMITTED) -> bool:
     return same
 
 
-def build_key(settings: AgentSettings, seeds: int = 1, corpus: list[str] | None = None) -> str:
-    digest = hashlib.sha256(json.dumps(asdict(settings) | {"seeds": seeds}, sort_keys=True).encode())
+def build_key(settings: AgentSettings, seeds: int = 1, corpus: list[str] | None = None, keep: str = "all",
+              weights: str = STORED) -> str:
+    what = {"seeds": seeds} | ({"keep": keep, "weights": weights} if seeds > 1 else {})
+    digest = hashlib.sha256(json.dumps(asdict(settings) | what, sort_keys=True).encode())
     if corpus:
         digest.update(b"corpus\0" + "".join(corpus).encode())
     for path in SOURCES:
@@ -408,8 +430,13 @@ def main(argv=None) -> int:
     parser.add_argument("--steps", type=positive_int, default=AgentSettings.steps)
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--seeds", type=positive_int, default=SEEDS,
-                        help=f"train this many seeds (seed, seed+1, ...) at once, one process each, and keep "
-                             f"the best on the validation split (default {SEEDS}: one per core here)")
+                        help=f"train this many seeds (seed, seed+1, ...), one process per core, and keep them "
+                             f"all as one ensemble (default {SEEDS})")
+    parser.add_argument("--keep", choices=KEEP, default="all",
+                        help="with several seeds: all = their ensemble (the default), best = the best seed on "
+                             "the validation split alone")
+    parser.add_argument("--weights", choices=WEIGHTS, default=STORED,
+                        help=f"how an ensemble's matrices are stored in the .onnx (default {STORED})")
     parser.add_argument("--no-mask", action="store_true", help="loss on every character (for comparison)")
     parser.add_argument("--corpus", metavar="FILE",
                         help="train on a factory corpus (`python -m lllm factory --out DIR` writes DIR/corpus.txt) "
@@ -438,7 +465,7 @@ def main(argv=None) -> int:
     if out.resolve() == COMMITTED.resolve():
         parser.error(f"--out {args.out} is the committed model's folder: build elsewhere and use --commit")
     build(AgentSettings(steps=args.steps, seed=args.seed, mask=not args.no_mask), out, args.force,
-          seeds=args.seeds, corpus=corpus)
+          seeds=args.seeds, corpus=corpus, keep=args.keep, weights=args.weights)
     if args.commit:
         copy_model(out, COMMITTED)
         print(f"committed: {COMMITTED.relative_to(ROOT)}/ now holds this model (git add it)")
@@ -466,17 +493,37 @@ def _train_seed(settings: AgentSettings, progress: bool, corpus: list[str] | Non
     return best_score(history), params, history
 
 
-def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True, corpus: list[str] | None = None):
-    """Train seeds settings.seed .. + seeds - 1 side by side (fork: one process each) and keep the
-    one that scores best on the validation split - never the test split. Ties go to the lower seed."""
+def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True, corpus: list[str] | None = None,
+                keep: str = "best"):
+    """Train seeds settings.seed .. + seeds - 1 (fork: one process each, as many at once as there
+    are cores). keep="best": the one that scores best on the validation split - never the test
+    split - as (params, history); ties go to the lower seed. keep="all": every seed, as
+    ([params, ...], history) in seed order, for an ensemble."""
     import multiprocessing
+    import os
     from concurrent.futures import ProcessPoolExecutor
     from dataclasses import replace
     runs = [replace(settings, seed=settings.seed + i) for i in range(seeds)]
+    if settings.number_slots and settings.word_slots:
+        lexicon()                                    # once, here: every forked seed inherits the cache
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=seeds, mp_context=context) as pool:
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=min(seeds, os.cpu_count() or 1), mp_context=context) as pool:
         results = list(pool.map(_train_seed, runs, [progress] * seeds, [corpus] * seeds))
     scores = [r[0] for r in results]
+    if keep == "all":
+        histories = [r[2] for r in results]
+        history = {"loss": [float(np.mean(step)) for step in zip(*(h["loss"] for h in histories))],
+                   "validation": [], "validation_average": [], "seconds": time.perf_counter() - start,
+                   "seed": settings.seed, "seed_scores": {r.seed: s for r, s in zip(runs, scores)},
+                   "members": [{"seed": r.seed, "validation": h["validation"],
+                                "validation_average": h["validation_average"], "seconds": round(h["seconds"], 2),
+                                "data_sha256": h["data_sha256"]} for r, h in zip(runs, histories)],
+                   "data_sha256": hashlib.sha256("".join(h["data_sha256"] for h in histories).encode()).hexdigest()}
+        if progress:
+            print("validation (fully right) by seed: " + ", ".join(f"seed {r.seed} {s:.1%}" for r, s in zip(runs, scores))
+                  + "; keeping all of them as one ensemble", file=sys.stderr)
+        return [r[1] for r in results], history
     best = scores.index(max(scores))
     if progress:
         print("validation (fully right) by seed: " + ", ".join(f"seed {r.seed} {s:.1%}" for r, s in zip(runs, scores))
@@ -487,12 +534,15 @@ def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True, corp
 
 
 def build(settings: AgentSettings, out: Path, force: bool = False, progress: bool = True,
-          seeds: int = 1, corpus: list[str] | None = None) -> Path:
+          seeds: int = 1, corpus: list[str] | None = None, keep: str = "all", weights: str = STORED) -> Path:
     """Train, export and write the card into `out` - or reuse the model there if up to date.
-    With seeds > 1, train that many seeds at once and keep the best on validation."""
+    With seeds > 1, train that many seeds and keep them all as one ensemble (keep="all", its
+    matrices stored as `weights`) or the best on validation alone (keep="best")."""
     from export.build import CARD_FORMAT, card_json, write_atomic
-    from export.onnx_export import to_onnx
-    key = build_key(settings, seeds, corpus)
+    from export.onnx_export import to_onnx, to_onnx_ensemble
+    if keep not in KEEP:
+        raise ValueError(f"keep must be one of {', '.join(KEEP)}, got {keep!r}")
+    key = build_key(settings, seeds, corpus, keep, weights)
     onnx_path, card_path = out / FILES[0], out / FILES[1]
     if not force and up_to_date(out, key):
         print(f"reusing {onnx_path}: up to date (build key {key[:12]})")
@@ -512,10 +562,13 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
         """The model and its card; a checkpoint's card never matches a build key, so a run
         stopped early leaves a usable model that the next build replaces."""
         config = settings.config(len(vocabulary()))
-        onnx_bytes = to_onnx(params, config).SerializeToString()
+        members = params if isinstance(params, list) else [params]
+        onnx_bytes = (to_onnx_ensemble(members, config, weights) if len(members) > 1
+                      else to_onnx(params, config)).SerializeToString()
         steps_done = len(history["loss"])
         card = {
-            "format": CARD_FORMAT, "vocab": vocabulary().vocab, "config": config.to_dict(),
+            "format": CARD_FORMAT, "vocab": vocabulary().vocab,       # hidden: the state's width, every member's
+            "config": config.to_dict() | {"hidden": config.hidden * len(members)},
             "metrics": {"final_loss": round(float(np.mean(history["loss"][-100:])), 6),
                         "steps": steps_done, "train_seconds": round(history["seconds"], 2),
                         "loss_per_100_steps": [round(float(np.mean(history["loss"][i:i + 100])), 6)
@@ -523,7 +576,7 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
                         "validation": history["validation"],
                         "validation_average": history.get("validation_average", []),
                         "seed_scores": history.get("seed_scores", {settings.seed: None})},
-            "parameters": int(sum(p.size for p in params.values())),
+            "parameters": int(sum(p.size for member in members for p in member.values())),
             "onnx_file": onnx_path.name, "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
             "build_key": key if final else f"checkpoint at step {steps_done}", "preset": "agent",
             "agent": asdict(settings), "seeds": seeds, "seed": history.get("seed", settings.seed),
@@ -534,17 +587,23 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
             card["reads_from"] = READS_FROM
         if settings.number_slots:
             card["number_slots"] = slots_for(settings).to_card()
+        if len(members) > 1:                         # the ensemble's own score on the same yardstick
+            card["ensemble"] = {"members": history["members"], "hidden": config.hidden, "weights": weights}
+            if validation:
+                card["metrics"]["validation"] = [(steps_done, onnx_accuracy(onnx_bytes, vocabulary(), validation,
+                                                                            slots_for(settings)))]
         write_atomic(onnx_path, onnx_bytes)
         write_atomic(card_path, card_json(card).encode())
         return card
 
     if seeds > 1:
-        params, history = train_seeds(settings, seeds, progress, corpus)
+        params, history = train_seeds(settings, seeds, progress, corpus, keep)
     else:
         params, history = train_agent(settings, progress=progress, validation=validation, corpus=corpus,
                                       on_best=lambda p, h: write(p, h, final=False))
     card = write(params, history, final=True)
-    best = best_score(history)
+    best = card["metrics"]["validation"][-1][1] if "ensemble" in card and card["metrics"]["validation"] \
+        else best_score(history)
     print(f"wrote {onnx_path} ({card['parameters']:,d} parameters, {settings.steps} steps, "
           f"{history['seconds']:.0f} s, best validation {best:.1%})")
     return onnx_path

@@ -34,7 +34,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from export.model import Config
 
-__all__ = ["IR_VERSION", "OPSET", "to_onnx", "onnx_gate_order", "run", "session_for"]
+__all__ = ["IR_VERSION", "OPSET", "to_onnx", "to_onnx_ensemble", "params_from_onnx", "onnx_gate_order",
+           "run", "session_for"]
 
 IR_VERSION = 8
 OPSET = 17
@@ -61,6 +62,26 @@ def onnx_lstm_weights(W_x, W_h, b):
     B = np.concatenate([onnx_gate_order(b, H), np.zeros(4 * H, b.dtype)])[None]
     return W, R, B
 # --8<-- [end:onnx-lstm]
+
+
+def our_gate_order(w, H):
+    """The inverse of onnx_gate_order: ONNX's i, o, f, c blocks back to our i, f, o, g."""
+    i, o, f, g = (w[..., k * H:(k + 1) * H] for k in range(4))
+    return np.concatenate([i, f, o, g], axis=-1)
+
+
+def params_from_onnx(model: onnx.ModelProto) -> dict:
+    """A single TinyLLM graph's weights back in our layout (exactly: only transposes and reorders)."""
+    inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    params = {k: inits[k].copy() for k in ("embed", "W_out", "b_out")}
+    l = 0
+    while f"W{l}" in inits:
+        H = inits[f"R{l}"].shape[-1]
+        params[f"W_x{l}"] = our_gate_order(inits[f"W{l}"][0].T, H)
+        params[f"W_h{l}"] = our_gate_order(inits[f"R{l}"][0].T, H)
+        params[f"b{l}"] = our_gate_order(inits[f"B{l}"][0, :4 * H], H)
+        l += 1
+    return params
 
 
 # ---- the graph ---------------------------------------------------------------------------------
@@ -108,6 +129,99 @@ def to_onnx(params, config: Config) -> onnx.ModelProto:
     model.ir_version = IR_VERSION
     onnx.checker.check_model(model, full_check=True)
     return model
+
+
+WEIGHTS = ("float32", "float16", "int8")
+
+
+def _stored(name: str, array, weights: str, axis: int):
+    """Initializers and nodes that make the float32 tensor `name` from `array` stored as `weights`:
+    float32 as is; float16 then Cast; int8 with one scale per slice along `axis` (symmetric, so
+    the largest weight of each row or column is stored exactly), then DequantizeLinear."""
+    array = np.asarray(array, np.float32)
+    if weights == "float32" or array.ndim == 1:
+        return [numpy_helper.from_array(array, name)], []
+    if weights == "float16":
+        return ([numpy_helper.from_array(array.astype(np.float16), name + "_f16")],
+                [helper.make_node("Cast", [name + "_f16"], [name], to=TensorProto.FLOAT)])
+    other = tuple(a for a in range(array.ndim) if a != axis)
+    scale = (np.abs(array).max(axis=other) / 127.0).astype(np.float32)
+    scale[scale == 0] = 1.0
+    shape = [1] * array.ndim
+    shape[axis] = -1
+    q = np.clip(np.rint(array / scale.reshape(shape)), -127, 127).astype(np.int8)
+    return ([numpy_helper.from_array(q, name + "_q"), numpy_helper.from_array(scale, name + "_scale"),
+             numpy_helper.from_array(np.zeros(scale.shape, np.int8), name + "_zero")],
+            [helper.make_node("DequantizeLinear", [name + "_q", name + "_scale", name + "_zero"], [name], axis=axis)])
+
+
+# --8<-- [start:ensemble]
+def to_onnx_ensemble(members: list[dict], config: Config, weights: str = "float32") -> onnx.ModelProto:
+    """N models of one config as one graph with the same inputs and outputs as `to_onnx`'s: the
+    state is the members' states side by side ([L, batch, N*H], member k at k*H..(k+1)*H), and
+    `logits` are the log of the members' next-character probabilities averaged (a log-probability,
+    so softmax(logits) is that average). Each member runs its own LSTM; nothing is shared.
+    `weights` is how the matrices are stored (WEIGHTS): float16 halves the file, int8 quarters it;
+    the graph computes in float32 either way."""
+    N, L, H, V = len(members), config.layers, config.hidden, config.vocab_size
+    if N < 2:
+        raise ValueError(f"an ensemble needs at least two members, got {N}")
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "axis1"),
+             numpy_helper.from_array(np.array([0, 2], np.int64), "axes02"),
+             numpy_helper.from_array(np.array(1.0 / N, np.float32), "one_over_n"),
+             numpy_helper.from_array(np.array(1e-30, np.float32), "floor")]
+    nodes, probs = [], []
+    for k, params in enumerate(members):
+        m = f"m{k}_"
+        for name, axis in (("embed", 0), ("W_out", 1), ("b_out", 0)):
+            more_inits, more_nodes = _stored(m + name, params[name], weights, axis)
+            inits, nodes = inits + more_inits, nodes + more_nodes
+        nodes += [helper.make_node("Gather", [m + "embed", "input_ids"], [m + "emb"], axis=0),
+                  helper.make_node("Transpose", [m + "emb"], [m + "x0"], perm=[1, 0, 2])]
+        for l in range(L):
+            W, R, B = onnx_lstm_weights(*(np.asarray(params[f"{p}{l}"], np.float32) for p in ("W_x", "W_h", "b")))
+            for name, array in ((f"{m}W{l}", W), (f"{m}R{l}", R), (f"{m}B{l}", B)):
+                stored = "float32" if name.endswith(f"B{l}") else weights   # biases: small, kept exact
+                more_inits, more_nodes = _stored(name, array, stored, 1)   # one scale per gate row
+                inits, nodes = inits + more_inits, nodes + more_nodes
+            inits += [numpy_helper.from_array(np.array([l, k * H], np.int64), f"{m}start{l}"),
+                      numpy_helper.from_array(np.array([l + 1, (k + 1) * H], np.int64), f"{m}end{l}")]
+            nodes += [
+                helper.make_node("Slice", ["h0", f"{m}start{l}", f"{m}end{l}", "axes02"], [f"{m}h0_{l}"]),
+                helper.make_node("Slice", ["c0", f"{m}start{l}", f"{m}end{l}", "axes02"], [f"{m}c0_{l}"]),
+                helper.make_node("LSTM", [f"{m}x{l}", f"{m}W{l}", f"{m}R{l}", f"{m}B{l}", "", f"{m}h0_{l}", f"{m}c0_{l}"],
+                                 [f"{m}y{l}", f"{m}hn_{l}", f"{m}cn_{l}"], hidden_size=H),
+                helper.make_node("Squeeze", [f"{m}y{l}", "axis1"], [f"{m}x{l + 1}"]),
+            ]
+        nodes += [helper.make_node("Transpose", [f"{m}x{L}"], [m + "top"], perm=[1, 0, 2]),
+                  helper.make_node("MatMul", [m + "top", m + "W_out"], [m + "scores"]),
+                  helper.make_node("Add", [m + "scores", m + "b_out"], [m + "logits"]),
+                  helper.make_node("Softmax", [m + "logits"], [m + "probs"], axis=-1)]
+        probs.append(m + "probs")
+    for name in ("hn", "cn"):                                   # (L, B, N*H): members side by side
+        nodes += [helper.make_node("Concat", [f"m{k}_{name}_{l}" for k in range(N)], [f"{name}_{l}"], axis=2)
+                  for l in range(L)]
+        nodes.append(helper.make_node("Concat", [f"{name}_{l}" for l in range(L)], [name], axis=0))
+    nodes += [helper.make_node("Sum", probs, ["total"]),
+              helper.make_node("Mul", ["total", "one_over_n"], ["mean"]),
+              helper.make_node("Max", ["mean", "floor"], ["safe"]),      # never log(0)
+              helper.make_node("Log", ["safe"], ["logits"])]
+    graph = helper.make_graph(
+        nodes, "tinyllm-ensemble",
+        inputs=[helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+                helper.make_tensor_value_info("h0", TensorProto.FLOAT, [L, "batch", N * H]),
+                helper.make_tensor_value_info("c0", TensorProto.FLOAT, [L, "batch", N * H])],
+        outputs=[helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", "seq", V]),
+                 helper.make_tensor_value_info("hn", TensorProto.FLOAT, [L, "batch", N * H]),
+                 helper.make_tensor_value_info("cn", TensorProto.FLOAT, [L, "batch", N * H])],
+        initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="lllm-export")
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model, full_check=True)
+    return model
+# --8<-- [end:ensemble]
 
 
 # ---- running it --------------------------------------------------------------------------------

@@ -285,13 +285,16 @@ def test_the_committed_agent_model_is_up_to_date_with_its_sources():
         "(~35 min on two cores) and commit export/trained/")
     card = json.loads((COMMITTED / "tinyllm-agent.json").read_text())
     assert card["agent"] == {**AgentSettings().__dict__, "seed": 0} and card["seeds"] == SEEDS
-    assert card["seed"] in (0, 1) and len(card["data_sha256"]) == 64
+    assert card["seed"] == 0 and len(card["data_sha256"]) == 64
+    assert [m["seed"] for m in card["ensemble"]["members"]] == list(range(SEEDS))     # every seed, none chosen
+    assert card["config"]["hidden"] == SEEDS * card["ensemble"]["hidden"] == SEEDS * AgentSettings().hidden
     assert set(card["kernels"]) == set(kernels()) and (COMMITTED / "tinyllm-agent.onnx").stat().st_size < 3_000_000
 
 
 def test_a_build_whose_key_matches_the_committed_card_copies_it(tmp_path, capsys):
     from export.agent_train import COMMITTED
-    build(AgentSettings(), tmp_path, progress=False, seeds=2)
+    from export.agent_train import SEEDS
+    build(AgentSettings(), tmp_path, progress=False, seeds=SEEDS)
     assert "the committed model" in capsys.readouterr().out
     for name in ("tinyllm-agent.onnx", "tinyllm-agent.json"):
         assert (tmp_path / name).read_bytes() == (COMMITTED / name).read_bytes()
@@ -321,11 +324,36 @@ def test_verify_says_when_a_model_is_not_the_committed_one(tmp_path, capsys, mon
     assert code == 1 and "differs from the committed model" in out and "build_key" in out, out
 
 
+def test_several_seeds_kept_all_are_one_ensemble_that_the_predictors_open(tmp_path, monkeypatch):
+    """keep="all": every seed's weights in one graph (the state is the members' side by side), its
+    card scored on the same validation goals as the seeds; OnnxBackend and the predictor open it."""
+    pytest.importorskip("onnxruntime")
+    from export import agent_train
+    from export.agent_train import build_key
+    from lllm.labs.factory_tasks import make_suite
+    from lllm.model.onnx_backend import OnnxBackend
+    from lllm.predictors import make_predictor
+    monkeypatch.setattr(agent_train, "validation_suite", lambda: make_suite("validation", 1)[:2])
+    settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=1)
+    path = build(settings, tmp_path, progress=False, seeds=2, weights="float32")
+    card = json.loads((tmp_path / "tinyllm-agent.json").read_text())
+    assert card["config"]["hidden"] == 16 and card["ensemble"]["hidden"] == 8 and card["ensemble"]["weights"] == "float32"
+    assert [m["seed"] for m in card["ensemble"]["members"]] == [0, 1] and card["metrics"]["seed_scores"].keys() == {"0", "1"}
+    assert [step for step, _ in card["metrics"]["validation"]] == [2] and card["parameters"] == 2 * 4 * 96 + 2 * (
+        4 * 32 + 8 * 32 + 32 + 8 * 96 + 96)
+    assert OnnxBackend(str(path)).hidden == 16
+    assert isinstance(make_predictor(f"tinyllm-agent:{path}")("Question: What is 2 + 3?\n", 8), str)
+    keys = {build_key(settings, 2, keep=keep, weights=w) for keep in ("all", "best") for w in ("int8", "float32")}
+    assert len(keys) == 4 and build_key(settings, 1, keep="all") == build_key(settings, 1, keep="best")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--verify", "--commit"], "--verify and --commit exclude each other"),
+    (["--keep", "some"], "argument --keep: invalid choice: 'some'"),
+    (["--weights", "int4"], "argument --weights: invalid choice: 'int4'"),
     (["--out", "@committed"], "is the committed model's folder"),
 ])
-def test_verify_and_commit_misuse_is_a_one_line_error(capsys, args, message):
+def test_misused_options_are_a_one_line_error(capsys, args, message):
     from export.agent_train import COMMITTED, main
     with pytest.raises(SystemExit) as exit_:
         main([str(COMMITTED) if arg == "@committed" else arg for arg in args])

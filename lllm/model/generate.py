@@ -182,9 +182,6 @@ class NumberSlots:
     word_mark: str = "@"
     lexicon: frozenset[str] = frozenset()    # empty: words are read as letters
 
-    def _is_slotted_word(self, token: str) -> bool:
-        return bool(self.lexicon) and token[0].isalpha() and token.lower() not in self.lexicon
-
     def mask(self, text: str) -> tuple[str, list[str]]:
         """(text with slots, the values behind them in order of first appearance)."""
         slot: dict[str, str] = {}
@@ -193,9 +190,10 @@ class NumberSlots:
         def read(match: re.Match) -> str:
             token = match.group()
             if token not in slot:
-                if token[0].isalpha() and not self._is_slotted_word(token):
-                    return token
-                mark = self.word_mark if token[0].isalpha() else self.mark
+                word = token[0].isalpha()
+                if word and (not self.lexicon or token.lower() in self.lexicon):
+                    return token                     # a word read as letters: no lexicon, or a known word
+                mark = self.word_mark if word else self.mark
                 counts[mark] += 1
                 slot[token] = f"{mark}{counts[mark]}"
             return slot[token]
