@@ -112,7 +112,7 @@ def test_a_gallery_row_runs_its_goal_in_the_demo_as_the_gallery_says(tab, agent_
     assert hg.gallery_row(goal, expected) == row
 
 
-@pytest.mark.parametrize("goal, verdict", [("What is 48 plus 17? Kim has 3 kites.", "wrong"), ("WHAT IS 31 MULTIPLIED BY 4?", "right"),
+@pytest.mark.parametrize("goal, verdict", [("What is 48 plus 17, Kim has 3 kites?", "wrong"), ("WHAT IS 31 MULTIPLIED BY 4?", "right"),
                                            ("How old is Tom?", "unknown")])
 def test_the_typed_goal_box_runs_the_agent_model_and_judges_it_as_cpython_does(tab, agent_model, goal, verdict):
     """The gallery's write-your-own box: the agent model's run is CPython's, and the verdict is the

@@ -12,7 +12,7 @@ from lllm.web.demos import run_json
 
 pytestmark = pytest.mark.browser
 PAGE = "agents/agent-model/"
-GOALS = ["What is 48 plus 17? Kim has 3 kites.", "WHAT IS 31 MULTIPLIED BY 4?", "How old is Tom?"]
+GOALS = ["What is 48 plus 17, Kim has 3 kites?", "WHAT IS 31 MULTIPLIED BY 4?", "How old is Tom?"]
 SCRIPT = engines.ROOT / "tests" / "judge_scenario.js"
 
 

@@ -273,7 +273,7 @@ def test_versus_shows_what_each_terminal_command_prints(agent_model, goal):
 
 @pytest.mark.parametrize("goal, verdict", [
     ("What is 48 plus 17?", "Right: the goal says 48 + 17, and calc[48 + 17] = 65 is what the model answered."),
-    ("What is 48 plus 17? Kim has 3 kites.", "Wrong: the goal says 48 + 17 (calc[48 + 17] = 65); the model "
+    ("What is 48 plus 17, Kim has 3 kites?", "Wrong: the goal says 48 + 17 (calc[48 + 17] = 65); the model "
                                              "called calc[17 + 3] and answered 20."),
     ("How old is Tom?", "The page cannot judge this goal: it knows the right answer only for arithmetic")])
 def test_judge_runs_the_agent_model_and_says_whether_it_was_right(agent_model, goal, verdict):
