@@ -10,7 +10,7 @@ SECTIONS = {
     "data.py": ["vocab", "dataset"],
     "model.py": ["config", "lstm-forward", "lstm-backward", "loss"],
     "train.py": ["adamw", "clip", "train-loop"],
-    "onnx_export.py": ["onnx-lstm"],
+    "onnx_export.py": ["onnx-lstm", "ensemble"],
 }
 OURS = ["__init__.py", "data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py"]
 
