@@ -374,12 +374,15 @@ FILES = ("tinyllm-agent.onnx", "tinyllm-agent.json")
 
 
 def kernels() -> dict:
-    """What decides the bits besides the sources: numpy's version and the CPU features it found.
-    Two machines that agree here train the same model from the same sources."""
+    """What decides the bits besides the sources: numpy's version, the CPU features it found and
+    the OpenBLAS kernel asked for (export/__init__.py pins it). Two machines that agree here train
+    the same model from the same sources."""
+    import os
     import platform
     from numpy._core._multiarray_umath import __cpu_features__ as features
     return {"numpy": np.__version__, "machine": platform.machine(),
-            "cpu_features": sorted(name for name, found in features.items() if found)}
+            "cpu_features": sorted(name for name, found in features.items() if found),
+            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE")}
 
 
 def up_to_date(folder: Path, key: str) -> bool:
