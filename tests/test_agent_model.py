@@ -295,22 +295,21 @@ def test_the_committed_agent_model_is_up_to_date_with_its_sources():
 
 
 def test_importing_export_pins_openblas_before_numpy_loads():
-    """Which OpenBLAS kernels run decides the trained bits: `python -m export.X` must pin one
-    thread and (on x86-64) the Haswell kernels whatever the shell says, unless the shell sets them."""
+    """Which OpenBLAS kernels run decides the trained bits: `python -m export.X` pins one thread
+    and (on x86-64) the Haswell kernels when the shell sets neither; a shell's own choice wins."""
     import platform
     import subprocess
     import sys
     code = ("import os, export, numpy; "
             "print(os.environ.get('OPENBLAS_NUM_THREADS'), os.environ.get('OPENBLAS_CORETYPE'))")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENBLAS_")}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1]).stdout.split()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("OPENBLAS_")}
+
+    def pinned(env):
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                              check=True, cwd=Path(__file__).resolve().parents[1]).stdout.split()
     x86 = platform.machine().lower() in ("x86_64", "amd64")
-    assert out == ["1", "Haswell" if x86 else "None"], out
-    chosen = subprocess.run([sys.executable, "-c", code], env=env | {"OPENBLAS_CORETYPE": "Zen"},
-                            capture_output=True, text=True, check=True,
-                            cwd=Path(__file__).resolve().parents[1]).stdout.split()
-    assert chosen == ["1", "Zen"], chosen                                  # the shell's choice wins
+    assert pinned(clean) == ["1", "Haswell" if x86 else "None"]
+    assert pinned(clean | {"OPENBLAS_CORETYPE": "Zen"}) == ["1", "Zen"]
 
 
 def test_a_build_whose_key_matches_the_committed_card_copies_it(tmp_path, capsys):
