@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lllm.cli import main                                     # noqa: E402
+from lllm.commands import main                                     # noqa: E402
 from lllm.model.sampling import Mulberry32                    # noqa: E402
 from lllm.reasoning.simulated import SimulatedModel          # noqa: E402
 

@@ -87,7 +87,7 @@ from export.data import build_vocab, load_story
 from export.model import Config, forward, init_params, lstm_backward
 from export.onnx_export import WEIGHTS
 from export.train import AdamW, clip_global_norm
-from lllm.cli import ArgParser, non_negative_int, positive_int
+from lllm.commands.args import ArgParser, non_negative_int, positive_int
 from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
 from lllm.labs.factory_reshape import reshape
 from lllm.labs.factory_tasks import MIX, make_task

@@ -1,6 +1,6 @@
 """Layer 1 · `make model`: train TinyLLM, export it to ONNX, write its model card - or reuse it.
 
-Consumes: layer 1 of the package (`lllm.model.tokenizer`) and `lllm.cli`'s argument types.
+Consumes: layer 1 of the package (`lllm.model.tokenizer`) and `lllm.commands.args`' argument types.
 
 Contract: `python -m export.build --out DIR [--preset default|seed] [--epochs N] [--seed S]
 [--force]` leaves in DIR, each file written atomically (temp file + rename):
@@ -44,7 +44,7 @@ from export.model import PRESETS, NumpyBackend, forward, preset
 from export.onnx_export import run, session_for, to_onnx
 from export.plot import loss_svg
 from export.train import train
-from lllm.cli import ArgParser, positive_int
+from lllm.commands.args import ArgParser, positive_int
 from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["CARD_FORMAT", "build_key", "main"]

@@ -1,7 +1,7 @@
-"""`python -m lllm ...` — see lllm/cli.py."""
+"""`python -m lllm ...` — the command line (lllm/commands/)."""
 
 import sys
 
-from lllm.cli import main
+from lllm.commands import main
 
 sys.exit(main())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lllm.cli import main
+from lllm.commands import main
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "build" / "model" / "tinyllm.onnx"

@@ -133,7 +133,7 @@ def test_the_platforms_models_resolve_tinyllm_when_none_are_given(monkeypatch):
     """The page registers its TinyLLMs once (lllm.web.browser.run_cell): then make_predictor and the
     native runtime's invokers build the page's model from the very code a terminal runs."""
     from lllm.predictors import specs
-    from lllm.runtimes.native.builtin_invokers import build_invoker
+    from lllm.runtimes.native.invokers.builtin import build_invoker
     monkeypatch.setattr(specs, "_PLATFORM_MODELS", {})
     built = []
     specs.use_platform_models({"tinyllm": lambda **options: built.append(options) or (lambda prompt, n=None: "page")})

@@ -22,7 +22,7 @@ from lllm.runtimes.native.composition import RemoteTactic, RemoteTacticError, Ta
 from lllm.runtimes.native.composition.composed import ComposedTactic
 from lllm.runtimes.native.composition.refs import service_endpoints
 from lllm.runtimes.native.composition.sse import iter_sse_events
-from lllm.runtimes.native.protocol_service import ProtocolService
+from lllm.services.protocol_service import ProtocolService
 from lllm.runtimes.python import as_tactic
 from own_thread import run_async
 

@@ -12,10 +12,10 @@ import httpx
 import pytest
 
 from lllm.protocol.errors import TacticServiceError
-from lllm.runtimes.native import create as create_module
-from lllm.runtimes.native.create import create_project
+from lllm.create import project as create_module
+from lllm.create.project import create_project
 from lllm.runtimes.native.entrypoints import load_tactic_entrypoint
-from lllm.runtimes.native.protocol_service import ProtocolService
+from lllm.services.protocol_service import ProtocolService
 from lllm.runtimes.native.composition.remote import RemoteTactic
 from lllm.runtimes.python import as_tactic
 

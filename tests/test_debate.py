@@ -7,7 +7,7 @@ import pytest
 
 import lllm.labs.debate
 import lllm.labs.debate_predictors
-from lllm.cli import main
+from lllm.commands import main
 from lllm.labs.debate import Debate, Proposal, Specialist, Verdict, VerdictParser, decide, specialists
 from lllm.labs.debate_predictors import DebateRulePredictor
 from lllm.predictors.contract import ScriptedPredictor

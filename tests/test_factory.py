@@ -12,7 +12,7 @@ import lllm.labs.factory
 import lllm.labs.factory_eval
 import lllm.labs.factory_tasks
 from lllm.predictors import RulePredictor, echo
-from lllm.cli import main
+from lllm.commands import main
 from lllm.labs.factory import (Critique, PredictorCritic, agent_mask, corrupt, load_corpus, parse_critique,
                           rule_critique, run_episode, run_factory, verify)
 from lllm.labs.factory_eval import comparison_table, evaluate, score

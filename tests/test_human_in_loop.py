@@ -8,7 +8,7 @@ import pytest
 
 import lllm.labs.human_in_loop
 from lllm.predictors import RulePredictor
-from lllm.cli import main
+from lllm.commands import main
 from lllm.labs.human_in_loop import HELP, REJECTED, SKIPPED, OversightSession, confidence, terminal
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.calc import calc

@@ -114,7 +114,7 @@ def test_tinyllm_report_is_honest():
 
 
 def test_before_after_prints_both_models_on_the_held_out_goals(capsys):
-    from lllm.cli import main
+    from lllm.commands import main
     from tests.model_files import ensure_model, require_agent_model
     ensure_model()
     require_agent_model()
@@ -125,7 +125,7 @@ def test_before_after_prints_both_models_on_the_held_out_goals(capsys):
 
 
 def test_before_after_bad_input_is_one_line(capsys):
-    from lllm.cli import main
+    from lllm.commands import main
     with pytest.raises(SystemExit) as exit_:
         main(["lab", "--before-after", "--per-group", "0"])
     assert exit_.value.code == 2

@@ -17,17 +17,11 @@ from hooks import architecture
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GRAPH = architecture.import_graph()
 FOLDER_LAYER = {"model": 1, "predictors": 2, "agents": 3, "protocol": 3, "runtimes": 3, "reasoning": 3, "labs": 4,
-                "services": 4, "web": 5}
-LAYER_NAMES = {1: "Layer 1", 2: "Layer 2", 3: "Layer 3", 4: "Layer 4", 5: "Platform adapter"}
-# The root: the dispatcher and its argument types (any layer may raise cli.UsageError), the
-# package's lazy public names, `python -m lllm`, and lllm-core's import path `lllm.create` (a
-# re-export of a native-runtime module), and `lllm.integrations` (a re-export of the service API's
-# PsiHub helper). They sit outside the order.
-ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.create", "lllm.integrations"}
-# Command modules kept beside the runtime they serve, as the real LLLM keeps them: layer 4 in a layer-3 folder.
-LAYER_4_IN_NATIVE = {"lllm.runtimes.native.service", "lllm.runtimes.native.scaffold",
-                     "lllm.runtimes.native.protocol_service", "lllm.runtimes.native.create",
-                     "lllm.runtimes.native.project_templates", "lllm.runtimes.native.inspection"}
+                "services": 4, "create": 4, "web": 5, "commands": 6}
+LAYER_NAMES = {1: "Layer 1", 2: "Layer 2", 3: "Layer 3", 4: "Layer 4", 5: "Platform adapter", 6: "Command line"}
+# The root: lllm-core's import paths kept as short re-export modules (`lllm.cli`, `lllm.integrations`),
+# the package's lazy public names and `python -m lllm`. They sit outside the order.
+ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.integrations"}
 CEILING = 400                              # house style: aim for <= 300 code lines, 400 is the ceiling
 LAYERED = sorted(name for name in GRAPH if name not in ROOT_MODULES)
 
@@ -39,14 +33,15 @@ def folder_layer(name: str) -> int:
 def layer_of(name: str) -> int:
     """The layer the module's docstring names (checked against its folder below)."""
     doc = ast.get_docstring(ast.parse((ROOT / GRAPH[name].path).read_text(encoding="utf-8"))) or ""
-    found = re.match(r"(Layer ([1-4])|Platform adapter) · ", doc)
-    assert found, f"{GRAPH[name].path}: the docstring's first line must open with 'Layer N · ' or 'Platform adapter · '"
-    return int(found.group(2)) if found.group(2) else 5
+    found = re.match(r"(Layer ([1-4])|Platform adapter|Command line) · ", doc)
+    assert found, (f"{GRAPH[name].path}: the docstring's first line must open with 'Layer N · ', "
+                   "'Platform adapter · ' or 'Command line · '")
+    return int(found.group(2)) if found.group(2) else {"Platform adapter": 5, "Command line": 6}[found.group(1)]
 
 
 @pytest.mark.parametrize("name", LAYERED)
 def test_the_docstring_names_the_folders_layer(name):
-    expected = 4 if name in LAYER_4_IN_NATIVE else folder_layer(name)
+    expected = folder_layer(name)
     assert layer_of(name) == expected, (f"{GRAPH[name].path} says {LAYER_NAMES[layer_of(name)]}, "
                                         f"its folder is {LAYER_NAMES[expected]}")
 
@@ -64,22 +59,37 @@ def test_the_layers_never_import_the_package_root():
     assert not offenders, offenders
 
 
-# lllm-core's own tests import this module by its private name, so our protocol keeps the path.
-UPSTREAM_PRIVATE_PATHS = {"lllm.protocol._validation"}
-
-
-def private_imports(path: pathlib.Path) -> list[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = [f"{node.module}.{alias.name}" for node in ast.walk(tree)
-             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lllm")
-             for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
-    return [name for name in found if name not in UPSTREAM_PRIVATE_PATHS]
+def private_imports(path: pathlib.Path, text: str | None = None) -> list[str]:
+    """Private names (`_x`) imported from another module, and private modules (`pkg._x`) imported from
+    outside their own package."""
+    tree = ast.parse(path.read_text(encoding="utf-8") if text is None else text)
+    here = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lllm"):
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+        modules = ([node.module] if isinstance(node, ast.ImportFrom) and node.module else
+                   [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+        for module in modules:
+            parts = module.split(".")
+            private = [i for i, part in enumerate(parts) if part.startswith("_") and not part.startswith("__")]
+            if module.startswith("lllm") and private and ".".join(parts[:private[0]]) != here:
+                found.append(module)
+    return found
 
 
 @pytest.mark.parametrize("name", sorted(GRAPH))
 def test_no_module_imports_another_modules_private_names(name):
     found = private_imports(ROOT / GRAPH[name].path)
     assert not found, f"{GRAPH[name].path} imports private names {found}: make them public or move them"
+
+
+def test_the_private_import_check_can_fail():
+    text = ("from lllm.protocol._validation import public_boundary_value\n"
+            "from lllm.model.sampling import _private\n")
+    assert private_imports(ROOT / "lllm" / "agents" / "x.py", text) == ["lllm.protocol._validation",
+                                                                       "lllm.model.sampling._private"]
+    assert private_imports(ROOT / "lllm" / "protocol" / "x.py", text) == ["lllm.model.sampling._private"]
 
 
 def cycles(graph) -> list[list[str]]:
@@ -150,7 +160,7 @@ def test_line_table_per_layer_and_file():
 
 def test_each_roadmap_piece_sits_on_its_modules_layer():
     """roadmap.yml's layer for a piece is the layer its modules' docstrings name (page adapters and the
-    root are the front ends of layer-4 pieces)."""
+    command line and the root are the front ends of layer-4 pieces)."""
     import fnmatch
     from hooks import roadmap
     wrong = []
@@ -158,6 +168,6 @@ def test_each_roadmap_piece_sits_on_its_modules_layer():
         for name in LAYERED:
             if not GRAPH[name].is_package and any(fnmatch.fnmatchcase(name, p) for p in item.modules):
                 layer = layer_of(name)
-                if layer != item.layer and not (layer == 5 and item.layer == 4):
+                if layer != item.layer and not (layer in (5, 6) and item.layer == 4):
                     wrong.append(f"{item.id} (layer {item.layer}) owns {name} ({LAYER_NAMES[layer]})")
     assert not wrong, wrong

@@ -56,7 +56,7 @@ def kit(tmp_path):
                 speaker.receive(task)
                 return speaker.respond().content
     """)
-    write(tmp_path / "shared" / "proxies" / "weather.py", "from lllm.runtimes.native.weather_proxy import WeatherProxy\n")
+    write(tmp_path / "shared" / "proxies" / "weather.py", "from lllm.runtimes.native.proxies.builtin.weather import WeatherProxy\n")
     runtime = Runtime()
     runtime.load_package(str(tmp_path / "kit"))
     return runtime, tmp_path

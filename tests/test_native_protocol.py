@@ -9,12 +9,12 @@ from pydantic import BaseModel, ValidationError
 
 import lllm.protocol as protocol
 from lllm import CallContext, CallTrace, SchemaError, Tactic, TacticInfo
-from lllm.protocol._validation import public_boundary_value
+from lllm.protocol.validation import public_boundary_value
 from lllm.runtimes.python import as_tactic
 
 FOLDER = pathlib.Path(protocol.__file__).parent
 MODULES = [f"lllm.protocol.{p.stem}" for p in sorted(FOLDER.glob("*.py")) if p.stem != "__init__"]
-MODULES += ["lllm.protocol", "lllm.runtimes.python", "lllm.runtimes.native.adapter", "lllm.runtimes.native.costs"]
+MODULES += ["lllm.protocol", "lllm.runtimes.python", "lllm.runtimes.native.adapter", "lllm.runtimes.native.core.costs"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,7 +1,7 @@
 """Proxies: endpoint docs, CALL_API inside run_python, the budget, and an agent that programs."""
 
 from lllm.runtimes.native import Agent, Prompt, ProxyManager, ScriptedInvoker
-from lllm.runtimes.native.weather_proxy import WeatherProxy
+from lllm.runtimes.native.proxies.builtin.weather import WeatherProxy
 
 
 def test_query_api_doc_lists_the_endpoints():

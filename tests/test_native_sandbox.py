@@ -12,7 +12,7 @@ import pytest
 from lllm.runtimes.native import ProxyManager
 from lllm.runtimes.native.sandbox import make_interpreter
 from lllm.runtimes.native.sandbox.worker import BUDGET, run_code
-from lllm.runtimes.native.weather_proxy import WeatherProxy
+from lllm.runtimes.native.proxies.builtin.weather import WeatherProxy
 
 
 @pytest.fixture

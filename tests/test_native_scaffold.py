@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from lllm.runtimes.native.scaffold import app_files, create_app
+from lllm.create.scaffold import app_files, create_app
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 

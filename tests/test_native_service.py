@@ -1,6 +1,5 @@
-"""The tactic service and the HTTP invoker, against loopback servers."""
+"""The protocol service on http.server, where-to-listen checks, and the HTTP invoker, against loopback servers."""
 
-import dataclasses
 import json
 import threading
 import urllib.error
@@ -9,55 +8,34 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lllm.runtimes.native import Agent, DefaultTagParser, Prompt, Tactic, tool
-from lllm.runtimes.native.http_invoker import HTTPInvoker, InvokerError
-from lllm.runtimes.native.service import TacticApp, load_factory, make_server
+from lllm.runtimes.native import Agent, DefaultTagParser, Prompt, tool
+from lllm.runtimes.native.invokers.http import HTTPInvoker, InvokerError
+from lllm.runtimes.python import as_tactic
+from lllm.services.http_server import check_host, check_log_level, check_port, make_server
+from lllm.services.protocol_service import ProtocolService
 
 
-@dataclasses.dataclass
-class Sum:
-    a: int
-    b: int
+# ---- where to listen: the checks `lllm serve` turns into usage errors ---------------------------------
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "0.0.0.0"])
+def test_a_host_name_or_address_is_accepted(host):
+    assert check_host(host) == host
 
 
-class Adder(Tactic):
-    """Add two numbers."""
-    name = "adder"
-    input_type = Sum
-
-    def call(self, task: Sum) -> int:
-        if task.a < 0:
-            raise RuntimeError("negative numbers are not supported")
-        return task.a + task.b
+@pytest.mark.parametrize("host, problem", [("", "non-empty"), (" localhost", "surrounding spaces"),
+                                           ("http://localhost", "not a URL"), ("localhost:8000", "host:port")])
+def test_a_host_that_is_not_one_is_named(host, problem):
+    with pytest.raises(ValueError, match=problem):
+        check_host(host)
 
 
-# ---- the app, without sockets -------------------------------------------------------------------------
-
-def test_routes_and_the_error_envelope():
-    app = TacticApp(Adder())
-    assert app.handle("GET", "/health") == (200, {"status": "ok", "tactic": "adder"})
-    assert app.handle("GET", "/info")[1]["input_schema"]["required"] == ["a", "b"]
-    assert app.handle("POST", "/run", b'{"task": {"a": 2, "b": 3}}') == (200, {"ok": True, "result": 5})
-    status, body = app.handle("POST", "/run", b'{"task": {"a": "two", "b": 3}}')
-    assert status == 400 and body["error"]["type"] == "invalid_input"
-    assert "input does not match its type" in body["error"]["message"] and "a\n" in body["error"]["message"]
-    assert app.handle("POST", "/run", b"not json")[0] == 400
-    assert app.handle("POST", "/run", b'{"task": {"a": -1, "b": 3}}') == (500, {"ok": False, "error": {
-        "type": "runtime_error", "message": "RuntimeError: negative numbers are not supported"}})
-    assert app.handle("GET", "/run")[0] == 405
-    assert app.handle("GET", "/nope")[0] == 404
-    assert "summary" in app.handle("POST", "/run", b'{"task": {"a": 1, "b": 1}, "return_session": true}')[1]
-
-
-def test_load_factory_accepts_module_colon_name():
-    assert load_factory("tests.test_native_service:Adder").name == "adder"
-    with pytest.raises(ValueError, match="expected MODULE:FACTORY"):
-        load_factory("tests.test_native_service")
-    with pytest.raises(ValueError, match="gave int, not a Tactic"):
-        load_factory("tests.test_native_service:THE_ANSWER")
-
-
-THE_ANSWER = 42
+def test_ports_and_log_levels_are_checked():
+    assert check_port("8000") == 8000 and check_log_level("DEBUG") == "debug"
+    for bad in ("0", "65536", "http"):
+        with pytest.raises(ValueError, match="between 1 and 65535"):
+            check_port(bad)
+    with pytest.raises(ValueError, match="one of critical, error"):
+        check_log_level("loud")
 
 
 # ---- over loopback -----------------------------------------------------------------------------------
@@ -86,12 +64,18 @@ def post(url, data):
         return exc.code, json.loads(exc.read())
 
 
-def test_the_service_over_http(running):
-    base = running(make_server(TacticApp(Adder()), port=0))
+def double(n: int) -> int:
+    return 2 * n
+
+
+def test_the_protocol_service_over_http_server(running):
+    base = running(make_server(ProtocolService([as_tactic(double)]), port=0))
     with urllib.request.urlopen(base + "/health", timeout=10) as reply:
-        assert json.loads(reply.read()) == {"status": "ok", "tactic": "adder"}
-    assert post(base + "/run", {"task": {"a": 20, "b": 22}}) == (200, {"ok": True, "result": 42})
-    assert post(base + "/run", {"nothing": 1})[0] == 400
+        assert json.loads(reply.read()) == {"ok": True, "tactics": ["double"]}
+    status, body = post(base + "/run", {"input": 21})
+    assert status == 200 and body["output"] == 42 and body["tactic"] == "double"
+    status, body = post(base + "/run", {"input": "twenty"})
+    assert status == 400 and body["detail"]["error"]["tactic"] == "double"
 
 
 class FakeChatServer(BaseHTTPRequestHandler):

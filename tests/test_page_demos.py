@@ -17,7 +17,7 @@ import pytest
 
 from lllm.web import demos as page_demos
 from lllm.predictors import TINYLLM_AGENT_STOP, make_predictor, parse_script
-from lllm.cli import main
+from lllm.commands import main
 from lllm.labs.lab import CATEGORIES
 from lllm.model.onnx_backend import from_onnx
 from lllm.web.demos import run_json

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lllm.cli import main
+from lllm.commands import main
 from lllm.labs.reasoning_lab import benchmark, lab_json, make_framework, sweep
 
 

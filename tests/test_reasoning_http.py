@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lllm.cli import main
+from lllm.commands import main
 from lllm.model.sampling import Mulberry32
 from lllm.reasoning.simulated import SimulatedModel
 

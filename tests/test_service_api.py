@@ -18,8 +18,8 @@ import pytest
 from lllm.protocol.errors import SchemaError
 from lllm.protocol.events import TacticEvent
 from lllm.protocol.tactic import Tactic
-from lllm.runtimes.native.protocol_service import ProtocolService
-from lllm.runtimes.native.service import make_server
+from lllm.services.protocol_service import ProtocolService
+from lllm.services.http_server import make_server
 from lllm.services import create_tactic_app, endpoint
 from own_thread import own_thread
 

@@ -7,7 +7,7 @@ import pytest
 
 import lllm.labs.typed_workflow
 from lllm.predictors import RulePredictor
-from lllm.cli import main
+from lllm.commands import main
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.react import REPAIR_OBSERVATION, run_react
 from lllm.labs.typed_workflow import (TRANSITIONS, IllegalTransition, StepKind, TypedStep, TypedTrajectory,

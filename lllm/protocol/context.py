@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
-from lllm.protocol._validation import plain_data
+from lllm.protocol.validation import plain_data
 from lllm.protocol.fields import Metadata, Name, Number, ServiceRefText, TacticRefText, Token
 
 __all__ = ["CallContext", "CallTrace", "CallResult", "new_id"]

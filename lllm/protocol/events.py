@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from lllm.protocol._validation import plain_data
+from lllm.protocol.validation import plain_data
 from lllm.protocol.context import new_id
 from lllm.protocol.fields import Metadata, Number, Token
 

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Strict, StrictStr
 
-from lllm.protocol import _validation as v
+from lllm.protocol import validation as v
 
 __all__ = ["Token", "Name", "Metadata", "JsonSchema", "Number", "TacticRefText", "ServiceRefText", "Examples"]
 

@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr
 
-from lllm.protocol import _validation as v
+from lllm.protocol import validation as v
 from lllm.protocol.context import CallContext
 from lllm.protocol.fields import Metadata, Name, Number, Token
 from lllm.protocol.tactic import Tactic

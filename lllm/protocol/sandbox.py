@@ -35,7 +35,7 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
 
-from lllm.protocol import _validation as v
+from lllm.protocol import validation as v
 from lllm.protocol.errors import TacticError
 from lllm.protocol.tactic import Tactic
 

@@ -37,7 +37,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, ValidationError
 
-from lllm.protocol import _validation as v
+from lllm.protocol import validation as v
 from lllm.protocol.context import CallContext, CallResult, CallTrace
 from lllm.protocol.errors import SchemaError, TacticUnsupportedError
 from lllm.protocol.events import TacticEvent

@@ -43,7 +43,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictStr
 
-from lllm.protocol import _validation as v
+from lllm.protocol import validation as v
 from lllm.protocol.fields import Metadata, ServiceRefText, TacticRefText
 from lllm.protocol.tactic import Tactic
 from lllm.runtimes.tactic_tools import tactic_as_tool

@@ -2,7 +2,7 @@
 
 `create_tactic_app(tactic)` and `create_service_app([tactics])` build the FastAPI app that `lllm
 serve` runs (`fastapi.py`; the `serve` extra); every route of it is the one handler
-`ProtocolService.handle` in `lllm/runtimes/native/protocol_service.py`. This folder holds what
+`ProtocolService.handle` in `lllm/services/protocol_service.py`. This folder holds what
 that handler uses: `endpoints.py` (a tactic's `@endpoint` routes), `streaming.py` (the /stream body)
 and `fastapi.py` (the request and response models, the app and its OpenAPI description);
 `psihub.py`, the card a package hub (PsiHub) shows for a tactic (`lllm.integrations.tactic_resource`); and
@@ -14,8 +14,8 @@ load on first use (PEP 562), so importing one of the modules never imports the o
 __all__ = ["EndpointSpec", "ProtocolService", "RemoteTactic", "RemoteTacticError", "create_fastapi_app", "create_protocol_app",
            "create_service_app", "create_tactic_app", "custom_endpoints", "endpoint"]
 
-WHERE = {"ProtocolService": "lllm.runtimes.native.protocol_service",
-         "create_protocol_app": "lllm.runtimes.native.protocol_service",
+WHERE = {"ProtocolService": "lllm.services.protocol_service",
+         "create_protocol_app": "lllm.services.protocol_service",
          "RemoteTactic": "lllm.runtimes.native.composition.remote",
          "RemoteTacticError": "lllm.runtimes.native.composition.remote",
          "create_fastapi_app": "lllm.services.fastapi", "create_service_app": "lllm.services.fastapi",

@@ -1,6 +1,6 @@
 """Layer 4 · custom endpoints: a tactic method marked `@endpoint.post("/act")` becomes a route of its service.
 
-Read `lllm/runtimes/native/protocol_service.py` first: its `handle` is the one place a request is
+Read `lllm/services/protocol_service.py` first: its `handle` is the one place a request is
 routed, and it asks this module which custom routes a tactic declares.
 
 Contract: `@endpoint.get/post/put/patch/delete(path, name=None, mode="run", description="", tags=())`
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lllm.protocol._validation import check_token
+from lllm.protocol.validation import check_token
 
 __all__ = ["EndpointSpec", "endpoint", "custom_endpoints", "route_key", "match_route", "RESERVED_ROUTES"]
 

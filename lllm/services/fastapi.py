@@ -1,6 +1,6 @@
 """Layer 4 · the FastAPI app `lllm serve` runs: one catch-all route onto `ProtocolService.handle`, its models, its OpenAPI.
 
-Read `lllm/runtimes/native/protocol_service.py` first (the handler and the routes). FastAPI is
+Read `lllm/services/protocol_service.py` first (the handler and the routes). FastAPI is
 imported inside `create_fastapi_app`, only when it is called (`pip install 'lllm-learn[serve]'`).
 
 Contract: `create_tactic_app(tactic)` / `create_service_app(tactics, expose_single_tactic_routes=None)`
@@ -27,9 +27,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr
 
-from lllm.protocol import _validation as v
+from lllm.protocol import validation as v
 from lllm.protocol.fields import Metadata, Name, Token
-from lllm.runtimes.native.protocol_service import ProtocolService, public_info
+from lllm.services.protocol_service import ProtocolService, public_info
 from lllm.services.streaming import EventStream
 
 __all__ = ["RunRequest", "RunResponse", "ErrorDetail", "create_fastapi_app", "create_tactic_app",

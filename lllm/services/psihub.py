@@ -40,7 +40,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
-from lllm.protocol._validation import check_service_ref, check_tactic_ref, is_secret_key
+from lllm.protocol.validation import check_service_ref, check_tactic_ref, is_secret_key
 from lllm.services.endpoints import custom_endpoints
 
 __all__ = ["tactic_resource", "endpoint_resources", "public_copy"]

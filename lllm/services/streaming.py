@@ -1,6 +1,6 @@
 """Layer 4 · the /stream body: a tactic's stream as server-sent events, closed when the client leaves.
 
-Read `lllm/runtimes/native/protocol_service.py` first: `handle` checks a /stream request and, when
+Read `lllm/services/protocol_service.py` first: `handle` checks a /stream request and, when
 it is good, answers `(200, EventStream(...))`; each server sends `EventStream.frames()`.
 
 Contract: every item the tactic yields becomes one frame `data: <TacticEvent as JSON>\\n\\n` (a plain
@@ -32,10 +32,10 @@ import inspect
 import json
 from concurrent.futures import ThreadPoolExecutor
 
-from lllm.protocol._validation import public_boundary_value
+from lllm.protocol.validation import public_boundary_value
 from lllm.protocol.events import TacticEvent
 from lllm.protocol.proxy import has_own
-from lllm.runtimes.native.schemas import to_jsonable
+from lllm.runtimes.native.core.schemas import to_jsonable
 
 __all__ = ["EventStream", "can_stream", "sse_frame"]
 

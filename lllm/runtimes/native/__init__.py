@@ -1,7 +1,10 @@
 """Layer 3 · the LLLM native runtime (seed 004): Tactic, Agent, Prompt, Dialog, in pure Python.
 
-Read in this order: parsers -> tools -> prompt -> handlers -> dialog -> chat_format -> invokers
--> agent -> tactic -> config -> runtime; then proxies, service and scaffold.
+Its folders, read in this order: `core/` (parsers -> tools -> prompt -> handlers -> dialog ->
+chat_format -> agent -> tactic -> config -> runtime), `invokers/` (the model behind an Agent),
+`proxies/` (outside APIs as tools), `sandbox/` (where run_python's code runs), `composition/`
+(tactics by reference, remote tactics, streams); `adapter.py` and `entrypoints.py` make any
+object a protocol Tactic. Serving is in `lllm/services/`, new projects in `lllm/create/`.
 
     Tactic   the program: takes a task, wires agents together, returns a result
     Agent    the caller: a system prompt, an invoker (the model) and the call loop
@@ -16,19 +19,19 @@ Usage:
 """
 
 from lllm.runtimes.native.adapter import NativeTacticAdapter
-from lllm.runtimes.native.agent import Agent, AgentCallError, AgentCallSession, Step
-from lllm.runtimes.native.config import ConfigError
-from lllm.runtimes.native.costs import InvokeCost, TokenLogprob
-from lllm.runtimes.native.dialog import Dialog, DialogTree, DialogTreeNode, Message, Role
-from lllm.runtimes.native.handlers import BaseHandler, DefaultSimpleHandler
-from lllm.runtimes.native.builtin_invokers import BUILTIN_INVOKERS, build_invoker
-from lllm.runtimes.native.invokers import Cost, InvokeResult, PredictorInvoker, ScriptedInvoker
-from lllm.runtimes.native.parsers import BaseParser, DefaultTagParser, ParseError, find_md_blocks, find_xml_blocks
-from lllm.runtimes.native.prompt import Prompt, PromptError
-from lllm.runtimes.native.proxies import BaseProxy, ProxyManager, ProxyRegistrator
-from lllm.runtimes.native.runtime import Runtime, build_tactic, default_runtime, load_runtime, register_invoker, resolve_config
-from lllm.runtimes.native.tactic import Tactic, TacticCallSession, TacticInfo, tactic_as_function, tactictool
-from lllm.runtimes.native.tools import Function, FunctionCall, ToolError, tool
+from lllm.runtimes.native.core.agent import Agent, AgentCallError, AgentCallSession, Step
+from lllm.runtimes.native.core.config import ConfigError
+from lllm.runtimes.native.core.costs import InvokeCost, TokenLogprob
+from lllm.runtimes.native.core.dialog import Dialog, DialogTree, DialogTreeNode, Message, Role
+from lllm.runtimes.native.core.handlers import BaseHandler, DefaultSimpleHandler
+from lllm.runtimes.native.invokers.builtin import BUILTIN_INVOKERS, build_invoker
+from lllm.runtimes.native.invokers.base import Cost, InvokeResult, PredictorInvoker, ScriptedInvoker
+from lllm.runtimes.native.core.parsers import BaseParser, DefaultTagParser, ParseError, find_md_blocks, find_xml_blocks
+from lllm.runtimes.native.core.prompt import Prompt, PromptError
+from lllm.runtimes.native.proxies.base import BaseProxy, ProxyManager, ProxyRegistrator
+from lllm.runtimes.native.core.runtime import Runtime, build_tactic, default_runtime, load_runtime, register_invoker, resolve_config
+from lllm.runtimes.native.core.tactic import Tactic, TacticCallSession, TacticInfo, tactic_as_function, tactictool
+from lllm.runtimes.native.core.tools import Function, FunctionCall, ToolError, tool
 
 __all__ = [
     "NativeTacticAdapter", "InvokeCost", "TokenLogprob",

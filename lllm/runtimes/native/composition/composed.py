@@ -39,7 +39,7 @@ from __future__ import annotations
 from lllm.protocol.events import TacticEvent
 from lllm.protocol.tactic import Tactic
 from lllm.runtimes.native.composition.resolver import TacticResolver
-from lllm.runtimes.native.schemas import to_jsonable
+from lllm.runtimes.native.core.schemas import to_jsonable
 
 __all__ = ["ComposedTactic"]
 
@@ -88,7 +88,7 @@ if __name__ == "__main__":
     # --8<-- [start:demo]
     from lllm.runtimes.native.composition import TacticResolver
     from lllm.runtimes.native.composition.composed import ComposedTactic
-    from lllm.runtimes.native.tactic import Tactic
+    from lllm.runtimes.native.core.tactic import Tactic
     from lllm.runtimes.python import as_tactic
 
     STORY = "psi://demo/story/tactics/continue"      # package demo/story: an agent on TinyLLM

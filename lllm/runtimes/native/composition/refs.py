@@ -1,6 +1,6 @@
 """Layer 3 · names for tactics: a `psi://org/package/tactics/name` reference and a checked service URL.
 
-Read `lllm/protocol/_validation.py` first (the token rules). A reference is an identity, not a
+Read `lllm/protocol/validation.py` first (the token rules). A reference is an identity, not a
 location: `TacticRef` only parses and checks one; `resolver.py` decides what it points at (an
 object in this process, or a service URL). `service_endpoints(url)` checks a service URL and
 gives its three routes, so every caller that talks HTTP agrees on them.

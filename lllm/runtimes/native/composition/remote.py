@@ -1,7 +1,7 @@
 """Layer 3 · RemoteTactic: a tactic served elsewhere, called over HTTP as if it were local.
 
 Read `refs.py` (service URLs), `sse.py` (streams) and `remote_errors.py` first; the server side
-is `lllm/runtimes/native/protocol_service.py`. `RemoteTactic(url, input_type=..., output_type=...)`
+is `lllm/services/protocol_service.py`. `RemoteTactic(url, input_type=..., output_type=...)`
 is a protocol Tactic: `run(value, context=...)` validates `value` here, POSTs
 `{"input": value, "context": context}` to the service's /run and validates the reply's `output`
 here too, so a wrong answer from the server is a SchemaError on the caller's side.
@@ -43,7 +43,7 @@ from lllm.protocol.tactic import Tactic, TacticInfo
 from lllm.runtimes.native.composition.refs import service_endpoints, tactic_name_in_url
 from lllm.runtimes.native.composition.remote_errors import RemoteTacticError, error_from_reply
 from lllm.runtimes.native.composition.sse import aiter_sse_events, iter_sse_events
-from lllm.runtimes.native.schemas import to_jsonable
+from lllm.runtimes.native.core.schemas import to_jsonable
 
 __all__ = ["RemoteTactic", "RemoteTacticError", "request_envelope"]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 
-from lllm.protocol import _validation as v
+from lllm.protocol import validation as v
 from lllm.protocol.errors import TacticServiceError
 
 __all__ = ["RemoteTacticError", "error_from_reply"]

@@ -37,13 +37,13 @@ import pathlib
 import tomllib
 from collections.abc import Mapping
 
-from lllm.protocol._validation import is_secret_key, plain_data
+from lllm.protocol.validation import is_secret_key, plain_data
 from lllm.protocol.errors import TacticRefError
 from lllm.protocol.tactic import Tactic
 from lllm.runtimes.native.composition.refs import TacticRef, check_service_url, parse_resource_ref
 from lllm.runtimes.native.composition.remote import RemoteTactic
-from lllm.runtimes.native.tactic import tactic_as_function
-from lllm.runtimes.native.tools import Function
+from lllm.runtimes.native.core.tactic import tactic_as_function
+from lllm.runtimes.native.core.tools import Function
 
 __all__ = ["TacticResolver", "binding_metadata"]
 

@@ -29,7 +29,7 @@ import json
 
 from pydantic import ValidationError
 
-from lllm.protocol._validation import public_boundary_value
+from lllm.protocol.validation import public_boundary_value
 from lllm.protocol.events import TacticEvent
 
 __all__ = ["format_sse", "iter_sse_events", "aiter_sse_events", "event_from_payload", "SSEDecoder"]

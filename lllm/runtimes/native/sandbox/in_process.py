@@ -3,7 +3,7 @@
 Read `worker.py` first: this runs the same `run_code` in this interpreter, with the same import
 allow-list and step budget. There is no kernel limit here: a loop that makes no line events (one
 long C call such as `sum(range(10**12))`) or a huge allocation is not stopped by this budget; in
-the page the worker running Python is what can be stopped (DESIGN.md §3), and in CPython the
+the page the worker running Python is what can be stopped (site/design.md, "How a page runs an agent"), and in CPython the
 process sandbox (`process.py`) is used instead.
 
 Usage:

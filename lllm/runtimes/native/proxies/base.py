@@ -21,7 +21,7 @@ line events, `max_output_chars` characters of output, and imports from `allowed_
 
 Usage:
 
-    >>> from lllm.runtimes.native.weather_proxy import WeatherProxy
+    >>> from lllm.runtimes.native.proxies.builtin.weather import WeatherProxy
     >>> manager = ProxyManager([WeatherProxy])
     >>> manager.run_python('t = CALL_API("weather/current", {"city": "Oslo"})["temp"]\\nprint(t)')
     '4.5'
@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 
 from lllm.runtimes.native.sandbox import BUDGET, make_interpreter
-from lllm.runtimes.native.tools import Function
+from lllm.runtimes.native.core.tools import Function
 
 __all__ = ["BaseProxy", "ProxyRegistrator", "ProxyManager", "RUN_PYTHON_BUDGET"]
 

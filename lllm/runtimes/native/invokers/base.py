@@ -20,7 +20,7 @@ Costs: a Predictor's tokens are characters (prompt and completion lengths); HTTP
 
 Usage:
 
-    >>> from lllm.runtimes.native.dialog import Message, Role
+    >>> from lllm.runtimes.native.core.dialog import Message, Role
     >>> invoker = ScriptedInvoker(["Hello!", {"content": "", "function_calls": [{"name": "calc", "arguments": {"expr": "1+1"}}]}])
     >>> invoker([Message(Role.USER, "Hi")], []).message.content
     'Hello!'
@@ -33,10 +33,10 @@ from __future__ import annotations
 import dataclasses
 
 from lllm.predictors.contract import ScriptExhausted
-from lllm.runtimes.native.chat_format import parse_completion, render_prompt
-from lllm.runtimes.native.dialog import Message, Role
-from lllm.runtimes.native.parsers import ParseError
-from lllm.runtimes.native.tools import FunctionCall
+from lllm.runtimes.native.core.chat_format import parse_completion, render_prompt
+from lllm.runtimes.native.core.dialog import Message, Role
+from lllm.runtimes.native.core.parsers import ParseError
+from lllm.runtimes.native.core.tools import FunctionCall
 
 __all__ = ["Cost", "InvokeResult", "ScriptedInvoker", "PredictorInvoker"]
 

@@ -1,15 +1,15 @@
 """Layer 4 · the protocol service: protocol tactics behind lllm-core's HTTP routes, one handler for every server.
 
-Read `lllm/protocol/tactic.py` and `service.py` first. `service.py`'s TacticApp speaks the native
-envelope (`{"task": ...}` in, a call session out); this service speaks the protocol one, which any
-`Tactic` understands and which `RemoteTactic` (`remote.py`) and a generated project's client.py call.
+Read `lllm/protocol/tactic.py` first. This service speaks the protocol envelope, which any `Tactic`
+understands and which `RemoteTactic` (`lllm/runtimes/native/composition/remote.py`) and a
+generated project's client.py call.
 
 `ProtocolService(tactics).handle(method, path, body)` is a pure function from a request to
 `(status, JSON object)` — or `(200, EventStream)` for /stream — and the only place a route is
 matched or a request checked. Three servers put it on the wire, each a few lines that pass the
 method, path and body to `handle`: `lllm.services.fastapi.create_fastapi_app` (FastAPI, for `lllm
 serve` under uvicorn: the `serve` extra), the object itself as a bare ASGI app (`uvicorn app:app`,
-httpx's ASGITransport), and `service.make_server` (`http.server`, the standard library's fallback).
+httpx's ASGITransport), and `http_server.make_server` (`http.server`, the standard library's fallback).
 
 Routes (NAME is a tactic's name; /info, /run and /stream exist when the service holds one tactic):
     GET  /health                      200 {"ok": true, "tactics": [names]}
@@ -43,15 +43,15 @@ import inspect
 import json
 from collections.abc import Mapping
 
-from lllm.protocol._validation import check_name, public_boundary_value
+from lllm.protocol.validation import check_name, public_boundary_value
 from lllm.protocol.context import CallContext
 from lllm.protocol.errors import SchemaError, TacticUnsupportedError
 from lllm.protocol.tactic import Tactic
-from lllm.runtimes.native.schemas import to_jsonable
+from lllm.runtimes.native.core.schemas import to_jsonable
 from lllm.services.endpoints import RESERVED_ROUTES, custom_endpoints, match_route, route_key
 from lllm.services.streaming import EventStream, can_stream
 
-__all__ = ["ProtocolService", "create_protocol_app", "public_info", "error"]
+__all__ = ["ProtocolService", "create_protocol_app", "public_info", "describe_tactic", "error"]
 
 ENVELOPE_KEYS = {"input", "task", "context"}
 
@@ -62,6 +62,25 @@ def public_info(tactic: Tactic) -> dict:
     info["examples"] = public_boundary_value(info["examples"])
     info["metadata"] = public_boundary_value(info["metadata"])
     return info
+
+
+def describe_tactic(tactic: Tactic) -> dict:
+    """What `lllm inspect` shows: name, description, runtime, capabilities, schemas, refs, examples and
+    metadata, as one JSON object, with secret-looking keys dropped at every depth (a key ending in
+    `ref`, such as `api_key_ref`, names where a secret lives, so it stays).
+
+        >>> from lllm.runtimes.python import as_tactic
+        >>> def shout(text: str) -> str:
+        ...     return text.upper()
+        >>> card = describe_tactic(as_tactic(shout, metadata={"api_key": "sk-1", "api_key_ref": "vault/openai"}))
+        >>> card["runtime"], card["metadata"]
+        ('python', {'api_key_ref': 'vault/openai'})
+    """
+    info = public_info(tactic)
+    return {"name": info["name"], "description": info["description"], "runtime": info["runtime_kind"],
+            "capabilities": list(info["capabilities"]), "input_schema": info["input_schema"],
+            "output_schema": info["output_schema"], "package_ref": info["package_ref"],
+            "service_ref": info["service_ref"], "examples": info["examples"], "metadata": info["metadata"]}
 
 
 def error(status: int, kind: str, message: str, tactic=None, endpoint=None, request_id=None):

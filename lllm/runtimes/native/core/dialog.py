@@ -17,7 +17,7 @@ Which prompt governs the next reply (the rule the agent loop follows):
 
 Usage:
 
-    >>> from lllm.runtimes.native.prompt import Prompt
+    >>> from lllm.runtimes.native.core.prompt import Prompt
     >>> system = Prompt(path="planner/system", prompt="You are a {style} planner.")
     >>> dialog = Dialog(owner="planner")
     >>> dialog.put_prompt(system, {"style": "careful"}, role=Role.SYSTEM, name="system").content
@@ -40,10 +40,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
-from lllm.protocol._validation import plain_data, plain_mapping
+from lllm.protocol.validation import plain_data, plain_mapping
 from lllm.protocol.fields import Metadata
-from lllm.runtimes.native.costs import TokenLogprob, usage_cost
-from lllm.runtimes.native.tools import FunctionCall
+from lllm.runtimes.native.core.costs import TokenLogprob, usage_cost
+from lllm.runtimes.native.core.tools import FunctionCall
 
 __all__ = ["Role", "Message", "Dialog", "DialogTreeNode", "DialogTree"]
 

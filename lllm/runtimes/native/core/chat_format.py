@@ -21,7 +21,7 @@ because a plain model does not know where its turn ends.
 
 Usage:
 
-    >>> from lllm.runtimes.native.dialog import Message, Role
+    >>> from lllm.runtimes.native.core.dialog import Message, Role
     >>> print(render_prompt([Message(Role.SYSTEM, "Be brief."), Message(Role.USER, "Hi")], []))
     System: Be brief.
     User: Hi
@@ -36,9 +36,9 @@ from __future__ import annotations
 import json
 import re
 
-from lllm.runtimes.native.dialog import Role
-from lllm.runtimes.native.parsers import ParseError
-from lllm.runtimes.native.tools import FunctionCall
+from lllm.runtimes.native.core.dialog import Role
+from lllm.runtimes.native.core.parsers import ParseError
+from lllm.runtimes.native.core.tools import FunctionCall
 
 __all__ = ["render_prompt", "parse_completion", "cut_completion", "ACTION_LINE", "STOP_PREFIXES"]
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 import os
 
-from lllm.runtimes.native.dialog import Message, Role
-from lllm.runtimes.native.invokers import Cost, InvokeResult
-from lllm.runtimes.native.tools import FunctionCall
+from lllm.runtimes.native.core.dialog import Message, Role
+from lllm.runtimes.native.invokers.base import Cost, InvokeResult
+from lllm.runtimes.native.core.tools import FunctionCall
 
 __all__ = ["HTTPInvoker", "InvokerError", "to_openai"]
 

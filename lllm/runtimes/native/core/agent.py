@@ -19,7 +19,7 @@ was shown, what it said), each repair, each tool call, the counts, the cost and 
 
 Usage:
 
-    >>> from lllm.runtimes.native.invokers import ScriptedInvoker
+    >>> from lllm.runtimes.native.invokers.base import ScriptedInvoker
     >>> agent = Agent("writer", "Write one line about {topic}.", ScriptedInvoker(["Trees fork."]))
     >>> _ = agent.open("draft", prompt_args={"topic": "dialogs"})
     >>> agent.respond().content
@@ -33,12 +33,12 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from lllm.runtimes.native.dialog import Dialog, Message, Role
-from lllm.runtimes.native.handlers import DefaultSimpleHandler
-from lllm.runtimes.native.invokers import Cost, InvokeResult
-from lllm.runtimes.native.parsers import ParseError
-from lllm.runtimes.native.prompt import Prompt
-from lllm.runtimes.native.tools import FunctionCall, ToolError, result_text
+from lllm.runtimes.native.core.dialog import Dialog, Message, Role
+from lllm.runtimes.native.core.handlers import DefaultSimpleHandler
+from lllm.runtimes.native.invokers.base import Cost, InvokeResult
+from lllm.runtimes.native.core.parsers import ParseError
+from lllm.runtimes.native.core.prompt import Prompt
+from lllm.runtimes.native.core.tools import FunctionCall, ToolError, result_text
 
 __all__ = ["Agent", "AgentCallSession", "AgentCallError", "Step"]
 

@@ -39,9 +39,9 @@ from typing import Annotated, Any, Callable
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
 
-from lllm.protocol._validation import check_token, plain_mapping
+from lllm.protocol.validation import check_token, plain_mapping
 from lllm.protocol.fields import Metadata
-from lllm.runtimes.native.schemas import coerce, json_schema, to_jsonable
+from lllm.runtimes.native.core.schemas import coerce, json_schema, to_jsonable
 
 __all__ = ["Function", "FunctionCall", "tool", "ToolError"]
 

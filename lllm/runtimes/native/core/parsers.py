@@ -17,7 +17,7 @@ Usage:
     >>> parser.parse("<work>thinking</work>")
     Traceback (most recent call last):
     ...
-    lllm.runtimes.native.parsers.ParseError: Missing required tag <answer>...</answer>
+    lllm.runtimes.native.core.parsers.ParseError: Missing required tag <answer>...</answer>
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Contract (every method returns a Prompt):
 
 Usage:
 
-    >>> from lllm.runtimes.native.prompt import Prompt
+    >>> from lllm.runtimes.native.core.prompt import Prompt
     >>> turn = Prompt(path="math/solve", prompt="Solve: {question}")
     >>> repair = DefaultSimpleHandler().on_exception(turn)
     >>> repair.path, repair(error_message="Missing required tag <answer>...</answer>")

@@ -17,7 +17,7 @@ bare declarations to implementations by exact name; `functions` maps names to Fu
 
 Usage:
 
-    >>> from lllm.runtimes.native.parsers import DefaultTagParser
+    >>> from lllm.runtimes.native.core.parsers import DefaultTagParser
     >>> solve = Prompt(path="math/solve", prompt="Solve: {question}",
     ...                parser=DefaultTagParser(xml_tags=["answer"]))
     >>> solve(question="What is 17 * 23?")
@@ -27,7 +27,7 @@ Usage:
     >>> solve()
     Traceback (most recent call last):
     ...
-    lllm.runtimes.native.prompt.PromptError: prompt 'math/solve' needs variable 'question' (variables: ['question'])
+    lllm.runtimes.native.core.prompt.PromptError: prompt 'math/solve' needs variable 'question' (variables: ['question'])
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from lllm.protocol.fields import Metadata
-from lllm.runtimes.native.parsers import ParseError, find_md_blocks
-from lllm.runtimes.native.schemas import coerce, json_schema, to_jsonable
-from lllm.runtimes.native.tools import Function, ToolError
+from lllm.runtimes.native.core.parsers import ParseError, find_md_blocks
+from lllm.runtimes.native.core.schemas import coerce, json_schema, to_jsonable
+from lllm.runtimes.native.core.tools import Function, ToolError
 
 __all__ = ["Prompt", "PromptError"]
 

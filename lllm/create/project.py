@@ -1,6 +1,6 @@
-"""Layer 4 · `lllm create TEMPLATE NAME`: write a tactic service project, all of it or nothing.
+"""Layer 4 · `create_project(template, name)`: write a tactic service project, all of it or nothing.
 
-Read `project_templates.py` first (the files), and `scaffold.py` for the other kind of project,
+Read `templates.py` first (the files), and `scaffold.py` for the other kind of project,
 the config-driven `lllm.toml` app, which `lllm create NAME` (no template) still writes.
 
 Contract: `create_project(template, name, directory=".", force=False)` writes
@@ -35,9 +35,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from lllm.runtimes.native.project_templates import TEMPLATES, project_files
+from lllm.create.templates import TEMPLATES, project_files
 
-__all__ = ["ProjectResult", "create_project", "project_slug", "package_name", "directory_path", "add_cli"]
+__all__ = ["ProjectResult", "create_project", "project_slug", "package_name", "directory_path"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,41 +113,3 @@ def create_project(template: str, name: str, *, directory=".", force: bool = Fal
     package = package_name(slug)
     files = write_tree(root, project_files(template, slug, package))
     return ProjectResult(path=root, package_name=package, template=template, files=files)
-
-
-# ---- `lllm create [TEMPLATE] NAME` ------------------------------------------------------------------
-
-def add_cli(subparsers) -> None:
-    from lllm.cli import argument_type
-    p = subparsers.add_parser("create", help="create a project: a tactic service (plain, native, pydantic-ai) or an lllm.toml app",
-                              description="lllm create TEMPLATE NAME writes a tactic service project (templates: "
-                                          f"{', '.join(TEMPLATES)}); lllm create NAME writes a config-driven app "
-                                          "(lllm.toml, prompts/, configs/, tactics/, main.py).")
-    p.add_argument("first", metavar="TEMPLATE", help=f"{', '.join(TEMPLATES)} or app (or NAME alone, for an app)")
-    p.add_argument("name", nargs="?", type=argument_type(project_slug, keep=True), metavar="NAME",
-                   help="the project's folder name")
-    p.add_argument("--directory", type=argument_type(directory_path), default=Path("."),
-                   help="the folder to create it in (default: here)")
-    p.add_argument("--force", action="store_true", help="write into a project folder that is not empty")
-    p.set_defaults(run=run_create)
-
-
-def run_create(args) -> int:
-    from lllm.cli import UsageError
-    from lllm.runtimes.native.scaffold import create_app
-    template, name = ("app", args.first) if args.name is None else (args.first, args.name)
-    if args.name is None and args.first in TEMPLATES:
-        raise UsageError(f"the {args.first} template needs a project name: lllm create {args.first} NAME")
-    try:
-        if template == "app":
-            if args.force:
-                raise UsageError("--force works with the service templates, not with an lllm.toml app")
-            root = create_app(name, str(args.directory))
-            print(f"created app project at {root}: cd {root} && python main.py && python -m pytest")
-            return 0
-        result = create_project(template, name, directory=args.directory, force=args.force)
-    except (ValueError, OSError) as exc:           # FileExistsError is an OSError
-        raise UsageError(str(exc)) from None
-    print(f"created {template} project at {result.path}")
-    print(f"next: cd {result.path} && pip install -e \".[dev,server]\" && pytest")
-    return 0

@@ -11,7 +11,7 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.runtimes.native.proxies import BaseProxy, ProxyRegistrator
+from lllm.runtimes.native.proxies.base import BaseProxy, ProxyRegistrator
 
 __all__ = ["WeatherProxy", "CONDITIONS"]
 

@@ -17,8 +17,8 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.runtimes.native.http_invoker import HTTPInvoker
-from lllm.runtimes.native.invokers import PredictorInvoker, ScriptedInvoker
+from lllm.runtimes.native.invokers.http import HTTPInvoker
+from lllm.runtimes.native.invokers.base import PredictorInvoker, ScriptedInvoker
 
 __all__ = ["BUILTIN_INVOKERS", "build_invoker"]
 

@@ -18,11 +18,11 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.runtimes.native.agent import Agent
-from lllm.runtimes.native.builtin_invokers import BUILTIN_INVOKERS, build_invoker
-from lllm.runtimes.native.config import ConfigError
-from lllm.runtimes.native.prompt import Prompt
-from lllm.runtimes.native.tools import Function
+from lllm.runtimes.native.core.agent import Agent
+from lllm.runtimes.native.invokers.builtin import BUILTIN_INVOKERS, build_invoker
+from lllm.runtimes.native.core.config import ConfigError
+from lllm.runtimes.native.core.prompt import Prompt
+from lllm.runtimes.native.core.tools import Function
 
 __all__ = ["AGENT_KEYS", "build_agent"]
 

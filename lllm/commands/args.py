@@ -1,0 +1,86 @@
+"""Command line · what every command shares: one-line usage errors and argument types that name the problem.
+
+`UsageError` is what a command raises for input it cannot use; the dispatcher (`lllm.commands.main`)
+prints it as one line, `lllm COMMAND: error: ...`, and exits with status 2, as argparse does for an
+unknown option. Library code never raises it: it raises `ValueError` (or its own typed error) and
+the command turns that into a usage error; `argument_type(check)` does so for an argparse `type`.
+
+    >>> non_negative_int("3"), finite_float("0.5")
+    (3, 0.5)
+    >>> argument_type(int)("x")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid literal for int() with base 10: 'x'
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["UsageError", "ArgParser", "int_at_least", "non_negative_int", "positive_int", "finite_float",
+           "argument_type", "usage_errors"]
+
+
+# ---- a parser whose errors are one line ----------------------------------------------------------
+
+class UsageError(Exception):
+    """Raised by a command for bad input; printed as one line, exit status 2."""
+
+
+class ArgParser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's default prints the whole usage block first
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def int_at_least(low: int):
+    """An argparse `type` accepting integers >= low, with a message naming the problem."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+    return parse
+
+
+non_negative_int = int_at_least(0)
+positive_int = int_at_least(1)
+
+
+def finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def argument_type(check, keep: bool = False):
+    """An argparse `type` from a checker that raises ValueError; `keep` returns the text unchanged."""
+    def parse(text: str):
+        try:
+            value = check(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        return text if keep else value
+    parse.__name__ = getattr(check, "__name__", "value")
+    return parse
+
+
+class usage_errors:
+    """`with usage_errors(ValueError, OSError):` turns those library errors into one-line usage errors."""
+
+    def __init__(self, *kinds, prefix: str = ""):
+        self.kinds, self.prefix = kinds or (ValueError,), prefix
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None and issubclass(kind, self.kinds):
+            raise UsageError(f"{self.prefix}{exc}") from None
+        return False
