@@ -8,7 +8,8 @@ In a page:
   layer (a "group"), arrows between groups.
 - `<!-- lllm:pieces 004 -->` (or another name in VIEWS) becomes one seed family's diagram: each of
   its pieces by layer, coloured by status; other pieces linked to them appear as their group.
-- `<!-- lllm:folders -->` becomes the table of lllm/'s folders (the layers), read from the tree.
+- `<!-- lllm:folders -->` becomes the table of lllm/'s folders (the layers), read from the tree;
+  `<!-- lllm:layers -->`, `<!-- lllm:tree -->` and `<!-- lllm:exemplars -->` come from hooks/layers.py.
 - `<!-- lllm:interconnections -->` becomes the table: module, piece, imports from, imported by,
   optional third-party imports. The table keeps every import; the diagrams draw structure.
 
@@ -28,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from hooks import roadmap as roadmap_mod  # noqa: E402  (MkDocs loads hook files by path)
+from hooks import layers  # noqa: E402  (MkDocs loads hook files by path)
+from hooks import roadmap as roadmap_mod  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "lllm"
@@ -339,6 +341,7 @@ def folders_table() -> str:
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if "<!-- lllm:" not in markdown:
         return markdown
+    markdown = layers.on_page_markdown(markdown)
     if "<!-- lllm:folders -->" in markdown:
         markdown = markdown.replace("<!-- lllm:folders -->", folders_table())
     for name in VIEWS:

@@ -1,14 +1,19 @@
 """LLLM — the Low-Level Language Model: learn how LLM agents work, layer by layer.
 
-The package's folders are its four layers, bottom to top:
+The package's folders are its four layers, bottom to top, and two edges that import them
+(generated from hooks/layers.py; a test keeps it so):
 
     lllm/model/          1 · TinyLLM in Python: tokenizer, sampling, generation, the ONNX backend
     lllm/predictors/     2 · the narrow waist: predictor(prompt, max_new_tokens) -> completion
     lllm/agents/         3 · ReAct, its tools and memory, composed over a predictor
-    lllm/runtimes/native 3 · the LLLM native runtime: Prompt, Agent, Dialog, Tactic, tools
+    lllm/protocol/       3 · the LLLM protocol: the typed Tactic, call context, trace, events, errors
+    lllm/runtimes/       3 · the LLLM native runtime (Prompt, Agent, Dialog, Tactic) and tactics from functions
     lllm/reasoning/      3 · the reasoning-framework API: Framework, Agent, Environment, State
-    lllm/labs/           4 · usage and testing: labs, evaluator, factory, debate, workflows
-    lllm/web/            the page adapters (the browser predictor and the demos' JSON)
+    lllm/labs/           4 · usage and testing: labs, evaluator, factory, held-out sets, debate, workflows
+    lllm/services/       4 · tactics over HTTP: the protocol service, its servers, the client's import path
+    lllm/create/         4 · new projects, written whole or not at all
+    lllm/web/                the page adapters: the browser predictor, code cells, the demos' JSON
+    lllm/commands/           the command line: one module per `python -m lllm` subcommand
 
 The names below are importable from here, as in lllm-core. They load on first use, so
 `import lllm` stays cheap in the page and stdlib-only: nothing imports onnxruntime, numpy, `js`,

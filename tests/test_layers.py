@@ -12,13 +12,12 @@ import re
 
 import pytest
 
-from hooks import architecture
+from hooks import architecture, layers
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GRAPH = architecture.import_graph()
-FOLDER_LAYER = {"model": 1, "predictors": 2, "agents": 3, "protocol": 3, "runtimes": 3, "reasoning": 3, "labs": 4,
-                "services": 4, "create": 4, "web": 5, "commands": 6}
-LAYER_NAMES = {1: "Layer 1", 2: "Layer 2", 3: "Layer 3", 4: "Layer 4", 5: "Platform adapter", 6: "Command line"}
+FOLDER_LAYER = {name: layer for name, layer, _ in layers.FOLDERS}     # the one table (hooks/layers.py)
+LAYER_NAMES = layers.LAYER_NAMES
 # The root: lllm-core's import paths kept as short re-export modules (`lllm.cli`, `lllm.integrations`),
 # the package's lazy public names and `python -m lllm`. They sit outside the order.
 ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.integrations"}
@@ -138,24 +137,42 @@ def test_export_says_which_layers_it_consumes(path):
     assert re.search(r"\bconsumes\b", doc, re.I), f"{path.name}: say which layers of lllm/ it consumes"
 
 
-def code_lines(path: pathlib.Path) -> int:
-    return sum(1 for line in path.read_text(encoding="utf-8").splitlines()
-               if line.strip() and not line.strip().startswith("#"))
+def test_the_one_table_names_every_folder():
+    on_disk = {p.parent.name for p in (ROOT / "lllm").glob("*/__init__.py")}
+    assert on_disk == set(FOLDER_LAYER), f"hooks/layers.py FOLDERS differs from lllm/'s folders: {sorted(on_disk ^ set(FOLDER_LAYER))}"
 
 
-def test_line_table_per_layer_and_file():
-    rows = {}
-    for name in sorted(GRAPH):
-        layer = "root" if name in ROOT_MODULES else LAYER_NAMES[layer_of(name)]
-        rows.setdefault(layer, []).append((code_lines(ROOT / GRAPH[name].path), GRAPH[name].path))
-    print("\ncode lines per layer and file (house style: aim <= 300, ceiling 400)")
-    for layer in ["root"] + list(LAYER_NAMES.values()):
-        files = sorted(rows.get(layer, []), reverse=True)
-        print(f"  {layer}: {sum(n for n, _ in files)} lines in {len(files)} files")
-        for n, path in files:
-            print(f"    {n:4d}  {path}")
-    over = [f"{path} ({n})" for files in rows.values() for n, path in files if n > CEILING]
-    assert not over, f"over the {CEILING}-line ceiling: {over}"
+def test_the_package_docstring_shows_the_one_table():
+    import lllm
+    assert layers.layer_map() in lllm.__doc__, f"lllm/__init__.py's map has drifted; it should read:\n{layers.layer_map()}"
+
+
+def importers_of_the_command_line() -> list[str]:
+    edge = ("lllm.commands", "lllm.cli")
+    return sorted(name for name in GRAPH if name not in ROOT_MODULES and not name.startswith("lllm.commands")
+                  and any(t == e or t.startswith(e + ".") for t in GRAPH[name].imports for e in edge))
+
+
+def test_no_library_module_imports_the_command_line():
+    assert importers_of_the_command_line() == [], "the command line imports the library, never the reverse"
+
+
+def folder_of(name: str, depth: int) -> str:
+    module = GRAPH[name]
+    parts = name.split(".") if module.is_package else name.split(".")[:-1]
+    return ".".join(parts[:depth + 1])
+
+
+def folder_cycles(depth: int) -> list[tuple[str, str]]:
+    """Pairs of folders (at `depth` below lllm) that import each other, directly."""
+    edges = {(folder_of(name, depth), folder_of(t, depth)) for name in LAYERED for t in GRAPH[name].imports
+             if t not in ROOT_MODULES and t in GRAPH}
+    return sorted((a, b) for a, b in edges if a < b and (b, a) in edges and a != b)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_no_two_folders_import_each_other(depth):
+    assert folder_cycles(depth) == [], f"folders that import each other: {folder_cycles(depth)}"
 
 
 def test_each_roadmap_piece_sits_on_its_modules_layer():

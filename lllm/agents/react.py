@@ -48,7 +48,7 @@ from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 __all__ = ["Outcome", "FAILED", "Step", "Trajectory", "build_prompt", "parse_action", "parse_final", "parse_step",
            "think", "act", "react_step", "run_react", "terminal_text", "MAX_NEW_TOKENS", "MAX_OBSERVATION_CHARS",
-           "REPAIR_OBSERVATION", "FORCED_RE", "add_cli"]
+           "REPAIR_OBSERVATION", "FORCED_RE"]
 
 MAX_NEW_TOKENS = 128         # one step (a thought and an action) fits; a rambling model is cut off
 MAX_OBSERVATION_CHARS = 200  # a tool cannot flood the prompt
@@ -309,42 +309,6 @@ def _forced_step(goal: str, tools: Sequence[Tool], say) -> Step | None:
     action = (match.group(1), match.group(2).strip())
     say("AGENT", f"forced: the goal is written as {action[0]}[...], so the agent runs it before asking the model")
     return act(Step(action=action, forced=True), tools, say)
-
-
-# ---- command line ------------------------------------------------------------------------------
-
-def add_cli(subparsers) -> None:
-    from lllm.predictors import add_predictor_args
-    p = subparsers.add_parser("react", help="run the ReAct agent on one goal",
-                              description="Run the ReAct loop (think, act, observe) on GOAL and print its trace. "
-                                          "Exit status 1 when the agent ends without a final answer.")
-    p.add_argument("goal", metavar="GOAL", help='a question, e.g. "What is 17 * 23?", or a tool call, e.g. "calc[2 + 2]"')
-    add_predictor_args(p)
-    p.add_argument("--max-steps", type=int, default=5, help="steps before giving up (default 5)")
-    p.add_argument("--verbose", action="store_true", help="label every step [AGENT]/[MODEL]: prompt tail, raw output")
-    p.add_argument("--json", action="store_true", help="print the trajectory as JSON")
-    p.set_defaults(run=run_cli)
-
-
-def run_cli(args) -> int:
-    import json
-    from lllm.cli import UsageError
-    from lllm.predictors import predictor_from_args
-    if not args.goal.strip():
-        raise UsageError("GOAL is empty: ask the agent a question")
-    if args.max_steps < 1:
-        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
-    try:
-        predictor = predictor_from_args(args)
-    except ValueError as error:
-        raise UsageError(str(error))
-    trajectory = run_react(args.goal, predictor, max_steps=args.max_steps,
-                           verbose=args.verbose and not args.json, return_trajectory=True)
-    if args.json:
-        print(json.dumps(trajectory.to_dict(), indent=2))
-    elif not args.verbose:
-        print(terminal_text(trajectory), end="")
-    return 0 if trajectory.answer is not None else 1
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from lllm.commands.args import ArgParser, UsageError
 COMMAND_MODULES = [
     "lllm.commands.generate",
     "lllm.labs.reasoning_lab",
-    "lllm.agents.react",
+    "lllm.commands.react",
     "lllm.labs.lab",
     "lllm.labs.evaluator",
     "lllm.labs.inference_playground",

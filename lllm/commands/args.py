@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 
+from lllm.predictors.specs import PREDICTOR_SPECS, make_predictor
+
 __all__ = ["UsageError", "ArgParser", "int_at_least", "non_negative_int", "positive_int", "finite_float",
-           "argument_type", "usage_errors"]
+           "argument_type", "usage_errors", "add_predictor_args", "predictor_from_args"]
 
 
 # ---- a parser whose errors are one line ----------------------------------------------------------
@@ -84,3 +86,15 @@ class usage_errors:
         if kind is not None and issubclass(kind, self.kinds):
             raise UsageError(f"{self.prefix}{exc}") from None
         return False
+
+
+def add_predictor_args(parser, default: str = "tinyllm") -> None:
+    """The --predictor, --temperature and --seed flags every agent command shares."""
+    parser.add_argument("--predictor", default=default, metavar="SPEC",
+                        help=f"the predictor: {PREDICTOR_SPECS} (default: {default})")
+    parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (TinyLLM)")
+    parser.add_argument("--seed", type=int, default=None, help="sampling seed (TinyLLM)")
+
+
+def predictor_from_args(args):
+    return make_predictor(args.predictor, temperature=args.temperature, seed=args.seed)

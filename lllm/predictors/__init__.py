@@ -14,9 +14,8 @@ from lllm.predictors.contract import Predictor, ScriptedPredictor, ScriptExhaust
 from lllm.predictors.http_predictor import HttpPredictor
 from lllm.predictors.rules import RulePredictor, echo, find_arithmetic
 from lllm.predictors.specs import (DEFAULT_TINYLLM, DEFAULT_TINYLLM_AGENT, PREDICTOR_SPECS, TINYLLM_AGENT_STOP,
-                                   TINYLLM_STOP, add_predictor_args, load_script, make_predictor, parse_script,
-                                   predictor_from_args)
+                                   TINYLLM_STOP, load_script, make_predictor, parse_script)
 
 __all__ = ["Predictor", "ScriptedPredictor", "ScriptExhausted", "HttpPredictor", "RulePredictor", "echo",
            "find_arithmetic", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "PREDICTOR_SPECS", "TINYLLM_STOP",
-           "TINYLLM_AGENT_STOP", "add_predictor_args", "load_script", "make_predictor", "parse_script", "predictor_from_args"]
+           "TINYLLM_AGENT_STOP", "load_script", "make_predictor", "parse_script"]

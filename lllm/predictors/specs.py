@@ -36,7 +36,7 @@ from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.rules import RulePredictor, echo
 
 __all__ = ["PREDICTOR_SPECS", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "TINYLLM_STOP", "TINYLLM_AGENT_STOP",
-           "parse_script", "load_script", "make_predictor", "add_predictor_args", "predictor_from_args"]
+           "parse_script", "load_script", "make_predictor"]
 
 
 # ---- resolving --predictor ---------------------------------------------------------------------
@@ -145,17 +145,3 @@ def make_predictor(spec: str, *, temperature: float | None = None, seed: int | N
         return HttpPredictor(url if "://" in url else "http://" + url)
     raise ValueError(f"--predictor {spec!r} is not one of: {PREDICTOR_SPECS}")
 # --8<-- [end:make_predictor]
-
-
-# ---- shared command-line pieces ----------------------------------------------------------------
-
-def add_predictor_args(parser, default: str = "tinyllm") -> None:
-    """The --predictor, --temperature and --seed flags every agent command shares."""
-    parser.add_argument("--predictor", default=default, metavar="SPEC",
-                        help=f"the predictor: {PREDICTOR_SPECS} (default: {default})")
-    parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (TinyLLM)")
-    parser.add_argument("--seed", type=int, default=None, help="sampling seed (TinyLLM)")
-
-
-def predictor_from_args(args):
-    return make_predictor(args.predictor, temperature=args.temperature, seed=args.seed)

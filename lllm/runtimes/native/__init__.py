@@ -1,10 +1,11 @@
 """Layer 3 · the LLLM native runtime (seed 004): Tactic, Agent, Prompt, Dialog, in pure Python.
 
-Its folders, read in this order: `core/` (parsers -> tools -> prompt -> handlers -> dialog ->
-chat_format -> agent -> tactic -> config -> runtime), `invokers/` (the model behind an Agent),
-`proxies/` (outside APIs as tools), `sandbox/` (where run_python's code runs), `composition/`
-(tactics by reference, remote tactics, streams); `adapter.py` and `entrypoints.py` make any
-object a protocol Tactic. Serving is in `lllm/services/`, new projects in `lllm/create/`.
+Read in this order: `core/` (parsers -> tools -> prompt -> handlers -> dialog -> chat_format ->
+config), `invokers/` (the model behind an Agent), `proxies/` (outside APIs as tools), then
+`agent.py` -> `tactic.py` -> `agent_config.py` -> `runtime.py`, which put them together;
+`sandbox/` (where run_python's code runs) and `composition/` (tactics by reference, remote
+tactics, streams) last. `adapter.py` and `entrypoints.py` make any object a protocol Tactic.
+Serving is in `lllm/services/`, new projects in `lllm/create/`, commands in `lllm/commands/`.
 
     Tactic   the program: takes a task, wires agents together, returns a result
     Agent    the caller: a system prompt, an invoker (the model) and the call loop
@@ -19,7 +20,7 @@ Usage:
 """
 
 from lllm.runtimes.native.adapter import NativeTacticAdapter
-from lllm.runtimes.native.core.agent import Agent, AgentCallError, AgentCallSession, Step
+from lllm.runtimes.native.agent import Agent, AgentCallError, AgentCallSession, Step
 from lllm.runtimes.native.core.config import ConfigError
 from lllm.runtimes.native.core.costs import InvokeCost, TokenLogprob
 from lllm.runtimes.native.core.dialog import Dialog, DialogTree, DialogTreeNode, Message, Role
@@ -29,8 +30,8 @@ from lllm.runtimes.native.invokers.base import Cost, InvokeResult, PredictorInvo
 from lllm.runtimes.native.core.parsers import BaseParser, DefaultTagParser, ParseError, find_md_blocks, find_xml_blocks
 from lllm.runtimes.native.core.prompt import Prompt, PromptError
 from lllm.runtimes.native.proxies.base import BaseProxy, ProxyManager, ProxyRegistrator
-from lllm.runtimes.native.core.runtime import Runtime, build_tactic, default_runtime, load_runtime, register_invoker, resolve_config
-from lllm.runtimes.native.core.tactic import Tactic, TacticCallSession, TacticInfo, tactic_as_function, tactictool
+from lllm.runtimes.native.runtime import Runtime, build_tactic, default_runtime, load_runtime, register_invoker, resolve_config
+from lllm.runtimes.native.tactic import Tactic, TacticCallSession, TacticInfo, tactic_as_function, tactictool
 from lllm.runtimes.native.core.tools import Function, FunctionCall, ToolError, tool
 
 __all__ = [

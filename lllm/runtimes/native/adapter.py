@@ -27,7 +27,7 @@ from __future__ import annotations
 import inspect
 
 from lllm.protocol.tactic import Tactic as ProtocolTactic
-from lllm.runtimes.native.core.tactic import Tactic as NativeTactic
+from lllm.runtimes.native.tactic import Tactic as NativeTactic
 
 __all__ = ["NativeTacticAdapter"]
 

@@ -88,7 +88,7 @@ if __name__ == "__main__":
     # --8<-- [start:demo]
     from lllm.runtimes.native.composition import TacticResolver
     from lllm.runtimes.native.composition.composed import ComposedTactic
-    from lllm.runtimes.native.core.tactic import Tactic
+    from lllm.runtimes.native.tactic import Tactic
     from lllm.runtimes.python import as_tactic
 
     STORY = "psi://demo/story/tactics/continue"      # package demo/story: an agent on TinyLLM

@@ -42,7 +42,7 @@ from lllm.protocol.errors import TacticRefError
 from lllm.protocol.tactic import Tactic
 from lllm.runtimes.native.composition.refs import TacticRef, check_service_url, parse_resource_ref
 from lllm.runtimes.native.composition.remote import RemoteTactic
-from lllm.runtimes.native.core.tactic import tactic_as_function
+from lllm.runtimes.native.tactic import tactic_as_function
 from lllm.runtimes.native.core.tools import Function
 
 __all__ = ["TacticResolver", "binding_metadata"]

@@ -1,8 +1,9 @@
-"""Layer 3 · the native runtime's core: the four objects and what they are made of.
+"""Layer 3 · the native runtime's core: what an Agent's turn is made of, below the objects that run it.
 
-Read in this order: parsers -> tools -> prompt -> handlers -> dialog -> chat_format -> agent ->
-tactic -> config -> agent_config -> runtime; schemas and costs are the records they pass around.
-The model behind an Agent is an invoker (`../invokers/`).
+Read in this order: parsers -> tools -> prompt -> handlers -> dialog -> chat_format -> config;
+schemas and costs are the records they pass around. The invokers (`../invokers/`) and proxies
+(`../proxies/`) are built from these; the Agent, Tactic and Runtime (`../agent.py`,
+`../tactic.py`, `../runtime.py`) put all of them together.
 
 Usage:
 

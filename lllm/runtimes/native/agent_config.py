@@ -18,7 +18,7 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.runtimes.native.core.agent import Agent
+from lllm.runtimes.native.agent import Agent
 from lllm.runtimes.native.invokers.builtin import BUILTIN_INVOKERS, build_invoker
 from lllm.runtimes.native.core.config import ConfigError
 from lllm.runtimes.native.core.prompt import Prompt

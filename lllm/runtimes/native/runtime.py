@@ -35,13 +35,13 @@ import os
 import sys
 import tomllib
 
-from lllm.runtimes.native.core.agent import Agent
-from lllm.runtimes.native.core.agent_config import build_agent
+from lllm.runtimes.native.agent import Agent
+from lllm.runtimes.native.agent_config import build_agent
 from lllm.runtimes.native.core.config import CONFIG_SUFFIXES, ConfigError, load_config_file, resolve_chain
 from lllm.runtimes.native.invokers.builtin import BUILTIN_INVOKERS
 from lllm.runtimes.native.core.prompt import Prompt
 from lllm.runtimes.native.proxies.base import BaseProxy, ProxyManager
-from lllm.runtimes.native.core.tactic import Tactic, tactic_as_function
+from lllm.runtimes.native.tactic import Tactic, tactic_as_function
 from lllm.runtimes.native.core.tools import Function, ToolError
 
 __all__ = ["Runtime", "load_runtime", "default_runtime", "resolve_config", "build_tactic", "register_invoker", "split_ref"]

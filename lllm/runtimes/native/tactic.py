@@ -45,7 +45,7 @@ from typing import TypeVar
 
 from lllm.protocol.tactic import Tactic as ProtocolTactic
 from lllm.protocol.tactic import TacticInfo, type_schema
-from lllm.runtimes.native.core.agent_config import build_agent
+from lllm.runtimes.native.agent_config import build_agent
 from lllm.runtimes.native.invokers.base import Cost
 from lllm.runtimes.native.core.schemas import coerce, is_pydantic_model, json_schema
 from lllm.runtimes.native.core.tools import Function, result_text

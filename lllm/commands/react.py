@@ -1,0 +1,42 @@
+"""Command line · `lllm react GOAL`: the ReAct loop on one goal, its trace or its trajectory as JSON.
+
+    python -m lllm react "What is 17 * 23?" --predictor rule --verbose
+    python -m lllm react "What is 48 plus 17?" --predictor tinyllm-agent --json
+
+Exit status 1 when the agent ends without a final answer.
+"""
+
+from __future__ import annotations
+
+import json
+
+from lllm.agents.react import run_react, terminal_text
+from lllm.commands.args import UsageError, add_predictor_args, predictor_from_args, usage_errors
+
+
+def add_cli(subparsers) -> None:
+    p = subparsers.add_parser("react", help="run the ReAct agent on one goal",
+                              description="Run the ReAct loop (think, act, observe) on GOAL and print its trace. "
+                                          "Exit status 1 when the agent ends without a final answer.")
+    p.add_argument("goal", metavar="GOAL", help='a question, e.g. "What is 17 * 23?", or a tool call, e.g. "calc[2 + 2]"')
+    add_predictor_args(p)
+    p.add_argument("--max-steps", type=int, default=5, help="steps before giving up (default 5)")
+    p.add_argument("--verbose", action="store_true", help="label every step [AGENT]/[MODEL]: prompt tail, raw output")
+    p.add_argument("--json", action="store_true", help="print the trajectory as JSON")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if not args.goal.strip():
+        raise UsageError("GOAL is empty: ask the agent a question")
+    if args.max_steps < 1:
+        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
+    with usage_errors(ValueError):
+        predictor = predictor_from_args(args)
+    trajectory = run_react(args.goal, predictor, max_steps=args.max_steps,
+                           verbose=args.verbose and not args.json, return_trajectory=True)
+    if args.json:
+        print(json.dumps(trajectory.to_dict(), indent=2))
+    elif not args.verbose:
+        print(terminal_text(trajectory), end="")
+    return 0 if trajectory.answer is not None else 1
