@@ -12,8 +12,9 @@ of the key is the set of the definitions the build can run, each in a normal for
   assignment, then every top-level name its body uses, followed through imports (lazy ones
   inside functions too, and package re-exports) to the module that defines it. Code the build
   never calls (command lines, other labs) is never reached, whichever file it sits in.
-- each definition as `ast.dump` of its statements with docstrings and `print(...)` statements
-  removed (what a build says is not what it builds); comments and line numbers are not in the AST.
+- each definition as `ast.dump` of its statements with docstrings, imports (they say where a
+  name lives, and the names they bring in are followed) and `print(...)` statements removed (what
+  a build says is not what it builds); comments and line numbers are not in the AST.
 - keyed by its name, not its file: moving a definition to another module changes nothing;
   changing its body, its name or a constant it uses changes the key.
 - the module-level statements that are not definitions or imports (e.g. export/__init__.py's
@@ -107,7 +108,8 @@ def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 class _Normal(ast.NodeTransformer):
-    """Docstrings and print(...) statements out; an emptied body becomes `pass`."""
+    """Docstrings, imports (a lazy import says where, not what) and print(...) statements out;
+    an emptied body becomes `pass`."""
 
     def generic_visit(self, node):
         super().generic_visit(node)
@@ -115,7 +117,7 @@ class _Normal(ast.NodeTransformer):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 kept = [s for s in (_without_docstring(body) if field == "body" and isinstance(
-                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else body) if not _is_print(s)]
+                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else body) if not _is_print(s) and not isinstance(s, (ast.Import, ast.ImportFrom))]
                 setattr(node, field, kept or ([ast.Pass()] if field == "body" else []))
         return node
 
