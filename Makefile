@@ -37,13 +37,13 @@ model: venv
 # they have changed). `make agent-model` retrains it from the sources and checks the result is the
 # committed model bit for bit; after changing its sources, `make agent-model-commit` replaces it.
 models: model
-	$(PY) -m export.agent_train --out build/model
+	$(PY) -m export.agent_build --out build/model
 
 agent-model: venv
-	$(PY) -m export.agent_train --out build/model --force --verify
+	$(PY) -m export.agent_build --out build/model --force --verify
 
 agent-model-commit: venv
-	$(PY) -m export.agent_train --out build/model --force --commit
+	$(PY) -m export.agent_build --out build/model --force --commit
 
 # ---- JavaScript dependencies (committed lockfile) --------------------------------------------
 # PUPPETEER_SKIP_DOWNLOAD: Puppeteer drives Debian's firefox-esr; it must not fetch a browser of its own.

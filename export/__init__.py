@@ -1,7 +1,7 @@
 """Layer 1 · TinyLLM, trained in numpy and exported to ONNX (CPython only: numpy, onnx, onnxruntime).
 
 It consumes layer 1 of the package (`lllm.model.tokenizer`, so training and the runtime share one
-vocabulary) and, for the agent-tuned model, layers 2-4 (`agent_train.py`).
+vocabulary) and, for the agent-tuned model, layers 2-4 (`agent_recipe.py`, run by `agent_build.py`; `code_key.py` is its build key's code digest).
 
 Read in this order: `data.py` (story, vocabulary, windows) -> `model.py` (Embedding -> LSTM ->
 Linear, forward and backward) -> `train.py` (AdamW, clipping, the loop) -> `plot.py` (the loss

@@ -11,8 +11,10 @@ SECTIONS = {
     "model.py": ["config", "lstm-forward", "lstm-backward", "loss"],
     "train.py": ["adamw", "clip", "train-loop"],
     "onnx_export.py": ["onnx-lstm", "ensemble"],
+    "agent_recipe.py": ["settings", "weighted-loss", "train-agent"],
 }
-OURS = ["__init__.py", "data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py"]
+OURS = ["__init__.py", "data.py", "model.py", "train.py", "plot.py", "onnx_export.py", "build.py",
+        "agent_recipe.py", "agent_build.py", "code_key.py"]
 
 
 @pytest.mark.parametrize("name", sorted(SECTIONS))

@@ -179,7 +179,7 @@ def test_the_closure_check_finds_a_planted_import():
 
 
 def test_importing_the_trainer_does_not_load_the_module():
-    code = ("import sys, export.agent_train, lllm.labs.factory, lllm.labs.factory_eval\n"
+    code = ("import sys, export.agent_build, lllm.labs.factory, lllm.labs.factory_eval\n"
             f"print({MODULE!r} in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)

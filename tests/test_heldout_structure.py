@@ -32,7 +32,7 @@ def training_vocabulary() -> set[str]:
     """Every word training's episodes show the model: the trainer's lexicon (drawn from training
     episodes, so a word only the grammar's held-out templates use is not in it), and the echo words
     training asks it to copy; not the made-up words, which carry no meaning."""
-    from export.agent_train import lexicon
+    from export.agent_recipe import lexicon
     return set(lexicon()) | set(factory_tasks.ECHO_WORDS)
 
 
@@ -103,7 +103,7 @@ def test_training_never_imports_the_module():
 
 
 def test_importing_the_trainer_does_not_load_the_module():
-    code = f"import sys, export.agent_train, lllm.labs.factory\nprint({MODULE!r} in sys.modules)"
+    code = f"import sys, export.agent_build, lllm.labs.factory\nprint({MODULE!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert out.stdout.strip() == "False", out.stderr

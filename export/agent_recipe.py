@@ -1,16 +1,12 @@
-"""Layer 1 · training TinyLLM to act as a ReAct agent: `train_agent(settings) -> (params, history)`.
+"""Layer 1 · the agent model's recipe: what shapes its weights. `train_agent(settings) -> (params, history)`.
 
 Consumes: layer 1 (`lllm.model.tokenizer`, `lllm.model.generate`), layer 2 (`lllm.predictors`:
 the task teacher writes the episodes), layer 3 (`lllm.agents.react`) and layer 4 (`lllm.labs.factory`,
-`lllm.labs.factory_tasks`: the tasks and their verification).
+`lllm.labs.factory_tasks`, `lllm.labs.factory_reshape`: the tasks, their shapes and their verification).
 
-Contract: `python -m export.agent_train --out DIR [--steps N] [--seed S] [--seeds K] [--force]
-[--verify] [--commit]` leaves in DIR `tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the
-same card format as tinyllm.json, so `lllm.model.onnx_backend.OnnxBackend` opens it), reused when
-its build key is unchanged. The full recipe takes ~50 min on two cores, so its result is committed
-in `export/trained/`: a build whose key matches that card copies it instead of training.
-`--force` trains anyway; `--verify` then checks the result is bit for bit the committed model;
-`--commit` replaces the committed model with the result (after a change to its sources).
+Here: the settings, the episodes drawn for every step, the weighted loss, the checkpoints' yardstick,
+the training loop and its learning-rate schedule. `agent_build.py` runs it: seeds, the ensemble,
+the build key, the committed model (`python -m export.agent_build`).
 
 Read `model.py`, `train.py` and `lllm/labs/factory.py` first. The recipe (site/agents/agent-model.md,
 re-measured here) and where each piece lives:
@@ -57,47 +53,32 @@ re-measured here) and where each piece lives:
                                     uses for their meaning) reads @1, @2..., so an echo goal's word
                                     is one slot to copy, not letters to spell; the card holds the
                                     lexicon
-
-The vocabulary is the story model's (printable ASCII + newline), so every format character has
-an id. Shapes: B batch, T characters of the longest episode in the batch, H hidden, V vocabulary.
-
-Usage:
-
-    >>> settings = AgentSettings(hidden=16, embed=8, steps=3, batch=2)
-    >>> params, history = train_agent(settings, progress=False)
-    >>> len(history["loss"])
-    3
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import math
 import random
 import sys
 import time
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
 from export.data import build_vocab, load_story
 from export.model import Config, forward, init_params, lstm_backward
-from export.onnx_export import WEIGHTS
 from export.train import AdamW, clip_global_norm
-from lllm.commands.args import ArgParser, non_negative_int, positive_int
-from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
+from lllm.labs.factory import agent_mask, prompt_header, run_episode
 from lllm.labs.factory_reshape import reshape
 from lllm.labs.factory_tasks import MIX, make_task
 from lllm.model.generate import WORD_RE, NumberSlots
 from lllm.model.tokenizer import CharTokenizer
 
-__all__ = ["AgentSettings", "chrono_init", "weighted_loss_and_grads", "make_batch", "train_agent",
-           "HeaderCachedBackend", "build", "main"]
-
-ROOT = Path(__file__).resolve().parent.parent
+__all__ = ["AgentSettings", "vocabulary", "chrono_init", "weighted_loss_and_grads", "fresh_episodes", "make_batch",
+           "header_state", "HeaderCachedBackend", "READS_FROM", "lexicon", "slots_for", "validation_accuracy",
+           "onnx_accuracy", "train_agent", "learning_rate"]
 
 
 # ---- settings ----------------------------------------------------------------------------------
@@ -356,261 +337,3 @@ def learning_rate(settings: AgentSettings, step: int) -> float:
         return settings.lr * step / settings.warmup
     progress = (step - settings.warmup) / max(1, settings.steps - settings.warmup)
     return settings.lr * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * progress)))
-
-
-# ---- build: train, export, card, reuse ---------------------------------------------------------
-
-SOURCES = (sorted((ROOT / "export").glob("*.py"))
-           + [ROOT / "lllm" / name for name in ("model/tokenizer.py", "model/generate.py", "labs/factory.py",
-                                                "labs/factory_tasks.py", "labs/factory_reshape.py", "agents/react.py",
-                                                "agents/tools.py", "agents/calc.py", "predictors/rules.py")])
-
-
-SEEDS = 4                                    # trained two at a time (one per core here)
-KEEP = ("all", "best")                       # all: the seeds' ensemble (default); best: the best seed alone
-STORED = "int8"                              # how the ensemble's matrices are stored (onnx_export.WEIGHTS)
-COMMITTED = ROOT / "export" / "trained"      # the full recipe's result, rebuilt by `make agent-model`
-FILES = ("tinyllm-agent.onnx", "tinyllm-agent.json")
-
-
-def kernels() -> dict:
-    """What decides the bits besides the sources: numpy's version, the CPU features it found and
-    the OpenBLAS kernel asked for (export/__init__.py pins it). Two machines that agree here train
-    the same model from the same sources."""
-    import os
-    import platform
-    from numpy._core._multiarray_umath import __cpu_features__ as features
-    return {"numpy": np.__version__, "machine": platform.machine(),
-            "cpu_features": sorted(name for name, found in features.items() if found),
-            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE")}
-
-
-def up_to_date(folder: Path, key: str) -> bool:
-    """`folder` holds a model whose card has this build key and whose bytes match the card."""
-    from export.build import sha256_file
-    try:
-        card = json.loads((folder / FILES[1]).read_text())
-        return card["build_key"] == key and sha256_file(folder / FILES[0]) == card["onnx_sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-
-
-def copy_model(source: Path, target: Path) -> None:
-    """Both files, each written whole (a reader never sees half of one)."""
-    from export.build import write_atomic
-    target.mkdir(parents=True, exist_ok=True)
-    for name in FILES:
-        write_atomic(target / name, (source / name).read_bytes())
-
-
-def verify(out: Path, committed: Path = COMMITTED) -> bool:
-    """Is the model in `out` bit for bit the committed one? Prints the answer and, if not, why."""
-    mine, theirs = (json.loads((folder / FILES[1]).read_text()) for folder in (out, committed))
-    same = mine["onnx_sha256"] == theirs["onnx_sha256"]
-    print(f"{out / FILES[0]}: " + ("bit for bit the committed model" if same else
-          f"differs from the committed model (sha256 {mine['onnx_sha256'][:12]} vs {theirs['onnx_sha256'][:12]})"))
-    if not same:
-        for field in ("build_key", "data_sha256", "kernels"):
-            if mine.get(field) != theirs.get(field):
-                print(f"  {field}: {mine.get(field)} here, {theirs.get(field)} committed")
-    return same
-
-
-def build_key(settings: AgentSettings, seeds: int = 1, corpus: list[str] | None = None, keep: str = "all",
-              weights: str = STORED) -> str:
-    what = {"seeds": seeds} | ({"keep": keep, "weights": weights} if seeds > 1 else {})
-    digest = hashlib.sha256(json.dumps(asdict(settings) | what, sort_keys=True).encode())
-    if corpus:
-        digest.update(b"corpus\0" + "".join(corpus).encode())
-    for path in SOURCES:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-def main(argv=None) -> int:
-    parser = ArgParser(prog="export.agent_train", description=__doc__.splitlines()[0])   # one-line errors
-    parser.add_argument("--out", default="build/model")
-    parser.add_argument("--steps", type=positive_int, default=AgentSettings.steps)
-    parser.add_argument("--seed", type=non_negative_int, default=0)
-    parser.add_argument("--seeds", type=positive_int, default=SEEDS,
-                        help=f"train this many seeds (seed, seed+1, ...), one process per core, and keep them "
-                             f"all as one ensemble (default {SEEDS})")
-    parser.add_argument("--keep", choices=KEEP, default="all",
-                        help="with several seeds: all = their ensemble (the default), best = the best seed on "
-                             "the validation split alone")
-    parser.add_argument("--weights", choices=WEIGHTS, default=STORED,
-                        help=f"how an ensemble's matrices are stored in the .onnx (default {STORED})")
-    parser.add_argument("--no-mask", action="store_true", help="loss on every character (for comparison)")
-    parser.add_argument("--corpus", metavar="FILE",
-                        help="train on a factory corpus (`python -m lllm factory --out DIR` writes DIR/corpus.txt) "
-                             "instead of fresh episodes every step")
-    parser.add_argument("--force", action="store_true", help="retrain even if up to date")
-    parser.add_argument("--verify", action="store_true",
-                        help=f"after building, check the model is bit for bit the committed one in "
-                             f"{COMMITTED.relative_to(ROOT)}/ (exit 1 if not)")
-    parser.add_argument("--commit", action="store_true",
-                        help=f"after building, make the result the committed model in {COMMITTED.relative_to(ROOT)}/")
-    args = parser.parse_args(argv)
-    if args.verify and args.commit:
-        parser.error("--verify and --commit exclude each other: verify checks the committed model, commit replaces it")
-    corpus = None
-    if args.corpus:
-        try:
-            corpus = load_corpus(args.corpus)
-        except ValueError as error:
-            parser.error(str(error))
-        vocab = set(vocabulary().vocab)
-        for i, text in enumerate(corpus, 1):
-            if set(text) - vocab:
-                parser.error(f"{args.corpus}: episode {i} has characters outside TinyLLM's vocabulary: "
-                             f"{''.join(sorted(set(text) - vocab))!r}")
-    out = Path(args.out)
-    if out.resolve() == COMMITTED.resolve():
-        parser.error(f"--out {args.out} is the committed model's folder: build elsewhere and use --commit")
-    build(AgentSettings(steps=args.steps, seed=args.seed, mask=not args.no_mask), out, args.force,
-          seeds=args.seeds, corpus=corpus, keep=args.keep, weights=args.weights)
-    if args.commit:
-        copy_model(out, COMMITTED)
-        print(f"committed: {COMMITTED.relative_to(ROOT)}/ now holds this model (git add it)")
-    return 0 if not args.verify or verify(out) else 1
-
-
-def validation_suite():
-    """The checkpoints' and seeds' yardstick: 20 goals per (family, phrasing) group of the validation
-    split, each also said in another training shape (factory_reshape), so the kept weights are the
-    ones that read both the grammar's sentences and their reshaped forms best."""
-    from lllm.labs.factory_tasks import make_suite
-    plain = make_suite("validation", per_group=20, seed=0)
-    return plain + [reshape(task, random.Random(i), share=1.0) for i, task in enumerate(plain)]
-
-
-def best_score(history: dict) -> float:
-    """The best validation score of a run, its weights' or their moving average's."""
-    return max([s for _, s in history["validation"] + history.get("validation_average", [])] or [0.0])
-
-
-def _train_seed(settings: AgentSettings, progress: bool, corpus: list[str] | None = None):
-    """One seed in its own process: (best validation score, params, history)."""
-    validation = validation_suite() if settings.checkpoints else None
-    params, history = train_agent(settings, progress=progress, validation=validation, corpus=corpus)
-    return best_score(history), params, history
-
-
-def train_seeds(settings: AgentSettings, seeds: int, progress: bool = True, corpus: list[str] | None = None,
-                keep: str = "best"):
-    """Train seeds settings.seed .. + seeds - 1 (fork: one process each, as many at once as there
-    are cores). keep="best": the one that scores best on the validation split - never the test
-    split - as (params, history); ties go to the lower seed. keep="all": every seed, as
-    ([params, ...], history) in seed order, for an ensemble."""
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-    from dataclasses import replace
-    runs = [replace(settings, seed=settings.seed + i) for i in range(seeds)]
-    if settings.number_slots and settings.word_slots:
-        lexicon()                                    # once, here: every forked seed inherits the cache
-    context = multiprocessing.get_context("fork")
-    start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=min(seeds, os.cpu_count() or 1), mp_context=context) as pool:
-        results = list(pool.map(_train_seed, runs, [progress] * seeds, [corpus] * seeds))
-    scores = [r[0] for r in results]
-    if keep == "all":
-        histories = [r[2] for r in results]
-        history = {"loss": [float(np.mean(step)) for step in zip(*(h["loss"] for h in histories))],
-                   "validation": [], "validation_average": [], "seconds": time.perf_counter() - start,
-                   "seed": settings.seed, "seed_scores": {r.seed: s for r, s in zip(runs, scores)},
-                   "members": [{"seed": r.seed, "validation": h["validation"],
-                                "validation_average": h["validation_average"], "seconds": round(h["seconds"], 2),
-                                "data_sha256": h["data_sha256"]} for r, h in zip(runs, histories)],
-                   "data_sha256": hashlib.sha256("".join(h["data_sha256"] for h in histories).encode()).hexdigest()}
-        if progress:
-            print("validation (fully right) by seed: " + ", ".join(f"seed {r.seed} {s:.1%}" for r, s in zip(runs, scores))
-                  + "; keeping all of them as one ensemble", file=sys.stderr)
-        return [r[1] for r in results], history
-    best = scores.index(max(scores))
-    if progress:
-        print("validation (fully right) by seed: " + ", ".join(f"seed {r.seed} {s:.1%}" for r, s in zip(runs, scores))
-              + f"; keeping seed {runs[best].seed}", file=sys.stderr)
-    _, params, history = results[best]
-    history["seed"], history["seed_scores"] = runs[best].seed, {r.seed: s for r, s in zip(runs, scores)}
-    return params, history
-
-
-def build(settings: AgentSettings, out: Path, force: bool = False, progress: bool = True,
-          seeds: int = 1, corpus: list[str] | None = None, keep: str = "all", weights: str = STORED) -> Path:
-    """Train, export and write the card into `out` - or reuse the model there if up to date.
-    With seeds > 1, train that many seeds and keep them all as one ensemble (keep="all", its
-    matrices stored as `weights`) or the best on validation alone (keep="best")."""
-    from export.build import CARD_FORMAT, card_json, write_atomic
-    from export.onnx_export import to_onnx, to_onnx_ensemble
-    if keep not in KEEP:
-        raise ValueError(f"keep must be one of {', '.join(KEEP)}, got {keep!r}")
-    key = build_key(settings, seeds, corpus, keep, weights)
-    onnx_path, card_path = out / FILES[0], out / FILES[1]
-    if not force and up_to_date(out, key):
-        print(f"reusing {onnx_path}: up to date (build key {key[:12]})")
-        return onnx_path
-    if not force and up_to_date(COMMITTED, key):
-        copy_model(COMMITTED, out)
-        print(f"{onnx_path}: the committed model ({COMMITTED.relative_to(ROOT)}/, build key {key[:12]}); "
-              f"`make agent-model` retrains it from the sources")
-        return onnx_path
-    if not force and (COMMITTED / FILES[1]).is_file():
-        print(f"{COMMITTED.relative_to(ROOT)}/ is out of date with its sources: training (~50 min on two "
-              f"cores); `python -m export.agent_train --force --commit` then replaces it", file=sys.stderr)
-    out.mkdir(parents=True, exist_ok=True)
-    validation = validation_suite() if settings.checkpoints else None
-
-    def write(params, history, final: bool):
-        """The model and its card; a checkpoint's card never matches a build key, so a run
-        stopped early leaves a usable model that the next build replaces."""
-        config = settings.config(len(vocabulary()))
-        members = params if isinstance(params, list) else [params]
-        onnx_bytes = (to_onnx_ensemble(members, config, weights) if len(members) > 1
-                      else to_onnx(params, config)).SerializeToString()
-        steps_done = len(history["loss"])
-        card = {
-            "format": CARD_FORMAT, "vocab": vocabulary().vocab,       # hidden: the state's width, every member's
-            "config": config.to_dict() | {"hidden": config.hidden * len(members)},
-            "metrics": {"final_loss": round(float(np.mean(history["loss"][-100:])), 6),
-                        "steps": steps_done, "train_seconds": round(history["seconds"], 2),
-                        "loss_per_100_steps": [round(float(np.mean(history["loss"][i:i + 100])), 6)
-                                           for i in range(0, len(history["loss"]), 100)],
-                        "validation": history["validation"],
-                        "validation_average": history.get("validation_average", []),
-                        "seed_scores": history.get("seed_scores", {settings.seed: None})},
-            "parameters": int(sum(p.size for member in members for p in member.values())),
-            "onnx_file": onnx_path.name, "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
-            "build_key": key if final else f"checkpoint at step {steps_done}", "preset": "agent",
-            "agent": asdict(settings), "seeds": seeds, "seed": history.get("seed", settings.seed),
-            "data_sha256": history.get("data_sha256"), "kernels": kernels(),
-            "data": f"a factory corpus of {len(corpus)} episodes" if corpus else "fresh factory episodes every step",
-        }
-        if not settings.header:
-            card["reads_from"] = READS_FROM
-        if settings.number_slots:
-            card["number_slots"] = slots_for(settings).to_card()
-        if len(members) > 1:                         # the ensemble's own score on the same yardstick
-            card["ensemble"] = {"members": history["members"], "hidden": config.hidden, "weights": weights}
-            if validation:
-                card["metrics"]["validation"] = [(steps_done, onnx_accuracy(onnx_bytes, vocabulary(), validation,
-                                                                            slots_for(settings)))]
-        write_atomic(onnx_path, onnx_bytes)
-        write_atomic(card_path, card_json(card).encode())
-        return card
-
-    if seeds > 1:
-        params, history = train_seeds(settings, seeds, progress, corpus, keep)
-    else:
-        params, history = train_agent(settings, progress=progress, validation=validation, corpus=corpus,
-                                      on_best=lambda p, h: write(p, h, final=False))
-    card = write(params, history, final=True)
-    best = card["metrics"]["validation"][-1][1] if "ensemble" in card and card["metrics"]["validation"] \
-        else best_score(history)
-    print(f"wrote {onnx_path} ({card['parameters']:,d} parameters, {settings.steps} steps, "
-          f"{history['seconds']:.0f} s, best validation {best:.1%})")
-    return onnx_path
-
-
-if __name__ == "__main__":
-    sys.exit(main())
