@@ -1,7 +1,7 @@
 """Layer 1 · the agent model's build: seeds, the ensemble, the build key, the committed model.
 
 Consumes: through `agent_recipe.py`, layers 1-4 of `lllm/` (the factory's episodes, the ReAct
-loop that scores checkpoints), and `lllm.cli` for its command line.
+loop that scores checkpoints), and `lllm.commands.args` for its command line.
 
 Contract: `python -m export.agent_build --out DIR [--steps N] [--seed S] [--seeds K] [--force]
 [--verify] [--commit]` leaves in DIR `tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the
@@ -38,7 +38,7 @@ from export.agent_recipe import (READS_FROM, AgentSettings, lexicon, onnx_accura
                                  vocabulary)
 from export.code_key import code_digest
 from export.onnx_export import WEIGHTS
-from lllm.cli import ArgParser, non_negative_int, positive_int
+from lllm.commands.args import ArgParser, non_negative_int, positive_int
 from lllm.labs.factory import load_corpus
 from lllm.labs.factory_reshape import reshape
 
