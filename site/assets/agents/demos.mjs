@@ -18,7 +18,7 @@
 // the run recorded in CPython at build time (recorded.mjs, hooks/recorded.py), labelled "recorded".
 
 import { lllm } from "../runtime/lllm.mjs";
-import { el, field as domField, svgCanvas } from "../runtime/dom.mjs";
+import { el, field as domField, input, pct, select, svgCanvas, table } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
@@ -35,52 +35,18 @@ const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)",
 const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)" };
 const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
 
-// ---- small DOM helpers -------------------------------------------------------------------------
-
-
-
-function input(name, value, attributes = {}) {
-  return Object.assign(el("input"), { name, value: String(value) }, attributes);
-}
-
-function select(name, options, value) {
-  const s = Object.assign(el("select"), { name });
-  for (const [v, label] of options) s.append(Object.assign(el("option", "", label), { value: v }));
-  s.value = value;
-  return s;
-}
-
-function table(headers, rows) {
-  const t = el("table", "lllm-demo__table");
-  const head = el("tr");
-  headers.forEach((h) => head.append(el("th", "", h)));
-  t.append(el("thead"), el("tbody"));
-  t.tHead.append(head);
-  for (const cells of rows) {
-    const tr = el("tr");
-    cells.forEach((c) => tr.append(c instanceof Node ? cell(c) : el("td", "", c)));
-    t.tBodies[0].append(tr);
-  }
-  return t;
-}
-
-function cell(node) {
-  const td = el("td");
-  td.append(node);
-  return td;
-}
+// ---- the demos' own DOM pieces (the shared helpers are in ../runtime/dom.mjs) ---------------------
 
 function bar(fraction, label) {
-  const track = el("span", "lllm-demo__bar");
-  const fill = el("span", "lllm-demo__bar-fill");
-  fill.style.width = `${(100 * Math.max(0, Math.min(1, fraction))).toFixed(1)}%`;
+  const track = el("span", { class: "lllm-demo__bar" });
+  const fill = el("span", { class: "lllm-demo__bar-fill" });
+  fill.style.width = pct(Math.max(0, Math.min(1, fraction)));
   track.append(fill);
-  const wrap = el("span", "lllm-demo__barwrap");
-  wrap.append(track, el("span", "lllm-demo__bar-label", label));
+  const wrap = el("span", { class: "lllm-demo__barwrap" });
+  wrap.append(track, el("span", { class: "lllm-demo__bar-label" }, label));
   return wrap;
 }
 
-const pct = (x) => `${(100 * x).toFixed(1)}%`;
 // A step that failed, by its typed outcome (lllm/agents/react.py: Outcome), never by its text.
 const FAILED = new Set(["repair", "unknown tool", "tool error", "predictor error"]);
 
@@ -90,10 +56,10 @@ function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-a
   const brain = select("brain", brains.map((b) => [b, BRAIN_LABELS[b]]), root.dataset.brain ?? "rule");
   const temperature = input("temperature", root.dataset.temperature ?? 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
   const seed = input("seed", root.dataset.seed ?? 0, { type: "number", min: 0, step: 1 });
-  const sampling = el("span", "lllm-demo__sampling");
+  const sampling = el("span", { class: "lllm-demo__sampling" });
   sampling.append(field("temperature", temperature));
   if (oneSeed) sampling.append(field("seed", seed));   // the evaluator asks for a list of seeds instead
-  const script = Object.assign(el("textarea", "lllm-demo__script"), { name: "script", rows: 7, value: DEFAULT_SCRIPT });
+  const script = Object.assign(el("textarea", { class: "lllm-demo__script" }), { name: "script", rows: 7, value: DEFAULT_SCRIPT });
   const scriptField = field("replies, one per block between --- lines", script);
   scriptField.classList.add("lllm-demo__field--wide");
   const sync = () => {
@@ -157,7 +123,7 @@ const CONTROLS = {
     return () => Object.assign({ seeds: parseSeeds(seeds.value) }, ...parts.map((f) => f()));
   },
   memory(root, controls) {
-    const goals = Object.assign(el("textarea", "lllm-demo__goals"), {
+    const goals = Object.assign(el("textarea", { class: "lllm-demo__goals" }), {
       name: "goals", rows: 4,
       value: root.dataset.goals ?? "What is 17 * 23?\nWhat is that plus 9?\nWho is Pip?\nWhere does Lina live?",
     });
@@ -194,37 +160,37 @@ function parseSeeds(text) {
 // ---- rendering what Python returned ---------------------------------------------------------------
 
 function renderSteps(trajectory, { tail = true } = {}) {
-  const list = el("ol", "lllm-demo__steps");
+  const list = el("ol", { class: "lllm-demo__steps" });
   trajectory.steps.forEach((step) => {
-    const item = el("li", "lllm-demo__step");
-    item.append(el("div", "lllm-demo__step-title", step.forced ? "forced: the goal is a tool call, run before the model" : "the model's step"));
-    if (!step.forced && tail) item.append(labelled("prompt tail", el("pre", "lllm-demo__tail", step.prompt_tail ? "…" + step.prompt_tail : "(none)")));
-    if (!step.forced) item.append(labelled("raw output", el("pre", "lllm-demo__raw", step.raw || "(nothing)")));
-    if (step.thought) item.append(labelled("thought", el("span", "", step.thought)));
-    if (step.action) item.append(labelled("action", el("code", "lllm-demo__action", `${step.action[0]}[${step.action[1]}]`)));
-    if (step.final !== null) item.append(labelled("final answer", el("strong", "lllm-demo__final", step.final)));
+    const item = el("li", { class: "lllm-demo__step" });
+    item.append(el("div", { class: "lllm-demo__step-title" }, step.forced ? "forced: the goal is a tool call, run before the model" : "the model's step"));
+    if (!step.forced && tail) item.append(labelled("prompt tail", el("pre", { class: "lllm-demo__tail" }, step.prompt_tail ? "…" + step.prompt_tail : "(none)")));
+    if (!step.forced) item.append(labelled("raw output", el("pre", { class: "lllm-demo__raw" }, step.raw || "(nothing)")));
+    if (step.thought) item.append(labelled("thought", el("span", {}, step.thought)));
+    if (step.action) item.append(labelled("action", el("code", { class: "lllm-demo__action" }, `${step.action[0]}[${step.action[1]}]`)));
+    if (step.final !== null) item.append(labelled("final answer", el("strong", { class: "lllm-demo__final" }, step.final)));
     if (step.observation !== null) {
-      const obs = labelled("observation", el("code", "lllm-demo__obs", step.observation));
+      const obs = labelled("observation", el("code", { class: "lllm-demo__obs" }, step.observation));
       if (FAILED.has(step.outcome)) obs.classList.add("lllm-demo__row--error");
       item.append(obs);
     }
     list.append(item);
   });
   const end = trajectory.answer !== null
-    ? el("p", "lllm-demo__answer", `Final answer: ${trajectory.answer}`)
-    : el("p", "lllm-demo__answer lllm-demo__answer--none", `Stopped without an answer (${trajectory.stop_reason}).`);
+    ? el("p", { class: "lllm-demo__answer" }, `Final answer: ${trajectory.answer}`)
+    : el("p", { class: "lllm-demo__answer lllm-demo__answer--none" }, `Stopped without an answer (${trajectory.stop_reason}).`);
   return [list, end];
 }
 
 function labelled(label, node) {
-  const row = el("div", "lllm-demo__row");
-  row.append(el("span", "lllm-demo__label", label), node);
+  const row = el("div", { class: "lllm-demo__row" });
+  row.append(el("span", { class: "lllm-demo__label" }, label), node);
   return row;
 }
 
 function terminal(title, text) {
-  const box = el("details", "lllm-demo__terminal");
-  box.append(el("summary", "", title), el("pre", "", text));
+  const box = el("details", { class: "lllm-demo__terminal" });
+  box.append(el("summary", {}, title), el("pre", {}, text));
   return box;
 }
 
@@ -238,36 +204,36 @@ const RENDER = {
     const r = out.report;
     const rows = Object.entries(r.by_category).map(([name, c]) => [name, c.tool, c.args, c.answer, `${c.passed}/${c.total}`, bar(c.passed / c.total, pct(c.passed / c.total))]);
     rows.push(["overall", "", "", "", `${r.passed}/${r.total}`, bar(r.success_rate, pct(r.success_rate))]);
-    const nodes = [el("p", "lllm-demo__summary", `overall: ${r.passed}/${r.total} passed (${pct(r.success_rate)}), predictor ${r.predictor}`),
-      table(["category", "tool", "args", "answer", "passed", "success"], rows)];
+    const nodes = [el("p", { class: "lllm-demo__summary" }, `overall: ${r.passed}/${r.total} passed (${pct(r.success_rate)}), predictor ${r.predictor}`),
+      table(["category", "tool", "args", "answer", "passed", "success"], rows, "lllm-demo__table")];
     const failures = r.results.filter((x) => !x.success);
     if (failures.length) {
-      const list = el("ul", "lllm-demo__failures");
+      const list = el("ul", { class: "lllm-demo__failures" });
       for (const f of failures) {
         const calls = f.tool_calls.map(([n, a]) => `${n}[${a}]`).join(", ") || "no tool";
-        list.append(el("li", "", `[${f.case.category}] ${f.case.goal} — wanted ${f.case.expected_tool}[..${f.case.expected_arg_contains}..] → ${f.case.expected_answer}; `
+        list.append(el("li", {}, `[${f.case.category}] ${f.case.goal} — wanted ${f.case.expected_tool}[..${f.case.expected_arg_contains}..] → ${f.case.expected_answer}; `
           + (f.error ?? `called ${calls}; answer ${f.answer === null ? "none" : JSON.stringify(f.answer)} (${f.stop_reason})`)));
       }
-      nodes.push(el("p", "lllm-demo__label", `failures (${failures.length})`), list);
+      nodes.push(el("p", { class: "lllm-demo__label" }, `failures (${failures.length})`), list);
     }
     return [...nodes, terminal("the same report in a terminal (python -m lllm lab)", out.text)];
   },
   evaluate(out) {
     const r = out.report;
-    return [el("p", "lllm-demo__summary", `${r.cases} cases × ${r.seeds.length} seed(s) [${r.seeds.join(", ")}], predictor ${r.predictor}`),
+    return [el("p", { class: "lllm-demo__summary" }, `${r.cases} cases × ${r.seeds.length} seed(s) [${r.seeds.join(", ")}], predictor ${r.predictor}`),
       chart(r),
-      el("p", "lllm-demo__note", `mean steps per case: ${r.mean.steps.toFixed(2)} (spread ${r.spread.steps.toFixed(3)}). `
+      el("p", { class: "lllm-demo__note" }, `mean steps per case: ${r.mean.steps.toFixed(2)} (spread ${r.spread.steps.toFixed(3)}). `
         + `Per seed total: ${r.per_seed.map((run, i) => `seed ${r.seeds[i]}: ${run.total.toFixed(2)}`).join(", ")}.`),
       terminal("the same report in a terminal (python -m lllm evaluate)", out.text)];
   },
   memory(out) {
     const nodes = out.turns.map((turn, i) => {
-      const box = el("section", "lllm-demo__turn");
-      box.append(el("h4", "", `goal ${i + 1}: ${turn.goal}`),
-        labelled("injected block", el("pre", "lllm-demo__block", turn.memory_block || "(empty: nothing remembered yet)")),
+      const box = el("section", { class: "lllm-demo__turn" });
+      box.append(el("h4", {}, `goal ${i + 1}: ${turn.goal}`),
+        labelled("injected block", el("pre", { class: "lllm-demo__block" }, turn.memory_block || "(empty: nothing remembered yet)")),
         ...renderSteps(turn.trajectory));
-      const memory = el("ol", "lllm-demo__memory");
-      turn.short_term_after.forEach((t) => memory.append(el("li", "", t)));
+      const memory = el("ol", { class: "lllm-demo__memory" });
+      turn.short_term_after.forEach((t) => memory.append(el("li", {}, t)));
       box.append(labelled(`short-term memory now (${turn.short_term_after.length})`, memory));
       return box;
     });
@@ -275,22 +241,22 @@ const RENDER = {
   },
   playground(out) {
     const rows = out.rows.map((r) => [r.name, `${r.passed}/${r.cases}`, r.calls, r.ms_per_call.toFixed(2), r.chars_per_second.toFixed(0), r.chars]);
-    return [table(["brain", "success", "calls", "ms/call", "chars/s", "chars"], rows),
-      el("p", "lllm-demo__note", "Timed in this page (Python and TinyLLM in a Web Worker): success, calls and characters match the terminal, the times do not.")];
+    return [table(["brain", "success", "calls", "ms/call", "chars/s", "chars"], rows, "lllm-demo__table"),
+      el("p", { class: "lllm-demo__note" }, "Timed in this page (Python and TinyLLM in a Web Worker): success, calls and characters match the terminal, the times do not.")];
   },
   "before-after"(out) {
     const headers = ["group", "n", ...out.models.flatMap((m) => out.criteria.map((c) => `${m}: ${c}`))];
     const rows = out.rows.map((r) => [r.group, r.n, ...r.scores.flatMap((s) => out.criteria.map((c) => `${s[c].toFixed(1)}%`))]);
-    const grid = table(headers, rows);
+    const grid = table(headers, rows, "lllm-demo__table");
     grid.classList.add("lllm-demo__before-after");
     return [grid, terminal(`the same table in a terminal: ${out.command}`, out.text)];
   },
   versus(out) {
-    const columns = el("div", "lllm-demo__columns");
+    const columns = el("div", { class: "lllm-demo__columns" });
     for (const run of out.runs) {
-      const column = el("section", "lllm-demo__column");
+      const column = el("section", { class: "lllm-demo__column" });
       column.dataset.brain = run.brain;
-      column.append(el("h4", "", VERSUS_TITLES[run.brain] ?? BRAIN_LABELS[run.brain]),
+      column.append(el("h4", {}, VERSUS_TITLES[run.brain] ?? BRAIN_LABELS[run.brain]),
         ...renderSteps(run.trajectory, { tail: false }),
         terminal(`the same run in a terminal: ${run.command}`, run.terminal));
       columns.append(column);
@@ -299,17 +265,17 @@ const RENDER = {
   },
   judge(out) {
     const judged = out.judgement;
-    const verdict = el("p", "lllm-demo__verdict", out.verdict);
+    const verdict = el("p", { class: "lllm-demo__verdict" }, out.verdict);
     verdict.dataset.verdict = !judged.judged ? "unknown" : judged.scores.lenient && judged.scores.args ? "right" : "wrong";
     return [verdict, ...renderSteps(out.trajectory, { tail: false }),
       terminal(`the same run in a terminal: ${out.command}`, out.terminal)];
   },
   retrieve(out) {
-    const facts = el("ol", "lllm-demo__facts");
-    out.facts.forEach((f, i) => facts.append(el("li", "", `${f}  (shared words: ${out.shared[i].join(", ")})`)));
-    return [labelled("content words", el("code", "", out.query_words.join(" ") || "(none)")),
-      labelled("retrieved", out.facts.length ? facts : el("span", "", "(no fact shares a word)")),
-      labelled("the block injected above the question", el("pre", "lllm-demo__block", out.block || "(empty)"))];
+    const facts = el("ol", { class: "lllm-demo__facts" });
+    out.facts.forEach((f, i) => facts.append(el("li", {}, `${f}  (shared words: ${out.shared[i].join(", ")})`)));
+    return [labelled("content words", el("code", {}, out.query_words.join(" ") || "(none)")),
+      labelled("retrieved", out.facts.length ? facts : el("span", {}, "(no fact shares a word)")),
+      labelled("the block injected above the question", el("pre", { class: "lllm-demo__block" }, out.block || "(empty)"))];
   },
 };
 
@@ -377,7 +343,7 @@ async function run(root, params, parts) {
     const message = error.name === "BadInput" ? error.message
       : error.name === "Stopped" ? "Stopped. (Python was restarted.)"
       : `The demo could not run: ${error.message}`;
-    output.replaceChildren(el("p", "lllm-demo__error", message));
+    output.replaceChildren(el("p", { class: "lllm-demo__error" }, message));
     root.dataset.state = "error";
   } finally {
     unsubscribe();
@@ -390,21 +356,21 @@ function setUp(root) {
   if (root.dataset.lllmDemo) return;    // document$ fires again on instant navigation: stay idempotent
   const kind = root.dataset.demo;
   if (!CONTROLS[kind]) {
-    root.replaceChildren(el("p", "lllm-demo__error", `Unknown demo ${JSON.stringify(kind)}.`));
+    root.replaceChildren(el("p", { class: "lllm-demo__error" }, `Unknown demo ${JSON.stringify(kind)}.`));
     return;
   }
   root.dataset.lllmDemo = "1";
   root.dataset.state = "idle";
-  const controls = el("div", "lllm-demo__controls");
+  const controls = el("div", { class: "lllm-demo__controls" });
   const getParams = CONTROLS[kind](root, controls);
-  const go = el("button", "md-button md-button--primary lllm-demo__run", "Run");
-  const stop = el("button", "md-button lllm-demo__stop", "Stop");
+  const go = el("button", { class: "md-button md-button--primary lllm-demo__run" }, "Run");
+  const stop = el("button", { class: "md-button lllm-demo__stop" }, "Stop");
   go.type = stop.type = "button";
   stop.hidden = true;
-  const buttons = el("div", "lllm-demo__buttons");
-  const status = el("span", "lllm-demo__status");
+  const buttons = el("div", { class: "lllm-demo__buttons" });
+  const status = el("span", { class: "lllm-demo__status" });
   buttons.append(go, stop, status);
-  const output = el("div", "lllm-demo__output");
+  const output = el("div", { class: "lllm-demo__output" });
   root.replaceChildren(controls, buttons, output);
   go.addEventListener("click", () => run(root, { demo: kind, ...getParams() }, { go, stop, status, output }));
   stop.addEventListener("click", () => lllm.stop());
@@ -420,7 +386,7 @@ function setUpGallery(gallery) {
   for (const row of gallery.querySelectorAll("tbody tr")) {
     const cell = row.cells[1];
     const goal = cell.textContent.trim();
-    const tryIt = el("button", "md-button lllm-gallery__try", "Try it");
+    const tryIt = el("button", { class: "md-button lllm-gallery__try" }, "Try it");
     tryIt.type = "button";
     tryIt.setAttribute("aria-label", `try it in the demo below: ${goal}`);
     tryIt.addEventListener("click", () => {

@@ -11,14 +11,12 @@
 // is idle | running | waiting (a proposal needs a decision) | done | error.
 
 import { lllm } from "../runtime/lllm.mjs";
-import { el, field as labelled } from "../runtime/dom.mjs";
+import { el, field as labelled, input, select, table } from "../runtime/dom.mjs";
 
 const field = (label, control) => labelled(label, control, "lllm-oversight__field");
 
 const NAMESPACE = "lllm-oversight";   // the widget's own Python namespace: the session lives here
 const ACTIONS = ["approve", "edit", "inject", "skip", "quit", "help"];
-
-
 
 // Strings travel as JSON string literals, which are valid Python string literals too.
 const py = (value) => JSON.stringify(String(value));
@@ -47,17 +45,13 @@ function render(parts, out) {
   proposal.replaceChildren();
   if (out.pending) {
     const p = out.pending;
-    proposal.append(el("strong", "", `step ${p.step}: the model proposes `), el("code", "lllm-oversight__proposal", p.describe),
-                    el("span", "", ` (${p.kind}; thought: ${p.thought ?? "none"}; confidence ${p.confidence.toFixed(2)})`));
+    proposal.append(el("strong", {}, `step ${p.step}: the model proposes `), el("code", { class: "lllm-oversight__proposal" }, p.describe),
+                    el("span", {}, ` (${p.kind}; thought: ${p.thought ?? "none"}; confidence ${p.confidence.toFixed(2)})`));
   } else {
-    proposal.append(el("strong", "", "The run has ended."));
+    proposal.append(el("strong", {}, "The run has ended."));
   }
-  steps.replaceChildren(...out.steps.map((s) => el("pre", "lllm-oversight__step", s)));
-  const rows = out.interventions.map((i) => {
-    const tr = el("tr");
-    [i.step, i.action, i.reason, i.before, i.after].forEach((c) => tr.append(el("td", "", String(c))));
-    return tr;
-  });
+  steps.replaceChildren(...out.steps.map((s) => el("pre", { class: "lllm-oversight__step" }, s)));
+  const rows = out.interventions.map((i) => el("tr", {}, [i.step, i.action, i.reason, i.before, i.after].map((c) => el("td", {}, String(c)))));
   log.tBodies[0].replaceChildren(...rows);
   summary.textContent = out.summary;
   help.hidden = !out.help;
@@ -91,33 +85,27 @@ function setUp(root) {
   if (root.dataset.lllmOversight) return;   // document$ fires again on instant navigation: stay idempotent
   root.dataset.lllmOversight = "1";
   root.dataset.state = "idle";
-  const goal = Object.assign(el("input"), { name: "goal", value: root.dataset.goal ?? "What is 6 times 7?" });
-  const mode = el("select");
-  mode.name = "mode";
-  for (const m of ["approve", "low-confidence"]) mode.append(Object.assign(el("option", "", m), { value: m }));
-  const start = el("button", "md-button md-button--primary", "Start");
-  const controls = el("div", "lllm-oversight__controls");
+  const goal = input("goal", root.dataset.goal ?? "What is 6 times 7?");
+  const mode = select("mode", ["approve", "low-confidence"]);
+  const start = el("button", { class: "md-button md-button--primary" }, "Start");
+  const controls = el("div", { class: "lllm-oversight__controls" });
   controls.append(field("goal", goal), field("mode", mode), start);
 
-  const text = Object.assign(el("input"), { name: "text", placeholder: "calc[6 * 8] for edit, 99 for inject" });
-  const reason = Object.assign(el("input"), { name: "reason", placeholder: "why (kept in the log)" });
-  const actionButtons = ACTIONS.map((a) => el("button", "md-button lllm-oversight__action", a));
-  const decisions = el("div", "lllm-oversight__decisions");
+  const text = input("text", "", { placeholder: "calc[6 * 8] for edit, 99 for inject" });
+  const reason = input("reason", "", { placeholder: "why (kept in the log)" });
+  const actionButtons = ACTIONS.map((a) => el("button", { class: "md-button lllm-oversight__action" }, a));
+  const decisions = el("div", { class: "lllm-oversight__decisions" });
   decisions.append(field("text", text), field("reason", reason), ...actionButtons);
 
-  const proposal = el("p", "lllm-oversight__pending");
-  const help = el("pre", "lllm-oversight__help");
-  const steps = el("div", "lllm-oversight__steps");
-  const log = el("table", "lllm-oversight__log");
-  log.append(el("thead"), el("tbody"));
-  const head = el("tr");
-  ["step", "action", "reason", "before", "after"].forEach((h) => head.append(el("th", "", h)));
-  log.tHead.append(head);
-  const summary = el("pre", "lllm-oversight__summary");
-  const panel = el("div", "lllm-oversight__panel");
+  const proposal = el("p", { class: "lllm-oversight__pending" });
+  const help = el("pre", { class: "lllm-oversight__help" });
+  const steps = el("div", { class: "lllm-oversight__steps" });
+  const log = table(["step", "action", "reason", "before", "after"], [], "lllm-oversight__log");   // rows: render()
+  const summary = el("pre", { class: "lllm-oversight__summary" });
+  const panel = el("div", { class: "lllm-oversight__panel" });
   panel.hidden = true;
-  panel.append(proposal, decisions, help, el("h4", "", "Trajectory"), steps, el("h4", "", "Interventions"), log, summary);
-  const status = el("p", "lllm-oversight__status");
+  panel.append(proposal, decisions, help, el("h4", {}, "Trajectory"), steps, el("h4", {}, "Interventions"), log, summary);
+  const status = el("p", { class: "lllm-oversight__status" });
   root.replaceChildren(controls, status, panel);
 
   [start, ...actionButtons].forEach((b) => { b.type = "button"; });

@@ -12,6 +12,7 @@
 // on every write) and on "storage" (another tab wrote). Setup runs from document$ (instant navigation).
 
 import * as store from "../quiz/store.mjs";
+import { el } from "../runtime/dom.mjs";
 
 const ROOT = new URL("../../", import.meta.url);        // the site root: this file is assets/course/course.mjs
 const STEPS = ["read", "ran", "quiz", "exercise"];
@@ -48,18 +49,7 @@ function currentPage() {
   return null;
 }
 
-// ---- small DOM helpers -----------------------------------------------------------------------------------
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
+// ---- small DOM helpers (el is ../runtime/dom.mjs's) ------------------------------------------------------
 
 const day = (ms) => new Date(ms).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 const link = (url, text) => el("a", { href: new URL(url, ROOT).href }, text);

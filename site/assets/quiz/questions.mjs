@@ -10,24 +10,13 @@
 // form element, so the keyboard works as everywhere else: Tab, Space, arrows, Enter to check.
 
 import * as store from "./store.mjs";
+import { el } from "../runtime/dom.mjs";
 
 const CODE_TIMEOUT_MS = 20000;
 const SELF_GRADES = [["Again", 1], ["Hard", 3], ["Good", 4], ["Easy", 5]];
 let harnessSource = null;
 
 // ---- small helpers -------------------------------------------------------------------------------
-
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "html") node.innerHTML = value;          // build-rendered Markdown from hooks/quiz.py
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
 
 /** The same rule as hooks/quiz_files.py normalise(): case, spacing, quotes and final punctuation ignored. */
 export function normalise(text) {

@@ -7,7 +7,8 @@
 // from `document$.subscribe(...)` and is idempotent: a container is set up once (data-quiz-ready).
 
 import * as store from "./store.mjs";
-import { el, renderQuestion } from "./questions.mjs";
+import { el } from "../runtime/dom.mjs";
+import { renderQuestion } from "./questions.mjs";
 
 function decode(blob) {
   const bytes = Uint8Array.from(atob(blob), (c) => c.charCodeAt(0));

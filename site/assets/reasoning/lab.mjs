@@ -12,7 +12,7 @@
 // idle | running | done | error | recorded (where Python cannot start, Run's recording plays: recorded.mjs).
 
 import { lllm } from "../runtime/lllm.mjs";
-import { el, field, svgCanvas } from "../runtime/dom.mjs";
+import { el, field, input, pct, select, svgCanvas, table } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
 
 const NAMESPACE = "lllm-reasoning-lab";
@@ -36,18 +36,7 @@ const STYLE = `
 .lllm-reasoning-lab__note { font-style: italic; }
 .lllm-reasoning-lab svg text { font-size: 10px; fill: currentColor; }`;
 
-function numberInput(name, value, min, max, step) {
-  return Object.assign(el("input"), { name, type: "number", value: String(value), min, max, step });
-}
-
-function select(name, options, value) {
-  const s = Object.assign(el("select"), { name });
-  options.forEach((o) => s.append(Object.assign(el("option", "", o), { value: o })));
-  s.value = value;
-  return s;
-}
-
-const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const numberInput = (name, value, min, max, step) => input(name, value, { type: "number", min, max, step });
 const interval = (s) => `${(100 * s.low).toFixed(0)}–${(100 * s.high).toFixed(0)}%`;
 
 // ---- the search tree, grown node by node --------------------------------------------------------
@@ -71,14 +60,14 @@ function nodeText(node) {
 }
 
 async function growTree(record, output, isCurrent) {
-  const tree = el("ul", "lllm-reasoning-lab__tree");
+  const tree = el("ul", { class: "lllm-reasoning-lab__tree" });
   const children = new Map();            // node id -> its <ul>
   output.append(tree);
   const delay = Math.min(60, 3000 / Math.max(1, record.tree.length));
   for (const node of record.tree) {
     if (!isCurrent()) return;            // a newer run started: stop drawing this one
-    const item = el("li", `lllm-reasoning-lab__node lllm-reasoning-lab__node--${nodeClass(node, record)}`);
-    item.append(el("span", "", nodeText(node)));
+    const item = el("li", { class: `lllm-reasoning-lab__node lllm-reasoning-lab__node--${nodeClass(node, record)}` });
+    item.append(el("span", {}, nodeText(node)));
     const sub = el("ul");
     item.append(sub);
     children.set(node.id, sub);
@@ -86,7 +75,7 @@ async function growTree(record, output, isCurrent) {
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
   const v = record.verification, u = record.usage;
-  output.append(el("p", "lllm-reasoning-lab__verdict",
+  output.append(el("p", { class: "lllm-reasoning-lab__verdict" },
     `${v.correct ? "correct" : "wrong"}: ${v.message} — ${u.calls} model calls, ${u.hits} cache hits, ` +
     `${u.tokens_in} ${u.unit} in, ${u.tokens_out} out`));
 }
@@ -151,19 +140,6 @@ function chart(summary) {
   return svg;
 }
 
-function table(head, rows) {
-  const t = el("table");
-  const tr = el("tr");
-  head.forEach((h) => tr.append(el("th", "", h)));
-  t.append(tr);
-  for (const cells of rows) {
-    const row = el("tr");
-    cells.forEach((c) => row.append(el("td", "", c)));
-    t.append(row);
-  }
-  return t;
-}
-
 function summaryTable(summary) {
   const unit = summary[0]?.unit ?? "chars";
   return table(["framework", "success", "95% interval", "calls/puzzle", "hits/puzzle", `${unit} in`, `${unit} out`],
@@ -200,7 +176,7 @@ async function ask(root, params, status, output) {
     root.lllmResult = result;
     status.textContent = "";
     if (!result.ok) throw Object.assign(new Error(result.error), { name: "BadInput" });
-    output.append(el("p", "lllm-reasoning-lab__note", standInNote(params)));
+    output.append(el("p", { class: "lllm-reasoning-lab__note" }, standInNote(params)));
     if (params.kind === "run") {
       if (["got", "rap"].includes(result.framework)) output.append(searchPicture(result));
       await growTree(result, output, () => root.lllmTicket === ticket);
@@ -211,7 +187,7 @@ async function ask(root, params, status, output) {
   } catch (error) {
     status.textContent = "";
     if (await playRecorded(root, params, error, output, (out, recorded) => recordedRun(out, recorded, () => root.lllmTicket === ticket))) return;
-    output.replaceChildren(el("p", "lllm-reasoning-lab__error",
+    output.replaceChildren(el("p", { class: "lllm-reasoning-lab__error" },
       error.name === "BadInput" ? error.message : `The lab could not run: ${error.message}`));
     root.dataset.state = "error";
   }
@@ -220,7 +196,7 @@ async function ask(root, params, status, output) {
 /** The Run recorded at build time (hooks/recorded.py), drawn as a live run is: played where Python cannot start. */
 function recordedRun(result, params, alive) {
   const box = el("div");
-  box.append(el("p", "lllm-reasoning-lab__note", standInNote(params)));
+  box.append(el("p", { class: "lllm-reasoning-lab__note" }, standInNote(params)));
   if (["got", "rap"].includes(result.framework)) box.append(searchPicture(result));
   growTree(result, box, alive);
   return [box];
@@ -239,17 +215,17 @@ function setUp(root) {
   const seed = numberInput("seed", 1, 0, 1000000, 1);
   const limit = numberInput("limit", 10, 1, 100, 1);
   task.addEventListener("change", () => { puzzle.value = task.value === "game24" ? "900" : "1"; });
-  const controls = el("div", "lllm-reasoning-lab__controls");
+  const controls = el("div", { class: "lllm-reasoning-lab__controls" });
   controls.append(field("task", task), field("model", model), field("puzzle row", puzzle), field("framework", framework),
                   field("error rate", rate), field("value noise", noise), field("seed", seed), field("benchmark puzzles", limit));
-  const run = el("button", "md-button md-button--primary lllm-reasoning-lab__run", "Run");
-  const bench = el("button", "md-button lllm-reasoning-lab__bench", "Benchmark");
-  const sweep = el("button", "md-button lllm-reasoning-lab__sweep", "Sweep value noise");
+  const run = el("button", { class: "md-button md-button--primary lllm-reasoning-lab__run" }, "Run");
+  const bench = el("button", { class: "md-button lllm-reasoning-lab__bench" }, "Benchmark");
+  const sweep = el("button", { class: "md-button lllm-reasoning-lab__sweep" }, "Sweep value noise");
   run.type = bench.type = sweep.type = "button";
-  const status = el("span", "lllm-reasoning-lab__status");
-  const buttons = el("div", "lllm-reasoning-lab__buttons");
+  const status = el("span", { class: "lllm-reasoning-lab__status" });
+  const buttons = el("div", { class: "lllm-reasoning-lab__buttons" });
   buttons.append(run, bench, sweep, status);
-  const output = el("div", "lllm-reasoning-lab__output");
+  const output = el("div", { class: "lllm-reasoning-lab__output" });
   root.replaceChildren(controls, buttons, output);
   const common = () => ({ task: task.value, model: model.value, error_rate: Number(rate.value), value_noise: Number(noise.value) });
   run.addEventListener("click", () => ask(root, { kind: "run", ...common(), puzzle: Number(puzzle.value),
@@ -263,7 +239,7 @@ function setUp(root) {
 function setUpPage() {
   const labs = document.querySelectorAll(".lllm-reasoning-lab");
   if (labs.length && !document.getElementById("lllm-reasoning-lab-style")) {
-    document.head.append(Object.assign(el("style", "", STYLE), { id: "lllm-reasoning-lab-style" }));
+    document.head.append(Object.assign(el("style", {}, STYLE), { id: "lllm-reasoning-lab-style" }));
   }
   labs.forEach(setUp);
 }

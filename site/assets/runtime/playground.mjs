@@ -4,7 +4,7 @@
 // Generation needs only the model, so it can start before Python has finished loading.
 
 import { lllm } from "./lllm.mjs";
-import { el } from "./dom.mjs";
+import { el, field, input, pct } from "./dom.mjs";
 
 const CONTROLS = [
   // [name, label, default, attributes] — defaults match `python -m lllm generate`
@@ -15,17 +15,16 @@ const CONTROLS = [
   ["seed", "seed", 0, { type: "number", min: 0, step: 1 }],
 ];
 
-
 function showBars(bars, top, after) {
-  bars.replaceChildren(el("div", "lllm-pg__bars-title", `next character after ${JSON.stringify(after)}`));
+  bars.replaceChildren(el("div", { class: "lllm-pg__bars-title" }, `next character after ${JSON.stringify(after)}`));
   for (const [char, p] of top) {
-    const row = el("div", "lllm-pg__bar");
-    const label = el("code", "lllm-pg__bar-char", JSON.stringify(char).slice(1, -1) || " ");
-    const track = el("span", "lllm-pg__bar-track");
-    const fill = el("span", "lllm-pg__bar-fill");
-    fill.style.width = `${(100 * p).toFixed(1)}%`;
+    const row = el("div", { class: "lllm-pg__bar" });
+    const label = el("code", { class: "lllm-pg__bar-char" }, JSON.stringify(char).slice(1, -1) || " ");
+    const track = el("span", { class: "lllm-pg__bar-track" });
+    const fill = el("span", { class: "lllm-pg__bar-fill" });
+    fill.style.width = pct(p);
     track.append(fill);
-    row.append(label, track, el("span", "lllm-pg__bar-p", `${(100 * p).toFixed(1)}%`));
+    row.append(label, track, el("span", { class: "lllm-pg__bar-p" }, pct(p)));
     bars.append(row);
   }
 }
@@ -33,32 +32,29 @@ function showBars(bars, top, after) {
 function setUp(root) {
   if (root.dataset.lllmReady) return;
   root.dataset.lllmReady = "1";
-  const prompt = el("textarea", "lllm-pg__prompt");
+  const prompt = el("textarea", { class: "lllm-pg__prompt" });
   prompt.value = root.dataset.prompt ?? "Once";
   prompt.rows = 3;
   prompt.setAttribute("aria-label", "prompt");
-  const controls = el("div", "lllm-pg__controls");
+  const controls = el("div", { class: "lllm-pg__controls" });
   const inputs = {};
   for (const [name, label, value, attributes] of CONTROLS) {
-    const field = el("label", "lllm-pg__field", label + " ");
-    const input = Object.assign(el("input"), attributes, { value: String(value), name });
-    inputs[name] = input;
-    field.append(input);
-    controls.append(field);
+    inputs[name] = input(name, value, attributes);
+    controls.append(field(label, inputs[name], "lllm-pg__field"));
   }
-  const go = el("button", "md-button md-button--primary", "Generate");
-  const stop = el("button", "md-button", "Stop");
+  const go = el("button", { class: "md-button md-button--primary" }, "Generate");
+  const stop = el("button", { class: "md-button" }, "Stop");
   go.type = stop.type = "button";
   stop.hidden = true;
   controls.append(go, stop);
 
-  const status = el("div", "lllm-pg__status", "");
-  const text = el("pre", "lllm-pg__text");
-  const shownPrompt = el("span", "lllm-pg__prompt-echo");
-  const completion = el("span", "lllm-pg__completion");
+  const status = el("div", { class: "lllm-pg__status" });
+  const text = el("pre", { class: "lllm-pg__text" });
+  const shownPrompt = el("span", { class: "lllm-pg__prompt-echo" });
+  const completion = el("span", { class: "lllm-pg__completion" });
   text.append(shownPrompt, completion);
-  const bars = el("div", "lllm-pg__bars");
-  const speed = el("div", "lllm-pg__speed");
+  const bars = el("div", { class: "lllm-pg__bars" });
+  const speed = el("div", { class: "lllm-pg__speed" });
   root.replaceChildren(prompt, controls, status, text, speed, bars);
 
   const unsubscribe = lllm.onStatus((s) => {

@@ -47,18 +47,18 @@ export async function playRecorded(root, params, error, output, render) {
   } catch (e) {
     return false;
   }
-  const label = el("p", "lllm-recorded");
-  label.append(el("strong", "lllm-recorded__badge", "recorded"), " " + why);
+  const label = el("p", { class: "lllm-recorded" });
+  label.append(el("strong", { class: "lllm-recorded__badge" }, "recorded"), " " + why);
   if (!sameParams(params, recording.params)) {
     label.append(" It uses the page's own settings, not the ones you chose.");
   }
-  const note = el("p", "lllm-recorded__note", `${recording.note} Python ${recording.python}.`);
+  const note = el("p", { class: "lllm-recorded__note" }, `${recording.note} Python ${recording.python}.`);
   const body = recording.result.ok ? render(recording.result, recording.params)
-    : [el("p", "lllm-demo__error", recording.result.error)];
+    : [el("p", { class: "lllm-demo__error" }, recording.result.error)];
   const parts = [label, ...body, note];
   if (runtime.lllm.sync === null && runtime.NO_PYTHON_MESSAGE) {
-    const browsers = el("details", "lllm-recorded__browsers");
-    browsers.append(el("summary", "", "Which browsers run it live"), el("p", "", runtime.NO_PYTHON_MESSAGE));
+    const browsers = el("details", { class: "lllm-recorded__browsers" });
+    browsers.append(el("summary", {}, "Which browsers run it live"), el("p", {}, runtime.NO_PYTHON_MESSAGE));
     parts.push(browsers);
   }
   output.replaceChildren(...parts);
