@@ -1,8 +1,8 @@
 """Layer 1 · training TinyLLM to act as a ReAct agent: `train_agent(settings) -> (params, history)`.
 
 Consumes: layer 1 (`lllm.model.tokenizer`, `lllm.model.generate`), layer 2 (`lllm.predictors`:
-the task teacher writes the episodes), layer 3 (`lllm.agents.react`) and layer 4 (`lllm.labs.factory`,
-`lllm.labs.factory_tasks`: the tasks and their verification).
+the task teacher writes the episodes), layer 3 (`lllm.agents.react`) and layer 4 (`lllm.labs.factory.episodes`,
+`lllm.labs.factory.tasks`: the tasks and their verification).
 
 Contract: `python -m export.agent_train --out DIR [--steps N] [--seed S] [--seeds K] [--force]
 [--verify] [--commit]` leaves in DIR `tinyllm-agent.onnx` and its card `tinyllm-agent.json` (the
@@ -12,7 +12,7 @@ in `export/trained/`: a build whose key matches that card copies it instead of t
 `--force` trains anyway; `--verify` then checks the result is bit for bit the committed model;
 `--commit` replaces the committed model with the result (after a change to its sources).
 
-Read `model.py`, `train.py` and `lllm/labs/factory.py` first. The recipe (site/agents/agent-model.md,
+Read `model.py`, `train.py` and `lllm/labs/factory/episodes.py` first. The recipe (site/agents/agent-model.md,
 re-measured here) and where each piece lives:
 
     fresh trajectories every step   fresh_episodes: new verified factory episodes, never a pool
@@ -88,9 +88,9 @@ from export.model import Config, forward, init_params, lstm_backward
 from export.onnx_export import WEIGHTS
 from export.train import AdamW, clip_global_norm
 from lllm.cli import ArgParser, non_negative_int, positive_int
-from lllm.labs.factory import agent_mask, load_corpus, prompt_header, run_episode
-from lllm.labs.factory_reshape import reshape
-from lllm.labs.factory_tasks import MIX, make_task
+from lllm.labs.factory.episodes import agent_mask, load_corpus, prompt_header, run_episode
+from lllm.labs.factory.reshape import reshape
+from lllm.labs.factory.tasks import MIX, make_task
 from lllm.model.generate import WORD_RE, NumberSlots
 from lllm.model.tokenizer import CharTokenizer
 
@@ -273,7 +273,7 @@ def onnx_accuracy(onnx_bytes: bytes, tok, tasks, number_slots: NumberSlots | Non
 
 
 def backend_accuracy(backend, tok, header, tasks, number_slots: NumberSlots | None = None) -> float:
-    from lllm.labs.factory import verify
+    from lllm.labs.factory.episodes import verify
     from lllm.model.generate import BackendPredictor
     from lllm.agents.react import run_react
     predictor = BackendPredictor(backend, tok, temperature=0, max_new_tokens=128,
@@ -361,8 +361,8 @@ def learning_rate(settings: AgentSettings, step: int) -> float:
 # ---- build: train, export, card, reuse ---------------------------------------------------------
 
 SOURCES = (sorted((ROOT / "export").glob("*.py"))
-           + [ROOT / "lllm" / name for name in ("model/tokenizer.py", "model/generate.py", "labs/factory.py",
-                                                "labs/factory_tasks.py", "labs/factory_reshape.py", "agents/react.py",
+           + [ROOT / "lllm" / name for name in ("model/tokenizer.py", "model/generate.py", "labs/factory/episodes.py",
+                                                "labs/factory/tasks.py", "labs/factory/reshape.py", "agents/react.py",
                                                 "agents/tools.py", "agents/calc.py", "predictors/rules.py")])
 
 
@@ -479,7 +479,7 @@ def validation_suite():
     """The checkpoints' and seeds' yardstick: 20 goals per (family, phrasing) group of the validation
     split, each also said in another training shape (factory_reshape), so the kept weights are the
     ones that read both the grammar's sentences and their reshaped forms best."""
-    from lllm.labs.factory_tasks import make_suite
+    from lllm.labs.factory.tasks import make_suite
     plain = make_suite("validation", per_group=20, seed=0)
     return plain + [reshape(task, random.Random(i), share=1.0) for i, task in enumerate(plain)]
 

@@ -1,6 +1,6 @@
 """Layer 4 · the trajectory evaluator: `evaluate_seeds(make_predictor, seeds, cases) -> EvalReport`.
 
-Read `lab.py` first. The lab says pass or fail; the evaluator grades *how* each run went, from
+Read `reliability.py` first. The lab says pass or fail; the evaluator grades *how* each run went, from
 its whole trajectory (`run_react(..., return_trajectory=True)`), with a written rubric:
 
     criterion      weight  scores 1 when
@@ -19,7 +19,7 @@ the mean and the spread (sample standard deviation) of every criterion across se
 Usage:
 
     >>> from lllm.predictors import RulePredictor
-    >>> from lllm.labs.lab import SUITE
+    >>> from lllm.labs.reliability import SUITE
     >>> report = evaluate_seeds(lambda seed: RulePredictor(), [0, 1], SUITE[8:12], name="rule")
     >>> report.mean("total"), report.spread("total")
     (1.0, 0.0)
@@ -32,7 +32,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from lllm.labs.lab import SUITE, TestCase
+from lllm.labs.reliability import SUITE, TestCase
 from lllm.labs.scoring import answer_matches, squash
 from lllm.agents.react import Trajectory, run_react
 

@@ -1,6 +1,6 @@
 """Layer 4 · the inference playground: `compare({name: predictor}, cases) -> list of rows` — same goals, many brains.
 
-Read `lab.py` first. Because every brain sits behind the Predictor seam, comparing them needs no
+Read `reliability.py` first. Because every brain sits behind the Predictor seam, comparing them needs no
 agent changes: each predictor is wrapped in a `Timed` proxy (calls, characters out, seconds),
 the same lab cases run through it, and one table shows latency, characters per second and lab
 success side by side. The clock is passed in, so tests can use a fake one.
@@ -8,7 +8,7 @@ success side by side. The clock is passed in, so tests can use a fake one.
 Usage:
 
     >>> from lllm.predictors import RulePredictor, echo
-    >>> from lllm.labs.lab import SUITE
+    >>> from lllm.labs.reliability import SUITE
     >>> rows = compare({"rule": RulePredictor(), "echo": echo}, SUITE[8:12])
     >>> [(row.name, row.passed, row.cases, row.calls) for row in rows]
     [('rule', 4, 4, 8), ('echo', 0, 4, 16)]
@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Mapping, Sequence
 
-from lllm.labs.lab import SUITE, TestCase, run_lab
+from lllm.labs.reliability import SUITE, TestCase, run_lab
 
 __all__ = ["Timed", "Row", "compare", "format_table", "add_cli"]
 

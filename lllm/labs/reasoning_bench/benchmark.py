@@ -1,6 +1,6 @@
 """Layer 4 · compare reasoning frameworks on a task: success with a 95% interval, and what it cost.
 
-Read `lllm/reasoning/` first, then `reasoning_report.py` (rows, intervals, tables). A benchmark
+Read `lllm/reasoning/` first, then `report.py` (rows, intervals, tables). A benchmark
 runs every framework on every puzzle of a split, once per repeat (seed); each (framework, seed)
 gets a fresh model and a fresh Agent, so repeats are independent and the whole table
 reproduces. Two tasks: `game24` (the standard 4nums.com ranking; test = rows 900-999) and
@@ -29,18 +29,18 @@ import json
 import sys
 from dataclasses import asdict
 
-from lllm.labs.reasoning_report import (Row, format_chart, format_sweep, format_table, format_tree, result_record,
-                                        summarize)
+from lllm.labs.reasoning_bench.report import (Row, format_chart, format_sweep, format_table, format_tree,
+                                              result_record, summarize)
 from lllm.model.sampling import Mulberry32
 from lllm.reasoning.agent import Agent
-from lllm.reasoning.brookfield import BrookfieldQA
+from lllm.reasoning.tasks.multihop import BrookfieldQA
 from lllm.reasoning.frameworks import IO, CoT, CoTSC, Framework, ReAct, Reflexion
-from lllm.reasoning.game24 import Game24
+from lllm.reasoning.tasks.game24 import Game24
 from lllm.reasoning.graph import GraphOfThoughts
 from lllm.reasoning.mcts import RAP
 from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
-from lllm.reasoning.simulated import SimulatedModel
-from lllm.reasoning.simulated_reader import SimulatedReader
+from lllm.reasoning.standins.game24_player import SimulatedModel
+from lllm.reasoning.standins.multihop_reader import SimulatedReader
 
 __all__ = ["FRAMEWORKS", "TASKS", "make_framework", "make_environment", "stand_in", "benchmark", "sweep", "lab_json"]
 

@@ -1,6 +1,6 @@
 """Layer 4 · multi-agent debate: `Debate()(question)` — specialists propose and revise, a critic scores, a synthesis answers.
 
-Read `runtimes/native/tactic.py` and `runtimes/native/agent.py` first; `debate_predictors.py` holds
+Read `runtimes/native/tactic.py` and `runtimes/native/agent.py` first; `standins.py` (beside this file) holds
 the rule-based stand-in brains the demos use. The whole debate, as a Tactic on the native runtime:
 
     proposals = [s.propose(question) for s in specialists]                     round 0
@@ -45,7 +45,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from lllm.labs.debate_predictors import DebateRulePredictor
+from lllm.labs.debate.standins import DebateRulePredictor
 from lllm.agents.memory import LongTermMemory, format_memories
 from lllm.agents.tools import FACTS, lookup as lookup_fact
 from lllm.labs.scoring import answer_matches

@@ -1,6 +1,6 @@
 """Layer 4 · the synthetic data factory: `run_factory(n, predictor) -> FactoryRun` of verified trajectories.
 
-Read `factory_tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/rules.py`
+Read `tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/rules.py`
 first. The factory turns a predictor that can act into training data for a model that cannot yet,
 and never keeps a wrong answer. The default actor is the *teacher*: for each task it writes the
 steps of the task's own plan (`teacher(task)`: "Thought: look up tom, then + 5 / Action: lookup[tom]", then
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from lllm.agents.calc import calc
-from lllm.labs.factory_tasks import Task, make_suite, make_task
+from lllm.labs.factory.tasks import Task, make_suite, make_task
 from lllm.agents.react import FAILED, PROMPT_HEADER, Trajectory, run_react
 from lllm.agents.tools import DEFAULT_TOOLS, Tool, lookup
 from lllm.labs.scoring import answer_matches
@@ -392,7 +392,7 @@ def run_cli(args) -> int:
         print("lllm factory: kept no episode: the corpus is empty (see rejected.jsonl for why)")
         return 1
     if args.evaluate:
-        from lllm.labs.factory_eval import before_after
+        from lllm.labs.factory.before_after import before_after
         return before_after(args.held_out or 10, args.seed or 0)
     return 0
 

@@ -227,7 +227,7 @@ def run_cli(args) -> int:
     if args.before_after:
         if args.per_group < 1:
             raise UsageError(f"--per-group must be >= 1, got {args.per_group}")
-        from lllm.labs.factory_eval import before_after
+        from lllm.labs.factory.before_after import before_after
         return before_after(args.per_group, args.seed or 0, flag="--before-after")
     try:
         predictor = predictor_from_args(args)
