@@ -27,7 +27,7 @@ re-measured here) and where each piece lives:
     short copies                    the teacher writes "Thought: compute 48 + 17", then the
                                     action; "Thought: repeat apple"; the final answer right
                                     under the observation it copies
-    a compositional grammar         five families (factory_tasks): each operation said many ways,
+    a compositional grammar         five families (factory.tasks): each operation said many ways,
                                     word problems, questions about one detail of a fact, lookup-
                                     then-calc episodes, lead-ins with distractor words and numbers
     many phrasings, hard numbers    32 arithmetic prefixes (two held out); training draws more
@@ -39,7 +39,7 @@ re-measured here) and where each piece lives:
                                     (onnx_export.to_onnx_ensemble), matrices stored as int8
     the weights' moving average     from halfway on, each check also scores the weights' moving
                                     average (decay 0.999 per update); the better of the two is kept
-    structure noise                 factory_reshape.reshape: 50% of training goals said in another
+    structure noise                 factory.reshape.reshape: 50% of training goals said in another
                                     shape (case, symbols, distractor sentences before, between or
                                     after, the question or the operation first, the operation
                                     embedded in a longer sentence, an operand called "it"), so where
@@ -47,7 +47,7 @@ re-measured here) and where each piece lives:
     a plan in the first thought     a two-step goal's first thought names both steps ("look up
                                     tom, then + 5"), written before the long observation
     echo practice, equal operands   the echo family drawn 3x as often (echo_extra); 1 in 20 training
-                                    calculations uses one number twice (factory_tasks.SAME_NUMBER)
+                                    calculations uses one number twice (factory.tasks.SAME_NUMBER)
     numbers as slots                generate.NumberSlots: every episode is masked as the predictor
                                     masks a prompt (the question's and observations' numbers become
                                     #1, #2...; the agent's lines copy the slots), so the model copies
@@ -121,7 +121,7 @@ class AgentSettings:
                                # reads_from tells every predictor to feed the model from there (learns
                                # ~3x faster than starting from the header's state, measured)
     header_every: int = 10     # re-run the header every this many steps (it changes slowly)
-    reshape: float = 0.5       # share of training goals said in another shape (factory_reshape.SHARE)
+    reshape: float = 0.5       # share of training goals said in another shape (factory.reshape.SHARE)
     number_slots: bool = True  # numbers the model reads become slots #1, #2... (generate.NumberSlots)
     word_slots: bool = True    # with number_slots: words outside the training lexicon become @1, @2...
     ema: float = 0.999         # with checkpoints: also try the weights' moving average (this decay per
@@ -183,7 +183,7 @@ def weighted_loss_and_grads(params, config: Config, x, y, w, state):
 
 def fresh_episodes(rng: random.Random, batch: int, reshape_share: float = 0.0, echo_extra: int = 0) -> list[str]:
     """`batch` new verified episodes of one family (similar lengths pad less), each acted by its
-    task's teacher; `reshape_share` of their goals said in another shape (factory_reshape)."""
+    task's teacher; `reshape_share` of their goals said in another shape (factory.reshape)."""
     family, texts = rng.choice(MIX + ("no-tool",) * echo_extra), []
     while len(texts) < batch:
         episode = run_episode(reshape(make_task(rng, "train", family), rng, reshape_share))
@@ -477,7 +477,7 @@ def main(argv=None) -> int:
 
 def validation_suite():
     """The checkpoints' and seeds' yardstick: 20 goals per (family, phrasing) group of the validation
-    split, each also said in another training shape (factory_reshape), so the kept weights are the
+    split, each also said in another training shape (factory.reshape), so the kept weights are the
     ones that read both the grammar's sentences and their reshaped forms best."""
     from lllm.labs.factory.tasks import make_suite
     plain = make_suite("validation", per_group=20, seed=0)

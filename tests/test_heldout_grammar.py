@@ -35,7 +35,7 @@ SLOT_RE = re.compile(r"\{\w+\}")
 
 def training_templates() -> list[str]:
     """Every goal shape training can produce, as the factory enumerates them (slots left as {a},
-    {b}, {t}, {w}, ...), and the shapes the trainer's structure noise adds (factory_reshape);
+    {b}, {t}, {w}, ...), and the shapes the trainer's structure noise adds (factory/reshape.py);
     checked below against goals the factory really makes."""
     return factory_tasks.templates() + factory_reshape.templates()
 

@@ -1,6 +1,6 @@
 """Platform adapter · the agent pages' live demos: `run_json(params_json) -> JSON text` — the same functions, as data.
 
-Read `react.py`, `predictors/specs.py`, `lab.py`, `evaluator.py`, `memory_explainer.py` and
+Read `react.py`, `predictors/specs.py`, `labs/reliability.py`, `evaluator.py`, `memory_explainer.py` and
 `inference_playground.py` first. This module adds no agent logic: it calls those modules exactly
 as `python -m lllm ...` does and turns what they return (trajectories, reports, turns, rows) into
 JSON, so a page's widget (`site/assets/agents/demos.mjs`) can draw them. The widget sends one
