@@ -2,11 +2,11 @@
 
 Both models run greedily (temperature 0) through the ordinary ReAct loop with the default tools;
 the goals are questions, never `tool[args]`, so nothing is forced. Scores per group and overall:
-format validity, right tool, right arguments, right final answer (lllm/labs/factory_eval.py).
+format validity, right tool, right arguments, right final answer (lllm/labs/factory/before_after.py).
 
 `--grammar` adds a second table for the agent model alone: per family, the seen grammar (the same
 held-out suite: new rows of the training grammar) next to goals held out by grammar — words and
-sentence shapes training never uses (lllm/labs/heldout_grammar.py) — scored by one rule: right
+sentence shapes training never uses (lllm/labs/heldout/grammar.py) — scored by one rule: right
 tool, right arguments (where a goal has a tool), right final answer exact and lenient.
 
 Usage (after `make model agent-model`):
@@ -19,7 +19,7 @@ Usage (after `make model agent-model`):
                                           # by structure (known words, new shapes) and the three side by side
 
 `--structure` adds goals whose words all occur in training and whose sentence shapes do not
-(lllm/labs/heldout_structure.py) to the per-family table, then prints per family, for right
+(lllm/labs/heldout/structure.py) to the per-family table, then prints per family, for right
 tool, right arguments and right answer (lenient), three columns side by side: the seen grammar's
 held-out rows, held-out structure, held-out words.
 """
@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lllm.predictors import make_predictor  # noqa: E402
-from lllm.labs.factory_eval import CRITERIA, comparison_table, evaluate  # noqa: E402
-from lllm.labs.factory_tasks import make_suite  # noqa: E402
-from lllm.labs import heldout_grammar, heldout_structure  # noqa: E402
+from lllm.labs.factory.before_after import CRITERIA, comparison_table, evaluate  # noqa: E402
+from lllm.labs.factory.tasks import make_suite  # noqa: E402
+from lllm.labs.heldout import grammar, structure  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -99,30 +99,30 @@ def grammar_table(suite, args) -> dict:
     except ValueError as error:
         print(f"skipping the held-out grammar: {error}", file=sys.stderr)
         return {}
-    goals = heldout_grammar.make_goals(args.per_family, args.seed)
-    shapes = heldout_structure.make_goals(args.per_family, args.seed) if args.structure else []
+    goals = grammar.make_goals(args.per_family, args.seed)
+    shapes = structure.make_goals(args.per_family, args.seed) if args.structure else []
     start = time.perf_counter()
-    suites = {"seen grammar": heldout_grammar.evaluate(predictor, [heldout_grammar.from_task(t) for t in suite])}
+    suites = {"seen grammar": grammar.evaluate(predictor, [grammar.from_task(t) for t in suite])}
     if shapes:
-        suites["held-out structure"] = heldout_grammar.evaluate(predictor, shapes)
-    suites["held-out grammar"] = heldout_grammar.evaluate(predictor, goals)
+        suites["held-out structure"] = grammar.evaluate(predictor, shapes)
+    suites["held-out grammar"] = grammar.evaluate(predictor, goals)
     print(f"grammar: {len(suite) + len(goals) + len(shapes)} goals in {time.perf_counter() - start:.0f} s",
           file=sys.stderr)
     print(f"\nagent model, seen grammar ({args.split} suite above) vs held-out grammar "
           f"({len(goals)} goals, seed {args.seed})" + (f" and held-out structure ({len(shapes)} goals)" if shapes else "")
           + ", greedy, no forcing (right tool / right args / answer exact / answer lenient, %)")
-    print(heldout_grammar.family_table(suites))
+    print(grammar.family_table(suites))
     if shapes:
         columns = {"seen grammar (rows)": suites["seen grammar"], "held-out structure": suites["held-out structure"],
                    "held-out words": suites["held-out grammar"]}
         for criterion, title in (("tool", "right tool"), ("args", "right arguments (goals with a tool)"),
                                  ("lenient", "right answer (lenient)")):
             print(f"\n{title}, per family: the three held-out sets side by side")
-            print(heldout_structure.side_by_side(columns, criterion))
+            print(structure.side_by_side(columns, criterion))
         print("\nheld-out structure per kind of shape (right tool / right args / answer lenient, %)")
-        print(heldout_structure.shape_table(suites["held-out structure"]))
+        print(structure.shape_table(suites["held-out structure"]))
     for name in ("held-out structure", "held-out grammar")[0 if shapes else 1:]:
-        errors = heldout_grammar.calc_errors(suites[name])
+        errors = grammar.calc_errors(suites[name])
         print(f"{name}, one-calculation goals: {errors['wrong']} of {errors['goals']} with wrong arguments; "
               f"of those, {errors['operator']} had both numbers right and the wrong operator, {errors['number']} "
               f"the right operator and a wrong number, {errors['other']} other")
@@ -132,7 +132,7 @@ def grammar_table(suite, args) -> dict:
         part = path.with_name(path.name + ".part")
         stamp = (f"<!-- bench/agent_bench.py --grammar --per-family {args.per_family} --seed {args.seed}: "
                  f"the first failures per family of {Path(args.agent).name} -->\n")
-        part.write_text(stamp + heldout_grammar.gallery_markdown(suites["held-out grammar"]), encoding="utf-8")
+        part.write_text(stamp + grammar.gallery_markdown(suites["held-out grammar"]), encoding="utf-8")
         part.replace(path)                                   # whole or not at all
         print(f"wrote the gallery of failures to {path}", file=sys.stderr)
     return {name: [{"goal": g.goal, "family": g.family, **s, "answer": t.answer} for g, s, t in rows]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import sys
 import time
 from dataclasses import asdict
@@ -39,8 +40,8 @@ from export.agent_recipe import (READS_FROM, AgentSettings, lexicon, onnx_accura
 from export.code_key import code_digest
 from export.onnx_export import WEIGHTS
 from lllm.commands.args import ArgParser, non_negative_int, positive_int
-from lllm.labs.factory import load_corpus
-from lllm.labs.factory_reshape import reshape
+from lllm.labs.factory.episodes import load_corpus
+from lllm.labs.factory.reshape import reshape
 
 __all__ = ["SEEDS", "COMMITTED", "build_key", "build", "train_seeds", "verify", "up_to_date", "main"]
 
@@ -121,7 +122,7 @@ def validation_suite():
     """The checkpoints' and seeds' yardstick: 20 goals per (family, phrasing) group of the validation
     split, each also said in another training shape (factory_reshape), so the kept weights are the
     ones that read both the grammar's sentences and their reshaped forms best."""
-    from lllm.labs.factory_tasks import make_suite
+    from lllm.labs.factory.tasks import make_suite
     plain = make_suite("validation", per_group=20, seed=0)
     return plain + [reshape(task, random.Random(i), share=1.0) for i, task in enumerate(plain)]
 

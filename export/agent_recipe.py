@@ -2,7 +2,7 @@
 
 Consumes: layer 1 (`lllm.model.tokenizer`, `lllm.model.generate`), layer 2 (`lllm.predictors`:
 the task teacher writes the episodes), layer 3 (`lllm.agents.react`) and layer 4 (`lllm.labs.factory`,
-`lllm.labs.factory_tasks`, `lllm.labs.factory_reshape`: the tasks, their shapes and their verification).
+`lllm.labs.factory.tasks`, `lllm.labs.factory.reshape`: the tasks, their shapes and their verification).
 
 Here: the settings, the episodes drawn for every step, the weighted loss, the checkpoints' yardstick,
 the training loop and its learning-rate schedule. `agent_build.py` runs it: seeds, the ensemble,
@@ -70,9 +70,9 @@ import numpy as np
 from export.data import build_vocab, load_story
 from export.model import Config, forward, init_params, lstm_backward
 from export.train import AdamW, clip_global_norm
-from lllm.labs.factory import agent_mask, prompt_header, run_episode
-from lllm.labs.factory_reshape import reshape
-from lllm.labs.factory_tasks import MIX, make_task
+from lllm.labs.factory.episodes import agent_mask, prompt_header, run_episode
+from lllm.labs.factory.reshape import reshape
+from lllm.labs.factory.tasks import MIX, make_task
 from lllm.model.generate import WORD_RE, NumberSlots
 from lllm.model.tokenizer import CharTokenizer
 
@@ -254,7 +254,7 @@ def onnx_accuracy(onnx_bytes: bytes, tok, tasks, number_slots: NumberSlots | Non
 
 
 def backend_accuracy(backend, tok, header, tasks, number_slots: NumberSlots | None = None) -> float:
-    from lllm.labs.factory import verify
+    from lllm.labs.factory.episodes import verify
     from lllm.model.generate import BackendPredictor
     from lllm.agents.react import run_react
     predictor = BackendPredictor(backend, tok, temperature=0, max_new_tokens=128,

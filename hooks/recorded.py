@@ -85,7 +85,7 @@ def default_params(attrs: dict[str, str]) -> dict:
 
 def record(params: dict) -> dict:
     from lllm.web.demos import run_demo          # imported here: only builds with demos pay for it
-    from lllm.labs.reasoning_lab import lab_json
+    from lllm.labs.reasoning_bench.benchmark import lab_json
     try:
         result = json.loads(lab_json(json.dumps(params))) if "kind" in params else run_demo(params)
     except Exception as error:                   # a missing model file: the page shows this sentence

@@ -12,5 +12,3 @@ from lllm.services.http_server import check_log_level as _serve_log_level
 
 __all__ = ["main", "load_tactic_entrypoint"]
 
-# Until every command has moved into lllm/commands/, the library's own command sections import these from here.
-from lllm.commands.args import UsageError, argument_type, finite_float, non_negative_int, positive_int  # noqa: E402,F401

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from lllm.agents.react import run_react
-from lllm.labs import heldout_grammar as hg
+from lllm.labs.heldout import grammar as hg
 from lllm.predictors import make_predictor
 from model_files import require_agent_model
 from conftest import ROOT

@@ -9,11 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from export.agent_build import build
-from export.agent_recipe import (AgentSettings, HeaderCachedBackend, chrono_init, make_batch, lexicon, slots_for,
-                                 train_agent, vocabulary, weighted_loss_and_grads)
+from export.agent_build import (AgentSettings, HeaderCachedBackend, build, chrono_init, make_batch,
+                                lexicon, slots_for, train_agent, vocabulary, weighted_loss_and_grads)
 from export.model import Config, NumpyBackend, init_params, loss_and_grads
-from lllm.labs.factory import prompt_header
+from lllm.labs.factory.episodes import prompt_header
 from lllm.model.generate import BackendPredictor, NumberSlots
 from lllm.agents.react import build_prompt, parse_step
 from lllm.agents.tools import DEFAULT_TOOLS
@@ -131,7 +130,7 @@ def test_a_missing_agent_model_is_a_clear_error(tmp_path):
 
 
 def test_checkpoints_are_validated_and_the_best_is_handed_on():
-    from lllm.labs.factory_tasks import make_suite
+    from lllm.labs.factory.tasks import make_suite
     seen = []
     settings = AgentSettings(hidden=8, embed=4, steps=4, batch=2, checkpoints=2)
     params, history = train_agent(settings, progress=False, validation=make_suite("validation", 1)[:2],
@@ -146,7 +145,7 @@ def test_the_weights_moving_average_is_scored_from_halfway_and_kept_on_a_tie():
     the average. With decay 1.0 the average is the weights of the first update past halfway, so
     the kept weights are those, not the last; with ema=0 there is no average."""
     import numpy as np
-    from lllm.labs.factory_tasks import make_suite
+    from lllm.labs.factory.tasks import make_suite
     validation = make_suite("validation", 1)[:2]
     runs = {}
     for ema in (0.0, 1.0):
@@ -160,10 +159,10 @@ def test_the_weights_moving_average_is_scored_from_halfway_and_kept_on_a_tie():
 
 
 def test_two_seeds_train_side_by_side_and_the_better_one_is_kept(monkeypatch):
-    from export import agent_build
+    from export import agent_train
     from export.agent_build import train_seeds
-    monkeypatch.setattr(agent_build, "validation_suite",
-                        lambda: __import__("lllm.labs.factory_tasks").labs.factory_tasks.make_suite("validation", 1)[:2])
+    monkeypatch.setattr(agent_train, "validation_suite",
+                        lambda: __import__("lllm.labs.factory.tasks").labs.factory.tasks.make_suite("validation", 1)[:2])
     settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=1, seed=5)
     params, history = train_seeds(settings, 2, progress=False)
     scores = history["seed_scores"]
@@ -215,7 +214,7 @@ def test_training_masks_numbers_exactly_as_the_predictor_does():
     training), a predictor with the card's number slots, over a backend that replays the masked
     episode, reads only prefixes of that episode and runs the same trajectory the teacher did."""
     import random
-    from export.agent_recipe import READS_FROM, fresh_episodes
+    from export.agent_build import READS_FROM, fresh_episodes
     from lllm.agents.react import run_react
     NUMBER_SLOTS = slots_for(AgentSettings())
     tok, rng = vocabulary(), random.Random(7)
@@ -239,7 +238,7 @@ def test_the_built_agent_model_calls_the_right_tool_on_its_own():
     """A behaviour check of `make agent-model`'s model (not an accuracy target): greedy, no forcing,
     on held-out goals it never saw, it calls calc for sums and lookup for facts."""
     from lllm.predictors import make_predictor
-    from lllm.labs.factory_tasks import make_suite
+    from lllm.labs.factory.tasks import make_suite
     from lllm.agents.react import run_react
     from tests.model_files import require_agent_model
     predictor = make_predictor(f"tinyllm-agent:{require_agent_model()}")
@@ -251,7 +250,7 @@ def test_the_built_agent_model_calls_the_right_tool_on_its_own():
 
 
 def test_a_factory_corpus_trains_and_is_named_in_the_card(tmp_path):
-    from lllm.labs.factory import load_corpus
+    from lllm.labs.factory.episodes import load_corpus
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("Question: What is 2 + 3?\nThought: compute 2 + 3\nAction: calc[2 + 3]\nObservation: 5\n"
                       "Final Answer: 5\n\nQuestion: Say apple.\nThought: repeat apple\nFinal Answer: apple\n\n")
@@ -338,9 +337,9 @@ def test_the_full_recipe_shortened_trains_twice_to_the_same_bits(tmp_path):
 
 
 def test_verify_says_when_a_model_is_not_the_committed_one(tmp_path, capsys, monkeypatch):
-    from export import agent_build
+    from export import agent_train
     from export.agent_build import main
-    monkeypatch.setattr(agent_build, "validation_suite", lambda: [])      # no checkpoints: fast
+    monkeypatch.setattr(agent_train, "validation_suite", lambda: [])      # no checkpoints: fast
     code = main(["--out", str(tmp_path), "--steps", "2", "--seeds", "1", "--verify"])
     out = capsys.readouterr().out
     assert code == 1 and "differs from the committed model" in out and "build_key" in out, out
@@ -350,12 +349,12 @@ def test_several_seeds_kept_all_are_one_ensemble_that_the_predictors_open(tmp_pa
     """keep="all": every seed's weights in one graph (the state is the members' side by side), its
     card scored on the same validation goals as the seeds; OnnxBackend and the predictor open it."""
     pytest.importorskip("onnxruntime")
-    from export import agent_build
+    from export import agent_train
     from export.agent_build import build_key
-    from lllm.labs.factory_tasks import make_suite
+    from lllm.labs.factory.tasks import make_suite
     from lllm.model.onnx_backend import OnnxBackend
     from lllm.predictors import make_predictor
-    monkeypatch.setattr(agent_build, "validation_suite", lambda: make_suite("validation", 1)[:2])
+    monkeypatch.setattr(agent_train, "validation_suite", lambda: make_suite("validation", 1)[:2])
     settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=1)
     path = build(settings, tmp_path, progress=False, seeds=2, weights="float32")
     card = json.loads((tmp_path / "tinyllm-agent.json").read_text())
@@ -386,7 +385,7 @@ def test_misused_options_are_a_one_line_error(capsys, args, message):
 def test_the_lexicon_holds_trainings_words_and_no_word_to_copy():
     """Word slots stand for words training never uses for their meaning: the lexicon has the
     operation words, names and topics of training episodes, and none of the made-up echo words."""
-    from lllm.labs.factory_tasks import MADE_UP_WORDS
+    from lllm.labs.factory.tasks import MADE_UP_WORDS
     words = lexicon()
     assert {"plus", "minus", "times", "lookup", "calc", "question", "tom", "shells", "deduct"} <= words
     assert not words & set(MADE_UP_WORDS)

@@ -92,7 +92,7 @@ def test_both_columns_are_the_cpython_trajectories(tab, agent_model, goal):
 def test_a_gallery_row_runs_its_goal_in_the_demo_as_the_gallery_says(tab, agent_model):
     """The gallery of failures: each row has a "Try it" button that runs its goal in the demo, and
     the agent column is the trajectory the row records (the terminal's, for the committed model)."""
-    from lllm.labs import heldout_grammar as hg
+    from lllm.labs.heldout import grammar as hg
     from test_agent_gallery import gallery_rows, goal_of
     page = tab.page
     buttons = page.locator(".lllm-gallery .lllm-gallery__try")
@@ -116,8 +116,8 @@ def test_a_gallery_row_runs_its_goal_in_the_demo_as_the_gallery_says(tab, agent_
                                            ("How old is Tom?", "unknown")])
 def test_the_typed_goal_box_runs_the_agent_model_and_judges_it_as_cpython_does(tab, agent_model, goal, verdict):
     """The gallery's write-your-own box: the agent model's run is CPython's, and the verdict is the
-    one `heldout_structure.judge` gives in CPython (right / wrong against the real calc, or none)."""
-    from lllm.labs.heldout_structure import judge
+    one `lllm.labs.heldout.structure.judge` gives in CPython (right / wrong against the real calc, or none)."""
+    from lllm.labs.heldout.structure import judge
     from lllm.web.demos import _verdict
     demo = demo_on(tab.page, "judge")
     assert demo.get_attribute("data-goal") == "Quick one: 48 plus 7?"     # the box's first goal

@@ -176,7 +176,7 @@ def test_the_default_script_is_the_widgets():
 
 
 def test_every_demo_has_a_current_recording(site_build):
-    from lllm.labs.reasoning_lab import lab_json
+    from lllm.labs.reasoning_bench.benchmark import lab_json
     from lllm.web.demos import run_demo
     demos = 0
     for md in sorted((ROOT / "site").rglob("*.md")):

@@ -1,4 +1,4 @@
-"""The multi-agent debate (lllm/labs/debate.py, lllm/labs/debate_predictors.py): the critic's strict verdict,
+"""The multi-agent debate (lllm/labs/debate/panel.py, lllm/labs/debate/standins.py): the critic's strict verdict,
 ties, the validated synthesis and its fallback, a scripted full debate, the stand-ins, the CLI."""
 
 import doctest
@@ -6,10 +6,11 @@ import doctest
 import pytest
 
 import lllm.labs.debate
-import lllm.labs.debate_predictors
+import lllm.labs.debate.panel
+import lllm.labs.debate.standins
 from lllm.commands import main
-from lllm.labs.debate import Debate, Proposal, Specialist, Verdict, VerdictParser, decide, specialists
-from lllm.labs.debate_predictors import DebateRulePredictor
+from lllm.labs.debate.panel import Debate, Proposal, Specialist, Verdict, VerdictParser, decide, specialists
+from lllm.labs.debate.standins import DebateRulePredictor
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.runtimes.native import ParseError
 
@@ -18,7 +19,8 @@ NAMES = ["agent-0", "agent-1", "agent-2"]
 
 def test_docstring_examples_run():
     assert doctest.testmod(lllm.labs.debate).failed == 0
-    assert doctest.testmod(lllm.labs.debate_predictors).failed == 0
+    assert doctest.testmod(lllm.labs.debate.panel).failed == 0
+    assert doctest.testmod(lllm.labs.debate.standins).failed == 0
 
 
 # ---- the critic's verdict ------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import lllm.labs.inference_playground
 from lllm.predictors import RulePredictor, echo
 from lllm.labs.evaluator import RUBRIC, Score, evaluate_batch, evaluate_seeds, score_trajectory
 from lllm.labs.inference_playground import Timed, compare, format_table
-from lllm.labs.lab import TestCase
+from lllm.labs.reliability import TestCase
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.react import run_react
 

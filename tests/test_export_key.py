@@ -75,14 +75,14 @@ def test_moving_code_between_files_does_not_change_the_key(tree):
     for path in [*(tree / "lllm").rglob("*.py"), *(tree / "export").glob("*.py")]:
         text = path.read_text()
         if "factory_tasks" in text:
-            path.write_text(text.replace("lllm.labs.factory_tasks", "lllm.labs.task_grammar"))
+            path.write_text(text.replace("lllm.labs.factory.tasks", "lllm.labs.task_grammar"))
     assert code_digest(ENTRY, tree) == before
 
 
 @pytest.mark.parametrize("path, old, new", [
     ("export/agent_recipe.py", "return settings.lr * (0.1 + 0.9 * 0.5", "return settings.lr * (0.2 + 0.8 * 0.5"),   # the schedule
     ("export/model.py", "def init_params(", "def init_params_renamed(x):\n    return x\n\n\ndef init_params("),
-    ("lllm/labs/factory_tasks.py", "SAME_NUMBER = ", "SAME_NUMBER = 1 + "),                                   # training text
+    ("lllm/labs/factory/tasks.py", "SAME_NUMBER = ", "SAME_NUMBER = 1 + "),                                   # training text
     ("export/__init__.py", '"Haswell"', '"SkylakeX"'),                                                        # the kernels
 ])
 def test_a_change_to_code_the_build_runs_changes_the_key(tree, path, old, new):

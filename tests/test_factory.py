@@ -9,14 +9,15 @@ import re
 import pytest
 
 import lllm.labs.factory
-import lllm.labs.factory_eval
-import lllm.labs.factory_tasks
+import lllm.labs.factory.episodes
+import lllm.labs.factory.before_after
+import lllm.labs.factory.tasks
 from lllm.predictors import RulePredictor, echo
 from lllm.commands import main
-from lllm.labs.factory import (Critique, PredictorCritic, agent_mask, corrupt, load_corpus, parse_critique,
-                          rule_critique, run_episode, run_factory, verify)
-from lllm.labs.factory_eval import comparison_table, evaluate, score
-from lllm.labs.factory_tasks import SPLITS, Task, content_split, make_suite, make_task
+from lllm.labs.factory.episodes import (Critique, PredictorCritic, agent_mask, corrupt, load_corpus, parse_critique,
+                                        rule_critique, run_episode, run_factory, verify)
+from lllm.labs.factory.before_after import comparison_table, evaluate, score
+from lllm.labs.factory.tasks import SPLITS, Task, content_split, make_suite, make_task
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.react import run_react
 
@@ -26,7 +27,8 @@ MIRA = Task("Tell me about Mira.", "lookup", "lookup", "mira",
 SAY = Task("Repeat the word apple.", "no-tool", None, "", "apple", "seen", "train")
 
 
-@pytest.mark.parametrize("module", [lllm.labs.factory, lllm.labs.factory_tasks, lllm.labs.factory_eval])
+@pytest.mark.parametrize("module", [lllm.labs.factory, lllm.labs.factory.episodes, lllm.labs.factory.tasks,
+                                    lllm.labs.factory.before_after])
 def test_docstring_examples_run(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -245,7 +247,7 @@ def test_the_teacher_demonstrates_the_plan_step_by_step():
 
 def test_score_and_compare_credit_only_real_work():
     suite = make_suite("test", per_group=3)
-    from lllm.labs.factory import teacher
+    from lllm.labs.factory.episodes import teacher
     rule, echoed = evaluate(teacher, suite, "teacher", per_task=True), evaluate(echo, suite, "echo")
     assert rule.mean("answer") == 1.0 and echoed.mean("answer") == 0.0 and echoed.mean("args") == 0.0
     table = comparison_table([echoed, rule])

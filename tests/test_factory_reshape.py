@@ -1,4 +1,4 @@
-"""Structure noise for training goals (lllm/labs/factory_reshape.py): the oracle never changes, the
+"""Structure noise for training goals (lllm/labs/factory/reshape.py): the oracle never changes, the
 teacher's episodes still verify, every kind is drawn, and no reshaped training goal is one of the
 held-out structure set's templates (except the casing and punctuation kinds, which the noise
 shares by design and the agent-model page says so). Each checker is shown a planted counter-example.
@@ -8,10 +8,11 @@ import doctest
 import random
 import re
 
-from lllm.labs import factory_reshape, heldout_structure as hs
-from lllm.labs.factory import run_episode
-from lllm.labs.factory_reshape import reshape
-from lllm.labs.factory_tasks import LOOKUP_NAMES, NAMES, THINGS, make_task
+from lllm.labs.factory import reshape as factory_reshape
+from lllm.labs.heldout import structure as hs
+from lllm.labs.factory.episodes import run_episode
+from lllm.labs.factory.reshape import reshape
+from lllm.labs.factory.tasks import LOOKUP_NAMES, NAMES, THINGS, make_task
 
 SURFACE = ("casing", "punctuation")
 PAIRS = [(task, reshape(task, rng, share=1.0))

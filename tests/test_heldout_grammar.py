@@ -1,7 +1,7 @@
-"""The held-out-grammar goals (lllm/labs/heldout_grammar.py): really outside the training grammar,
+"""The held-out-grammar goals (lllm/labs/heldout/grammar.py): really outside the training grammar,
 never imported by training, answered right by the real tools, and the same for a seed.
 
-The training grammar is read from lllm/labs/factory_tasks.py itself, never copied here, so a
+The training grammar is read from lllm/labs/factory/tasks.py itself, never copied here, so a
 template added to it later is checked too. Each checker is also shown a planted counter-example,
 so every test here can fail.
 """
@@ -18,15 +18,15 @@ import pytest
 from hooks import architecture
 from lllm.agents.calc import calc
 from lllm.agents.tools import FACTS, lookup
-from lllm.labs import factory_reshape, factory_tasks
-from lllm.labs import heldout_grammar as hg
-from lllm.labs.factory_eval import score as factory_score
-from lllm.labs.factory_tasks import calc_split, make_suite
+from lllm.labs.factory import reshape as factory_reshape, tasks as factory_tasks
+from lllm.labs.heldout import grammar as hg
+from lllm.labs.factory.before_after import score as factory_score
+from lllm.labs.factory.tasks import calc_split, make_suite
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.react import run_react
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-MODULE = "lllm.labs.heldout_grammar"
+MODULE = "lllm.labs.heldout.grammar"
 GOALS = hg.make_goals(per_family=60, seed=0)
 SLOT_RE = re.compile(r"\{\w+\}")
 
@@ -35,7 +35,7 @@ SLOT_RE = re.compile(r"\{\w+\}")
 
 def training_templates() -> list[str]:
     """Every goal shape training can produce, as the factory enumerates them (slots left as {a},
-    {b}, {t}, {w}, ...), and the shapes the trainer's structure noise adds (factory_reshape);
+    {b}, {t}, {w}, ...), and the shapes the trainer's structure noise adds (factory/reshape.py);
     checked below against goals the factory really makes."""
     return factory_tasks.templates() + factory_reshape.templates()
 
@@ -159,7 +159,7 @@ def reached(starts: set[str], graph) -> set[str]:
 
 
 def training_closure(graph, extra: set[str] = frozenset()) -> set[str]:
-    starts = set(extra) | {"lllm.labs.factory", "lllm.labs.factory_tasks"}
+    starts = set(extra) | {"lllm.labs.factory.episodes", "lllm.labs.factory.tasks"}
     for path in sorted((ROOT / "export").glob("*.py")):
         starts |= lllm_imports(path)
     return reached(starts, graph)
@@ -168,18 +168,18 @@ def training_closure(graph, extra: set[str] = frozenset()) -> set[str]:
 def test_training_never_imports_the_module():
     graph = architecture.import_graph()
     closure = training_closure(graph)
-    assert {"lllm.labs.factory", "lllm.labs.factory_tasks", "lllm.agents.react"} <= closure
+    assert {"lllm.labs.factory.episodes", "lllm.labs.factory.tasks", "lllm.agents.react"} <= closure
     assert MODULE not in closure, sorted(closure)
 
 
 def test_the_closure_check_finds_a_planted_import():
     graph = architecture.import_graph()
-    graph["lllm.labs.factory_tasks"].imports.add(MODULE)     # as if factory_tasks imported it
+    graph["lllm.labs.factory.tasks"].imports.add(MODULE)     # as if the factory's tasks imported it
     assert MODULE in training_closure(graph)
 
 
 def test_importing_the_trainer_does_not_load_the_module():
-    code = ("import sys, export.agent_build, lllm.labs.factory, lllm.labs.factory_eval\n"
+    code = ("import sys, export.agent_build, lllm.labs.factory.episodes, lllm.labs.factory.before_after\n"
             f"print({MODULE!r} in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
@@ -260,7 +260,7 @@ def test_the_same_seed_gives_the_same_goals_and_another_seed_others():
 
 
 def test_the_goals_do_not_depend_on_the_process():
-    code = ("from lllm.labs.heldout_grammar import make_goals\n"
+    code = ("from lllm.labs.heldout.grammar import make_goals\n"
             "print(repr([(g.goal, g.answer) for g in make_goals(10, seed=5)]))")
     runs = [subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": seed}).stdout

@@ -1,8 +1,8 @@
-"""The held-out-structure goals (lllm/labs/heldout_structure.py): every word is a training word,
+"""The held-out-structure goals (lllm/labs/heldout/structure.py): every word is a training word,
 no shape is a training shape, training never imports the module, the real tools back every
 answer, and a typed goal is judged only when it says one operation in training's own forms.
 
-The training grammar is read from lllm/labs/factory_tasks.py through test_heldout_grammar's
+The training grammar is read from lllm/labs/factory/tasks.py through test_heldout_grammar's
 helpers (never copied), and each checker is shown a planted counter-example.
 """
 
@@ -16,14 +16,14 @@ import pytest
 
 from hooks import architecture
 from lllm.agents.react import run_react
-from lllm.labs import factory_tasks
-from lllm.labs import heldout_structure as hs
-from lllm.labs.factory_tasks import calc_split
+from lllm.labs.factory import tasks as factory_tasks
+from lllm.labs.heldout import structure as hs
+from lllm.labs.factory.tasks import calc_split
 from lllm.predictors.contract import ScriptedPredictor
 from test_heldout_grammar import (ROOT, SLOT_RE, frame, parsed_by_training, training_closure, training_regexes,
                                   training_templates, words, wrong_answers)
 
-MODULE = "lllm.labs.heldout_structure"
+MODULE = "lllm.labs.heldout.structure"
 GOALS = hs.make_goals(per_family=120, seed=0)
 SURFACE = ("casing", "punctuation")       # shapes that differ from training in case and marks only
 
@@ -32,7 +32,7 @@ def training_vocabulary() -> set[str]:
     """Every word training's episodes show the model: the trainer's lexicon (drawn from training
     episodes, so a word only the grammar's held-out templates use is not in it), and the echo words
     training asks it to copy; not the made-up words, which carry no meaning."""
-    from export.agent_recipe import lexicon
+    from export.agent_build import lexicon
     return set(lexicon()) | set(factory_tasks.ECHO_WORDS)
 
 
@@ -103,7 +103,7 @@ def test_training_never_imports_the_module():
 
 
 def test_importing_the_trainer_does_not_load_the_module():
-    code = f"import sys, export.agent_build, lllm.labs.factory\nprint({MODULE!r} in sys.modules)"
+    code = f"import sys, export.agent_build, lllm.labs.factory.episodes\nprint({MODULE!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
@@ -194,8 +194,8 @@ def page_blocks() -> list[str]:
 
 def test_the_pages_three_columns_and_shape_table_are_what_the_bench_prints_for_the_committed_model():
     """`bench/agent_bench.py --per-group 100 --structure --per-family 60` (seed 0), recomputed."""
-    from lllm.labs import heldout_grammar as hg
-    from lllm.labs.factory_tasks import make_suite
+    from lllm.labs.heldout import grammar as hg
+    from lllm.labs.factory.tasks import make_suite
     from lllm.predictors import make_predictor
     from model_files import require_agent_model
     predictor = make_predictor(f"tinyllm-agent:{require_agent_model()}", temperature=0)
@@ -212,7 +212,7 @@ def test_the_pages_three_columns_and_shape_table_are_what_the_bench_prints_for_t
 
 
 def test_the_pages_failure_rows_are_what_the_committed_model_does():
-    from lllm.labs import heldout_grammar as hg
+    from lllm.labs.heldout import grammar as hg
     from lllm.predictors import make_predictor
     from model_files import require_agent_model
     predictor = make_predictor(f"tinyllm-agent:{require_agent_model()}", temperature=0)

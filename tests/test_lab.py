@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-import lllm.labs.lab
+import lllm.labs.reliability
 from lllm.predictors import RulePredictor, echo, make_predictor
 from lllm.agents.calc import calc
-from lllm.labs.lab import SUITE, LabReport, TestCase, evaluate_case, run_lab
+from lllm.labs.reliability import SUITE, LabReport, TestCase, evaluate_case, run_lab
 from lllm.labs.scoring import answer_matches
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.tools import DEFAULT_TOOLS, lookup
@@ -19,7 +19,7 @@ CASE = TestCase("What is 17 * 23?", "calc", "17*23", "arithmetic", "391")
 
 
 def test_docstring_examples_run():
-    assert doctest.testmod(lllm.labs.lab).failed == 0
+    assert doctest.testmod(lllm.labs.reliability).failed == 0
 
 
 def test_suite_is_big_enough_and_its_answers_are_right():

@@ -18,7 +18,7 @@ import pytest
 from lllm.web import demos as page_demos
 from lllm.predictors import TINYLLM_AGENT_STOP, make_predictor, parse_script
 from lllm.commands import main
-from lllm.labs.lab import CATEGORIES
+from lllm.labs.reliability import CATEGORIES
 from lllm.model.onnx_backend import from_onnx
 from lllm.web.demos import run_json
 from lllm.model.sampling import Mulberry32
@@ -277,7 +277,7 @@ def test_versus_shows_what_each_terminal_command_prints(agent_model, goal):
                                              "called calc[17 + 3] and answered 20."),
     ("How old is Tom?", "The page cannot judge this goal: it knows the right answer only for arithmetic")])
 def test_judge_runs_the_agent_model_and_says_whether_it_was_right(agent_model, goal, verdict):
-    from lllm.labs.heldout_structure import judge
+    from lllm.labs.heldout.structure import judge
     from lllm.agents.react import run_react
     out = demo({"demo": "judge", "goal": goal}, **cpython_models(agent_model))
     assert out["ok"] and out["verdict"].startswith(verdict)

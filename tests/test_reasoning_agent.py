@@ -4,7 +4,7 @@ import pytest
 
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.reasoning.agent import Agent, Usage
-from lllm.reasoning.game24 import Game24
+from lllm.reasoning.tasks.game24 import Game24
 from lllm.reasoning.records import State, Verification
 
 env = Game24()

@@ -1,4 +1,4 @@
-"""The framework comparison and the `reason` command (lllm/labs/reasoning_lab.py)."""
+"""The framework comparison and the `reason` command (lllm/labs/reasoning_bench/benchmark.py)."""
 
 import doctest
 import importlib
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from lllm.commands import main
-from lllm.labs.reasoning_lab import benchmark, lab_json, make_framework, sweep
+from lllm.labs.reasoning_bench.benchmark import benchmark, lab_json, make_framework, sweep
 
 
 def test_docstring_example():
@@ -116,10 +116,11 @@ def test_lab_json_runs_both_tasks():
     assert [s["framework"] for s in bench["summary"]] == ["io", "got"]
 
 
-@pytest.mark.parametrize("module", ["records", "data", "arithmetic", "game24", "agent", "frameworks", "search",
-                                    "graph", "mcts", "brookfield", "simulated", "simulated_reader", "__init__",
-                                    "lllm.labs.reasoning_lab", "lllm.labs.reasoning_report"])
+@pytest.mark.parametrize("module", ["records", "data", "tasks.game24_arithmetic", "tasks.game24", "agent", "frameworks",
+                                    "search", "graph", "mcts", "tasks.multihop", "standins.game24_player",
+                                    "standins.multihop_reader", "__init__",
+                                    "lllm.labs.reasoning_bench.benchmark", "lllm.labs.reasoning_bench.report"])
 def test_module_docstring_examples_run(module):
-    name = "lllm.reasoning" if module == "__init__" else module if "." in module else f"lllm.reasoning.{module}"
+    name = "lllm.reasoning" if module == "__init__" else module if module.startswith("lllm.") else f"lllm.reasoning.{module}"
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0

@@ -1,13 +1,13 @@
-"""The Brookfield multi-hop task (lllm/reasoning/brookfield.py): data, steps, exact scoring."""
+"""The Brookfield multi-hop task (lllm/reasoning/tasks/multihop.py): data, steps, exact scoring."""
 
 import pytest
 
 from lllm.agents.tools import FACTS
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.reasoning import Agent, Inference, ReAct, Reflexion, State
-from lllm.reasoning.brookfield import BrookfieldQA, load_brookfield, normalize
+from lllm.reasoning.tasks.multihop import BrookfieldQA, load_brookfield, normalize
 from lllm.reasoning.data import DataError
-from lllm.reasoning.simulated_reader import answer_in
+from lllm.reasoning.standins.multihop_reader import answer_in
 
 env = BrookfieldQA()
 

@@ -23,7 +23,7 @@ def test_cells_print_in_the_page_what_they_print_in_cpython(page, site_server):
 
 
 def lab_result(params):
-    from lllm.labs.reasoning_lab import lab_json
+    from lllm.labs.reasoning_bench.benchmark import lab_json
     return json.loads(lab_json(json.dumps(params)))
 
 

@@ -1,9 +1,9 @@
-"""Loading a task's CSV with fixed splits (lllm/reasoning/data.py, lllm/reasoning/game24.py)."""
+"""Loading a task's CSV with fixed splits (lllm/reasoning/data.py, lllm/reasoning/tasks/game24.py)."""
 
 import pytest
 
 from lllm.reasoning.data import Data, DataError
-from lllm.reasoning.game24 import load_game24
+from lllm.reasoning.tasks.game24 import load_game24
 
 CSV = "rank,puzzle\n0,1 2 3 4\n1,4 4 6 8\n2,1 1 4 6\n"
 

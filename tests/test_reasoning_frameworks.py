@@ -3,7 +3,7 @@
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.reasoning import CoT, CoTSC, Dummy, IO, ReAct, Reflexion
 from lllm.reasoning.agent import Agent, Usage
-from lllm.reasoning.game24 import Game24
+from lllm.reasoning.tasks.game24 import Game24
 
 env = Game24()
 

@@ -1,6 +1,6 @@
-"""The Game of 24 environment, prompter and parser (lllm/reasoning/game24.py)."""
+"""The Game of 24 environment, prompter and parser (lllm/reasoning/tasks/game24.py)."""
 
-from lllm.reasoning.game24 import Game24
+from lllm.reasoning.tasks.game24 import Game24
 from lllm.reasoning.records import Inference, State, Verification
 
 env = Game24()

@@ -52,8 +52,8 @@ def test_diagrams_follow_the_house_rules():
 
 
 def test_measured_table_rows_are_what_the_command_prints():
-    from lllm.labs.reasoning_lab import benchmark
-    from lllm.labs.reasoning_report import format_table, summarize
+    from lllm.labs.reasoning_bench.benchmark import benchmark
+    from lllm.labs.reasoning_bench.report import format_table, summarize
     page = PAGE.read_text()
     for name in ("cot", "react"):                 # the cheap rows; the rest come from the same code
         line = format_table(summarize(benchmark([name], split="test", seeds=range(10), error_rate=0.5))).splitlines()[1]

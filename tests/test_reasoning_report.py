@@ -1,6 +1,6 @@
-"""Rows, bootstrap intervals and tables (lllm/labs/reasoning_report.py)."""
+"""Rows, bootstrap intervals and tables (lllm/labs/reasoning_bench/report.py)."""
 
-from lllm.labs.reasoning_report import Row, Summary, bootstrap_interval, format_sweep, format_table, summarize
+from lllm.labs.reasoning_bench.report import Row, Summary, bootstrap_interval, format_sweep, format_table, summarize
 
 
 def test_docstring_example():

@@ -1,11 +1,11 @@
-"""The simulated Game of 24 model (lllm/reasoning/simulated.py): an honest, seeded stand-in."""
+"""The simulated Game of 24 model (lllm/reasoning/standins/game24_player.py): an honest, seeded stand-in."""
 
 import pytest
 
 from lllm.predictors.contract import Predictor
 from lllm.reasoning import Agent, CoT, Game24, IO
-from lllm.reasoning.arithmetic import apply_step, check_answer, good_moves
-from lllm.reasoning.simulated import SimulatedModel
+from lllm.reasoning.tasks.game24_arithmetic import apply_step, check_answer, good_moves
+from lllm.reasoning.standins.game24_player import SimulatedModel
 from lllm.model.sampling import Mulberry32
 
 env = Game24()

@@ -26,22 +26,9 @@ import sys
 from lllm.commands.args import ArgParser, UsageError
 
 # The command modules, in the order `--help` lists them. Listed, not discovered: no import magic.
-COMMAND_MODULES = [
-    "lllm.commands.generate",
-    "lllm.labs.reasoning_lab",
-    "lllm.commands.react",
-    "lllm.labs.lab",
-    "lllm.labs.evaluator",
-    "lllm.labs.inference_playground",
-    "lllm.labs.memory_explainer",
-    "lllm.labs.factory",
-    "lllm.labs.typed_workflow",
-    "lllm.labs.human_in_loop",
-    "lllm.labs.debate",
-    "lllm.commands.create",
-    "lllm.commands.inspect",
-    "lllm.commands.serve",
-]
+COMMAND_MODULES = ["lllm.commands." + name for name in (
+    "generate", "reason", "react", "lab", "evaluate", "playground", "explain_memory", "factory", "workflow",
+    "oversee", "debate", "create", "inspect", "serve")]
 
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 

@@ -1,6 +1,6 @@
 """Layer 4 · the trajectory evaluator: `evaluate_seeds(make_predictor, seeds, cases) -> EvalReport`.
 
-Read `lab.py` first. The lab says pass or fail; the evaluator grades *how* each run went, from
+Read `reliability.py` first. The lab says pass or fail; the evaluator grades *how* each run went, from
 its whole trajectory (`run_react(..., return_trajectory=True)`), with a written rubric:
 
     criterion      weight  scores 1 when
@@ -19,7 +19,7 @@ the mean and the spread (sample standard deviation) of every criterion across se
 Usage:
 
     >>> from lllm.predictors import RulePredictor
-    >>> from lllm.labs.lab import SUITE
+    >>> from lllm.labs.reliability import SUITE
     >>> report = evaluate_seeds(lambda seed: RulePredictor(), [0, 1], SUITE[8:12], name="rule")
     >>> report.mean("total"), report.spread("total")
     (1.0, 0.0)
@@ -27,16 +27,15 @@ Usage:
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from lllm.labs.lab import SUITE, TestCase
+from lllm.labs.reliability import SUITE, TestCase
 from lllm.labs.scoring import answer_matches, squash
 from lllm.agents.react import Trajectory, run_react
 
-__all__ = ["RUBRIC", "Score", "score_trajectory", "evaluate_batch", "evaluate_seeds", "EvalReport", "add_cli"]
+__all__ = ["RUBRIC", "Score", "score_trajectory", "evaluate_batch", "evaluate_seeds", "EvalReport"]
 
 # --8<-- [start:rubric]
 RUBRIC = {"format": 0.2, "tool": 0.2, "args": 0.2, "answer": 0.3, "efficiency": 0.1}
@@ -129,48 +128,6 @@ def evaluate_seeds(make: Callable[[int], object], seeds: Sequence[int], cases: S
         run["total"] = statistics.fmean(s.total for s in scores)
         report.per_seed.append(run)
     return report
-
-
-# ---- command line ------------------------------------------------------------------------------
-
-def _seeds(text: str) -> list[int]:
-    import argparse
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-
-
-def add_cli(subparsers) -> None:
-    from lllm.predictors import add_predictor_args
-    p = subparsers.add_parser("evaluate", help="grade whole trajectories with a rubric, over several seeds",
-                              description="Score every trajectory (format, tool, args, answer, efficiency) and "
-                                          "report mean and spread across seeds.")
-    add_predictor_args(p)
-    p.add_argument("--seeds", type=_seeds, default=[0, 1, 2], help="comma-separated sampling seeds (default 0,1,2)")
-    p.add_argument("--category", action="append", choices=sorted({c.category for c in SUITE}),
-                   help="grade only this category (repeatable)")
-    p.add_argument("--max-steps", type=int, default=4, help="steps per case (default 4)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.set_defaults(run=run_cli)
-
-
-def run_cli(args) -> int:
-    from lllm.cli import UsageError
-    from lllm.predictors import make_predictor
-    if not args.seeds:
-        raise UsageError("--seeds needs at least one seed")
-    if args.max_steps < 1:
-        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
-    try:
-        make_predictor(args.predictor, temperature=args.temperature, seed=args.seeds[0])
-    except ValueError as error:
-        raise UsageError(str(error))
-    cases = [c for c in SUITE if not args.category or c.category in args.category]
-    report = evaluate_seeds(lambda seed: make_predictor(args.predictor, temperature=args.temperature, seed=seed),
-                            args.seeds, cases, args.max_steps, name=args.predictor)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
-    return 0
 
 
 if __name__ == "__main__":

@@ -45,8 +45,7 @@ from typing import Callable, Sequence
 from lllm.agents.react import FORCED_RE, Outcome, Step, act, build_prompt, think
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
-__all__ = ["MODES", "ACTIONS", "HELP", "Intervention", "PendingStep", "confidence", "OversightSession",
-           "terminal", "add_cli"]
+__all__ = ["MODES", "ACTIONS", "HELP", "Intervention", "PendingStep", "confidence", "OversightSession"]
 
 MODES = ("approve", "low-confidence", "review")
 ACTIONS = ("approve", "edit", "inject", "skip", "quit", "help")
@@ -235,60 +234,3 @@ class OversightSession:
         return json.dumps({"goal": self.goal, "mode": self.mode, "answer": self.answer,
                            "stop_reason": self.stop_reason, "steps": [asdict(s) for s in self.steps],
                            "interventions": [asdict(i) for i in self.interventions]}, indent=1)
-
-
-# ---- the terminal front end --------------------------------------------------------------------
-
-def terminal(session: OversightSession, ask: Callable[[str], str] | None = None,
-             say: Callable = print) -> None:
-    """Drive a session from a terminal: show each proposal, read `action [text]` lines."""
-    ask = ask or input
-    while (p := session.next()) is not None:
-        say(f"step {p.step}: the model proposes {p.describe()}  (thought: {p.thought or 'none'}; "
-            f"confidence {p.confidence:.2f})")
-        try:
-            line = ask("approve / edit TEXT / inject TEXT / skip / quit / help > ").strip()
-        except EOFError:
-            line = "quit"
-        action, _, text = line.partition(" ")
-        action = {"a": "approve", "": "approve", "e": "edit", "i": "inject", "s": "skip",
-                  "q": "quit", "h": "help", "?": "help"}.get(action, action)
-        try:
-            session.decide(action, text, reason="typed at the terminal")
-        except ValueError as error:
-            say(f"  not done: {error}")
-        if action == "help":
-            say(HELP)
-    say(session.summary())
-
-
-def add_cli(subparsers) -> None:
-    from lllm.predictors import add_predictor_args
-    p = subparsers.add_parser("oversee", help="run the agent with a human approving each step",
-                              description="Run the ReAct agent and pause before each tool call or final answer "
-                                          "for your decision: approve, edit, inject, skip, quit, help.")
-    p.add_argument("goal", metavar="GOAL")
-    add_predictor_args(p, default="rule")
-    p.add_argument("--mode", choices=MODES, default="approve")
-    p.add_argument("--max-steps", type=int, default=5)
-    p.add_argument("--json", metavar="FILE", help="write the session (steps and interventions) as JSON")
-    p.set_defaults(run=run_cli)
-
-
-def run_cli(args) -> int:
-    from lllm.cli import UsageError
-    from lllm.predictors import predictor_from_args
-    if not args.goal.strip():
-        raise UsageError("GOAL is empty: ask the agent a question")
-    if args.max_steps < 1:
-        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
-    try:
-        predictor = predictor_from_args(args)
-    except ValueError as error:
-        raise UsageError(str(error))
-    session = OversightSession(args.goal, predictor, mode=args.mode, max_steps=args.max_steps)
-    terminal(session)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            f.write(session.to_json())
-    return 0 if session.answer is not None else 1

@@ -1,6 +1,6 @@
 """Layer 4 · the inference playground: `compare({name: predictor}, cases) -> list of rows` — same goals, many brains.
 
-Read `lab.py` first. Because every brain sits behind the Predictor seam, comparing them needs no
+Read `reliability.py` first. Because every brain sits behind the Predictor seam, comparing them needs no
 agent changes: each predictor is wrapped in a `Timed` proxy (calls, characters out, seconds),
 the same lab cases run through it, and one table shows latency, characters per second and lab
 success side by side. The clock is passed in, so tests can use a fake one.
@@ -8,7 +8,7 @@ success side by side. The clock is passed in, so tests can use a fake one.
 Usage:
 
     >>> from lllm.predictors import RulePredictor, echo
-    >>> from lllm.labs.lab import SUITE
+    >>> from lllm.labs.reliability import SUITE
     >>> rows = compare({"rule": RulePredictor(), "echo": echo}, SUITE[8:12])
     >>> [(row.name, row.passed, row.cases, row.calls) for row in rows]
     [('rule', 4, 4, 8), ('echo', 0, 4, 16)]
@@ -16,14 +16,13 @@ Usage:
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from lllm.labs.lab import SUITE, TestCase, run_lab
+from lllm.labs.reliability import SUITE, TestCase, run_lab
 
-__all__ = ["Timed", "Row", "compare", "format_table", "add_cli"]
+__all__ = ["Timed", "Row", "compare", "format_table"]
 
 
 class Timed:
@@ -81,44 +80,6 @@ def format_table(rows: Sequence[Row]) -> str:
         lines.append(f"{r.name:24} {r.passed:4d}/{r.cases:<4d} {r.calls:6d} {r.ms_per_call:8.2f} "
                      f"{r.chars_per_second:9.0f} {r.chars:7d}")
     return "\n".join(lines)
-
-
-# ---- command line ------------------------------------------------------------------------------
-
-def add_cli(subparsers) -> None:
-    from lllm.predictors import PREDICTOR_SPECS
-    p = subparsers.add_parser("playground", help="compare brains on the same goals: latency, speed, success",
-                              description="Run the lab's goals through several predictors and compare "
-                                          "latency, characters per second and lab success.")
-    p.add_argument("--predictors", default="rule,tinyllm", metavar="SPEC,SPEC",
-                   help=f"comma-separated brains, each one of: {PREDICTOR_SPECS} (default rule,tinyllm)")
-    p.add_argument("--temperature", type=float, default=None, help="sampling temperature (TinyLLM)")
-    p.add_argument("--seed", type=int, default=None, help="sampling seed (TinyLLM)")
-    p.add_argument("--category", action="append", choices=sorted({c.category for c in SUITE}),
-                   help="use only this category (repeatable)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.set_defaults(run=run_cli)
-
-
-def run_cli(args) -> int:
-    from lllm.cli import UsageError
-    from lllm.predictors import make_predictor
-    specs = [s.strip() for s in args.predictors.split(",") if s.strip()]
-    if not specs:
-        raise UsageError("--predictors needs at least one SPEC")
-    try:
-        predictors = {s: make_predictor(s, temperature=args.temperature, seed=args.seed) for s in specs}
-    except ValueError as error:
-        raise UsageError(str(error).replace("--predictor ", "--predictors ", 1))
-    cases = [c for c in SUITE if not args.category or c.category in args.category]
-    rows = compare(predictors, cases)
-    if args.json:
-        print(json.dumps([dict(asdict(r), ms_per_call=r.ms_per_call, chars_per_second=r.chars_per_second)
-                          for r in rows], indent=2))
-    else:
-        print(f"Inference playground: {len(cases)} lab cases per predictor\n")
-        print(format_table(rows))
-    return 0
 
 
 if __name__ == "__main__":

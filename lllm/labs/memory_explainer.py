@@ -25,7 +25,7 @@ from lllm.agents.memory import LongTermMemory, ShortTermMemory, format_memories
 from lllm.agents.react import Trajectory, run_react
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS
 
-__all__ = ["DEMO_GOALS", "Turn", "explain_memory", "add_cli"]
+__all__ = ["DEMO_GOALS", "Turn", "explain_memory"]
 
 DEMO_GOALS = ["What is 17 * 23?", "What is that plus 9?", "Who is Pip?", "Where does Lina live?"]
 
@@ -62,31 +62,6 @@ def explain_memory(predictor, goals: Sequence[str] = DEMO_GOALS, verbose: bool =
 def _show(verbose: bool, *lines: str) -> None:
     if verbose:
         print("\n".join(lines))
-
-
-# ---- command line ------------------------------------------------------------------------------
-
-def add_cli(subparsers) -> None:
-    from lllm.predictors import add_predictor_args
-    p = subparsers.add_parser("explain-memory", help="watch memory being injected into the agent's prompt",
-                              description="Run a few goals through ReAct with short- and long-term memory, "
-                                          "printing the injected memory block and the agent's trace.")
-    p.add_argument("goals", nargs="*", metavar="GOAL", help=f"goals to run in order (default: {DEMO_GOALS})")
-    add_predictor_args(p, default="rule")
-    p.set_defaults(run=run_cli)
-
-
-def run_cli(args) -> int:
-    from lllm.cli import UsageError
-    from lllm.predictors import predictor_from_args
-    if any(not goal.strip() for goal in args.goals):
-        raise UsageError("GOAL is empty: ask the agent a question")
-    try:
-        predictor = predictor_from_args(args)
-    except ValueError as error:
-        raise UsageError(str(error))
-    explain_memory(predictor, args.goals or DEMO_GOALS)
-    return 0
 
 
 if __name__ == "__main__":

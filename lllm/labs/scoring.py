@@ -1,6 +1,6 @@
 """Layer 4 · scoring, in one place: `answer_matches(answer, expected) -> bool` and `squash(text)`.
 
-Read `lab.py` and `factory.py` next: they, the evaluator, the factory's before/after check and the
+Read `reliability.py` and `factory/episodes.py` next: they, the evaluator, the factory's before/after check and the
 debate all compare answers here, so one rule holds everywhere. (A trajectory's own steps — the
 ones the model wrote, not the forced one and not a predictor failure — are
 `Trajectory.own_steps`, next to the record in `lllm/agents/react.py`.)

@@ -33,7 +33,7 @@ from lllm.agents.react import REPAIR_OBSERVATION, Outcome, Step, react_step
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 __all__ = ["StepKind", "TypedStep", "TRANSITIONS", "IllegalTransition", "TypedTrajectory",
-           "run_typed", "add_cli"]
+           "run_typed"]
 
 
 # ---- kinds, records and the transition table ---------------------------------------------------
@@ -160,36 +160,6 @@ def run_typed(goal: str, predictor, tools: Sequence[Tool] = DEFAULT_TOOLS,
             break
     return run
 # --8<-- [end:run-typed]
-
-
-# ---- command line ------------------------------------------------------------------------------
-
-def add_cli(subparsers) -> None:
-    from lllm.predictors import add_predictor_args
-    p = subparsers.add_parser("workflow", help="run the typed workflow: numbered typed steps, checked transitions",
-                              description="Run the ReAct agent as a typed state machine and print its numbered "
-                                          "steps. Exit status 1 when the run does not complete.")
-    p.add_argument("goal", metavar="GOAL", help='a question, e.g. "What is 17 * 23?"')
-    add_predictor_args(p, default="rule")
-    p.add_argument("--max-turns", type=int, default=5, help="model replies before giving up (default 5)")
-    p.set_defaults(run=run_cli)
-
-
-def run_cli(args) -> int:
-    from lllm.cli import UsageError
-    from lllm.predictors import predictor_from_args
-    if not args.goal.strip():
-        raise UsageError("GOAL is empty: ask the agent a question")
-    if args.max_turns < 1:
-        raise UsageError(f"--max-turns must be >= 1, got {args.max_turns}")
-    try:
-        predictor = predictor_from_args(args)
-    except ValueError as error:
-        raise UsageError(str(error))
-    run = run_typed(args.goal, predictor, max_turns=args.max_turns)
-    print(run.render())
-    print(f"completed: {'yes, answer ' + repr(run.answer) if run.completed else 'no'}")
-    return 0 if run.completed else 1
 
 
 if __name__ == "__main__":

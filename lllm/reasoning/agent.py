@@ -1,6 +1,6 @@
 """Layer 3 · the reasoning Agent: every operation is prompt -> model -> parse -> result.
 
-Read `records.py` and `game24.py` first. The Agent knows no task: it asks the environment's
+Read `records.py` and `tasks/game24.py` first. The Agent knows no task: it asks the environment's
 Prompter for a prompt, asks the model (any Predictor) for replies, hands them to the
 environment's Parser, and lets the environment turn the Inference into a next state:
 
@@ -27,7 +27,7 @@ The proposal's shape is `Agent(); agent.initialize(model)`; `Agent(model)` does 
 Usage:
 
     >>> from lllm.predictors.contract import ScriptedPredictor
-    >>> from lllm.reasoning.game24 import Game24
+    >>> from lllm.reasoning.tasks.game24 import Game24
     >>> env = Game24()
     >>> agent = Agent(ScriptedPredictor(["4 * 6 = 24 (left: 1 1 24)"]))
     >>> agent.act(env.reset(0), env)[0].current_state

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from typing import Iterable, Mapping
 
-__all__ = ["Data", "DataError"]
+__all__ = ["Data", "DataError", "DATA_DIR"]
+
+DATA_DIR = os.path.join(os.path.dirname(__file__), "data")   # the tasks' CSV files (lllm/reasoning/data/)
 
 
 class DataError(ValueError):

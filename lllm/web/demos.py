@@ -1,6 +1,6 @@
 """Platform adapter · the agent pages' live demos: `run_json(params_json) -> JSON text` — the same functions, as data.
 
-Read `react.py`, `predictors/specs.py`, `lab.py`, `evaluator.py`, `memory_explainer.py` and
+Read `react.py`, `predictors/specs.py`, `labs/reliability.py`, `evaluator.py`, `memory_explainer.py` and
 `inference_playground.py` first. This module adds no agent logic: it calls those modules exactly
 as `python -m lllm ...` does and turns what they return (trajectories, reports, turns, rows) into
 JSON, so a page's widget (`site/assets/agents/demos.mjs`) can draw them. The widget sends one
@@ -18,7 +18,7 @@ and gets back `{"ok": true, ...}` or `{"ok": false, "error": "a clear sentence"}
 greedy (temperature and seed do not apply), stopping at `Observation:` and at a blank line.
 "versus" runs one goal through several brains, all greedy — the agent-model page's story model
 next to the agent-tuned one; "judge" runs a goal the reader types on the agent-tuned model and says
-whether it was right where that can be known (`heldout_structure.judge`: one operation in
+whether it was right where that can be known (`lllm.labs.heldout.structure.judge`: one operation in
 training's own words, checked with the real calc); "before-after" is `python -m lllm lab --before-after` (the two models
 on the factory's held-out goals) for the lab page.
 
@@ -51,7 +51,7 @@ from typing import Callable
 from lllm.predictors import make_predictor, parse_script
 from lllm.labs.evaluator import evaluate_seeds
 from lllm.labs.inference_playground import compare
-from lllm.labs.lab import CATEGORIES, SUITE, run_lab
+from lllm.labs.reliability import CATEGORIES, SUITE, run_lab
 from lllm.agents.memory import LongTermMemory, format_memories, words
 from lllm.labs.memory_explainer import DEMO_GOALS, explain_memory
 from lllm.predictors.contract import ScriptedPredictor
@@ -189,9 +189,9 @@ JUDGE_BRAIN = "tinyllm-agent"
 
 def judge_demo(p: dict, make: Callable[..., object], progress) -> dict:
     """A goal the reader types, run on the agent-tuned model (greedy, no forcing), and the verdict
-    `heldout_structure.judge` gives: right or wrong against the real calc when the goal says one
+    `lllm.labs.heldout.structure.judge` gives: right or wrong against the real calc when the goal says one
     operation in training's words, else that the page cannot judge it. `verdict` is the sentence shown."""
-    from lllm.labs.heldout_structure import judge
+    from lllm.labs.heldout.structure import judge
     goal, max_steps = _question(p), _steps(p, 5)
     predictor = make(0, JUDGE_BRAIN, 0.0)
     progress(f"{JUDGE_BRAIN}: {goal}")
@@ -222,8 +222,8 @@ MAX_PER_GROUP = 10                 # before-after: 7 groups, so at most 70 goals
 def before_after_demo(p: dict, make: Callable[..., object], progress) -> dict:
     """The story model and the agent-tuned one, greedy, on `per_group` held-out goals per group:
     the text `python -m lllm lab --before-after --per-group N` prints."""
-    from lllm.labs.factory_eval import BEFORE_AFTER, before_after_reports, before_after_text
-    from lllm.labs.factory_eval import CRITERIA, table_rows
+    from lllm.labs.factory.before_after import BEFORE_AFTER, before_after_reports, before_after_text
+    from lllm.labs.factory.before_after import CRITERIA, table_rows
     per_group = _int(p, "per_group", 2)
     if not 1 <= per_group <= MAX_PER_GROUP:
         raise ValueError(f"per_group must be between 1 and {MAX_PER_GROUP}, got {per_group}")

@@ -3,7 +3,7 @@
 //   <div class="lllm-reasoning-lab"></div>
 //
 // "Run" sends {kind: "run", task, puzzle, framework, error_rate, value_noise, seed, model} to
-// lllm.labs.reasoning_lab.lab_json in the page's Python and replays the run's tree node by node;
+// lllm.labs.reasoning_bench.benchmark.lab_json in the page's Python and replays the run's tree node by node;
 // Graph of Thoughts is also drawn as a graph (merged thoughts have several parents) and RAP as a
 // tree whose circles grow with visits. "Benchmark" draws success (with its 95% interval) against
 // model calls, with the tokens each framework spent; "Sweep" shows success as the stand-in's value
@@ -169,7 +169,7 @@ async function ask(root, params, status, output) {
     // The page's TinyLLM, resolved by the same make_predictor as `--predictor tinyllm` in a terminal.
     const tinyllm = params.model === "tinyllm"
       ? ', tinyllm=lambda seed: make_predictor("tinyllm", temperature=0.8, seed=seed, models=browser_models())' : "";
-    const code = "from lllm.labs.reasoning_lab import lab_json\nfrom lllm.predictors import make_predictor\n" +
+    const code = "from lllm.labs.reasoning_bench.benchmark import lab_json\nfrom lllm.predictors import make_predictor\n" +
       "from lllm.web.demos import browser_models\n" +
       `print(lab_json(${JSON.stringify(JSON.stringify(params))}${tinyllm}))`;
     const result = JSON.parse((await lllm.run(code, { namespace: NAMESPACE })).stdout.trim().split("\n").pop());

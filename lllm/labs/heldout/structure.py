@@ -1,8 +1,8 @@
 """Layer 4 · goals held out by structure: `make_goals(per_family, seed) -> list[Goal]`, known words in new shapes.
 
-Read `heldout_grammar.py` first. It holds out *words*: "remove", "less", "how old" never occur in
+Read `grammar.py` first. It holds out *words*: "remove", "less", "how old" never occur in
 training, so a model trained from scratch cannot know what they mean. This module holds out only
-*shapes*: every word of every goal here occurs in the training grammar (`factory_tasks.py`), and
+*shapes*: every word of every goal here occurs in the training grammar (`lllm/labs/factory/tasks.py`), and
 every operation is said with training's own operation words ("plus", "multiplied by", "reduced
 by", "loses", "tell me about"), but no goal has a training sentence's shape. Six kinds of shape:
 
@@ -14,7 +14,7 @@ by", "loses", "tell me about"), but no goal has a training sentence's shape. Six
     two sentences  "A shop had {a} {x}. It sold {b}. ..."     two sentences where training has one
 
 The families, the number buckets (`calc_split`: test buckets only), the Goal record and the
-scoring are `heldout_grammar`'s, and every answer comes from the real tools, so the two held-out
+scoring are `grammar.py`'s, and every answer comes from the real tools, so the two held-out
 sets and the seen grammar's held-out rows are scored by one rule and can stand side by side
 (`side_by_side`). tests/test_heldout_structure.py checks every word against the training grammar
 and every goal against its templates.
@@ -41,9 +41,9 @@ import re
 from lllm.agents.calc import calc
 from lllm.agents.react import Trajectory
 from lllm.agents.tools import lookup
-from lllm.labs.factory_tasks import ARITH_COMMANDS, ARITH_FORMS, ECHO_WORDS, LOOKUP_NAMES, NAMES, THINGS, calc_split
-from lllm.labs import heldout_grammar
-from lllm.labs.heldout_grammar import FAMILIES, Goal, score
+from lllm.labs.factory.tasks import ARITH_COMMANDS, ARITH_FORMS, ECHO_WORDS, LOOKUP_NAMES, NAMES, THINGS, calc_split
+from lllm.labs.heldout import grammar
+from lllm.labs.heldout.grammar import FAMILIES, Goal, score
 
 __all__ = ["FAMILIES", "SHAPES", "ARITHMETIC", "WORD_PROBLEMS", "LOOKUPS", "MULTI_STEP", "NO_TOOL",
            "templates", "shape_of", "make_goals", "side_by_side", "shape_table", "known_operation", "judge"]
@@ -175,13 +175,13 @@ MAKERS = {"arithmetic": lambda rng: _calc_goal(rng, "arithmetic", ARITHMETIC, _n
 
 def make_goals(per_family: int = 20, seed: int = 0) -> list[Goal]:
     """Up to `per_family` distinct goals of each family, in FAMILIES order; the same for a seed."""
-    return heldout_grammar.make_goals(per_family, seed, makers=MAKERS)
+    return grammar.make_goals(per_family, seed, makers=MAKERS)
 
 
 # ---- three held-out sets side by side ------------------------------------------------------------
 
 def side_by_side(suites: dict[str, list], criterion: str = "lenient") -> str:
-    """One row per family and one overall: per suite (name -> scored rows, as `heldout_grammar.evaluate`
+    """One row per family and one overall: per suite (name -> scored rows, as `grammar.evaluate`
     returns them) the percentage right by `criterion` and n."""
     names = list(suites)
     lines = [f"{'family':14s}" + "".join(f"{name:>24s}" for name in names)]

@@ -24,8 +24,6 @@ Usage:
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
@@ -34,7 +32,7 @@ from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.labs.scoring import answer_matches, squash
 
 __all__ = ["TestCase", "CaseResult", "LabReport", "SUITE", "CATEGORIES", "evaluate_case",
-           "run_lab", "add_cli"]
+           "run_lab"]
 
 
 @dataclass(frozen=True)
@@ -197,46 +195,6 @@ def run_lab(predictor, cases: Sequence[TestCase] = SUITE, max_steps: int = 4, na
             progress(f"case {number}/{len(cases)}: {case.goal}")
         results.append(evaluate_case(case, predictor, max_steps=max_steps))
     return LabReport(name or repr(predictor), results)
-
-
-# ---- command line ------------------------------------------------------------------------------
-
-def add_cli(subparsers) -> None:
-    from lllm.predictors import add_predictor_args
-    p = subparsers.add_parser("lab", help="measure how often the agent really succeeds",
-                              description=f"Run the ReAct agent on {len(SUITE)} goals and report success "
-                                          "overall, per category, and every failure.")
-    add_predictor_args(p)
-    p.add_argument("--category", action="append", choices=sorted(CATEGORIES),
-                   help="run only this category (repeatable)")
-    p.add_argument("--max-steps", type=int, default=4, help="steps per case (default 4)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--before-after", action="store_true",
-                   help="instead: the story model versus the agent-tuned TinyLLM on the factory's held-out "
-                        "goals, greedy, no forcing (needs `make model agent-model`)")
-    p.add_argument("--per-group", type=int, default=10,
-                   help="with --before-after: held-out goals per (family, phrasing) group (default 10)")
-    p.set_defaults(run=run_cli)
-
-
-def run_cli(args) -> int:
-    from lllm.cli import UsageError
-    from lllm.predictors import predictor_from_args
-    if args.max_steps < 1:
-        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
-    if args.before_after:
-        if args.per_group < 1:
-            raise UsageError(f"--per-group must be >= 1, got {args.per_group}")
-        from lllm.labs.factory_eval import before_after
-        return before_after(args.per_group, args.seed or 0, flag="--before-after")
-    try:
-        predictor = predictor_from_args(args)
-    except ValueError as error:
-        raise UsageError(str(error))
-    cases = [c for c in SUITE if not args.category or c.category in args.category]
-    report = run_lab(predictor, cases, max_steps=args.max_steps, name=args.predictor)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
-    return 0
 
 
 if __name__ == "__main__":

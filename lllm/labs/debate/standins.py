@@ -1,9 +1,9 @@
 """Layer 4 · the debate's rule-based stand-ins: `DebateRulePredictor(role, seed, temperature)` is a Predictor.
 
-Read `debate.py` first (the formats these predictors write); `lllm/predictors/rules.py` has the ReAct stand-in.
+Read `panel.py` first (the formats these predictors write); `lllm/predictors/rules.py` has the ReAct stand-in.
 
 These are not language models and do not pretend to be. Each reads only its prompt — the flat
-chat template the native runtime renders (`chat_format.py`) — and writes what `debate.py` asks
+chat template the native runtime renders (`chat_format.py`) — and writes what `panel.py` asks
 for, so the whole debate machinery (rounds, tools, the critic's strict verdict, the validated
 synthesis) can be watched on a stand-in that behaves the same in CPython and in the page.
 
@@ -41,8 +41,8 @@ __all__ = ["DebateRulePredictor", "ROLES", "CHECKED", "DONT_KNOW"]
 ROLES = ("specialist", "critic", "synthesizer")
 CHECKED = "checked with a tool"        # the reason a checked answer carries (revise reads it back)
 DONT_KNOW = "I don't know"
-PROPOSAL_LINE = re.compile(r"^- (\S+): (.*) \| (.*)$", re.M)      # debate.show_proposals writes these
-SCORE_LINE = re.compile(r"^- (\S+): (\d+)/10$", re.M)              # debate.show_scores writes these
+PROPOSAL_LINE = re.compile(r"^- (\S+): (.*) \| (.*)$", re.M)      # panel.show_proposals writes these
+SCORE_LINE = re.compile(r"^- (\S+): (\d+)/10$", re.M)              # panel.show_scores writes these
 
 
 # ---- reading the prompt ----------------------------------------------------------------------

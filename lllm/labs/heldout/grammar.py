@@ -1,6 +1,6 @@
 """Layer 4 · goals held out by grammar: `make_goals(per_family, seed) -> list[Goal]`, in words training never uses.
 
-Read `factory_tasks.py` first. Its test split holds out *rows* of one small grammar — new
+Read `lllm/labs/factory/tasks.py` first. Its test split holds out *rows* of one small grammar — new
 numbers, new pairings of prefix and operator form, two unseen templates — so a model can score
 well there and still fail as soon as a goal is said differently. This module writes goals from a
 grammar of its own: other verbs, other sentence shapes, questions about one detail of a fact.
@@ -48,7 +48,7 @@ from typing import Sequence
 from lllm.agents.calc import calc
 from lllm.agents.react import Trajectory, run_react
 from lllm.agents.tools import lookup
-from lllm.labs.factory_tasks import Task, calc_split
+from lllm.labs.factory.tasks import Task, calc_split
 from lllm.labs.scoring import answer_matches, squash
 
 __all__ = ["Goal", "FAMILIES", "ARITHMETIC", "WORD_PROBLEMS", "LOOKUPS", "MULTI_STEP", "NO_TOOL",
@@ -217,7 +217,7 @@ MAKERS = {"arithmetic": lambda rng: _calc_goal(rng, "arithmetic", ARITHMETIC, _n
 
 def make_goals(per_family: int = 20, seed: int = 0, makers: dict | None = None) -> list[Goal]:
     """Up to `per_family` distinct goals of each family, in FAMILIES order; the same for a seed.
-    `makers` (family -> maker(rng) -> Goal or None) defaults to this grammar's; heldout_structure
+    `makers` (family -> maker(rng) -> Goal or None) defaults to this grammar's; structure.py
     passes its own."""
     rng, goals, makers = random.Random(seed), [], makers or MAKERS
     for family in FAMILIES:

@@ -1,6 +1,6 @@
 """Layer 4 · the factory's before/after check: `evaluate(predictor, suite) -> SuiteReport`, no forcing.
 
-Read `factory.py` and `factory_tasks.py` first. The held-out suite (`make_suite("test")`) holds
+Read `episodes.py` and `tasks.py` first. The held-out suite (`make_suite("test")`) holds
 goals whose numbers (and, for the "new" groups, whose phrasings) never appear in training. Each
 goal is run once through the ordinary ReAct loop — the goal is a question, never `tool[args]`,
 so nothing is forced — and scored on four criteria:
@@ -16,9 +16,9 @@ so nothing is forced — and scored on four criteria:
 Usage:
 
     >>> from lllm.predictors import RulePredictor
-    >>> from lllm.labs.factory_tasks import make_suite
+    >>> from lllm.labs.factory.tasks import make_suite
     >>> suite = make_suite("test", per_group=2)
-    >>> from lllm.labs.factory import teacher
+    >>> from lllm.labs.factory.episodes import teacher
     >>> evaluate(teacher, suite, per_task=True).mean("answer")   # each task's teacher (its own plan)
     1.0
     >>> rule = evaluate(RulePredictor(), suite)       # the rule brain: no rule for word problems
@@ -31,12 +31,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from lllm.labs.factory_tasks import Task, make_suite
+from lllm.labs.factory.tasks import Task, make_suite
 from lllm.agents.react import Trajectory, run_react
 from lllm.labs.scoring import answer_matches, squash
 
 __all__ = ["CRITERIA", "score", "SuiteReport", "evaluate", "comparison_table", "table_rows", "BEFORE_AFTER",
-           "before_after_reports", "before_after_text", "before_after"]
+           "before_after_reports", "before_after_text"]
 
 CRITERIA = ("format", "tool", "args", "answer")
 
@@ -131,21 +131,9 @@ def before_after_text(reports: list) -> str:
             "(format / tool / args / answer, %)\n" + comparison_table(reports))
 
 
-def before_after(per_group: int, seed: int, flag: str = "--evaluate") -> int:
-    """The story model and the agent-tuned model, greedy, on the held-out test goals."""
-    from lllm.cli import UsageError
-    from lllm.predictors import make_predictor
-    try:
-        models = {name: make_predictor(spec, temperature=0) for name, spec in BEFORE_AFTER}
-    except ValueError as error:
-        raise UsageError(f"{flag}: {error}") from None
-    print(before_after_text(before_after_reports(models, per_group, seed)))
-    return 0
-
-
 if __name__ == "__main__":
     from lllm.predictors import RulePredictor, echo
-    from lllm.labs.factory_tasks import make_suite
+    from lllm.labs.factory.tasks import make_suite
 
     suite = make_suite("test", per_group=5)
     print(comparison_table([evaluate(echo, suite, "echo (the old bug)"), evaluate(RulePredictor(), suite, "rule brain")]))

@@ -1,6 +1,6 @@
 """Layer 4 · structure noise for training goals: `reshape(task, rng) -> Task`, the same task said in another shape.
 
-Read `factory_tasks.py` first. Its grammar says every goal in a fixed sentence shape: the question
+Read `tasks.py` first. Its grammar says every goal in a fixed sentence shape: the question
 first or a command, one sentence or a fixed story, a lead-in only at the start. A model trained on
 it learns where, in those shapes, the numbers and the operation word stand, and fails when they
 stand elsewhere (site/agents/agent-model.md, "held-out structure"). `reshape` moves them: it keeps
@@ -27,7 +27,7 @@ of ten ways, composed from clause-level parts:
                   say it back."                 the topic or the word before the request
 
 Every word these add is new to the grammar, and none of its shapes is one of the held-out
-structure set's templates (`heldout_structure.py`, which training never imports):
+structure set's templates (`lllm/labs/heldout/structure.py`, which training never imports):
 tests/test_factory_reshape.py draws reshaped training goals and checks their frames against
 that set's. Casing and symbols are noise the held-out set's "casing" and "punctuation" kinds
 also use, and the agent-model page says so beside their figures.
@@ -35,7 +35,7 @@ also use, and the agent-model page says so beside their figures.
 Usage:
 
     >>> import random
-    >>> from lllm.labs.factory_tasks import make_task
+    >>> from lllm.labs.factory.tasks import make_task
     >>> task = make_task(random.Random(3), "train", family="arithmetic")
     >>> shaped = reshape(task, random.Random(0), share=1.0)
     >>> (shaped.args, shaped.answer) == (task.args, task.answer), shaped.goal != task.goal
@@ -48,8 +48,8 @@ import random
 import re
 from dataclasses import replace
 
-from lllm.labs.factory_tasks import (ARITH_FORMS, ARITH_PREFIXES, LOOKUP_NAMES, MULTI_STEP, NAMES, THINGS, WORD_PROBLEMS,
-                                     Task)
+from lllm.labs.factory.tasks import (ARITH_FORMS, ARITH_PREFIXES, LOOKUP_NAMES, MULTI_STEP, NAMES, THINGS,
+                                     WORD_PROBLEMS, Task)
 
 __all__ = ["KINDS", "SHARE", "DISTRACTORS", "LEADING", "EXPRESSION_FIRST", "EMBEDDED", "IT_FIRST", "TOPIC_FIRST",
            "ECHO_FIRST", "QUESTION_FIRST", "templates", "reshape"]
@@ -88,7 +88,7 @@ _A_FIRST = {op: [f for f in forms if f.index("{a}") < f.index("{b}")] for op, fo
 
 def templates() -> list[str]:
     """Every shape these add, with its slots ({e} an operation as ARITH_FORMS says it): what the
-    held-out checks read as training text beside `factory_tasks.templates()`."""
+    held-out checks read as training text beside `tasks.templates()`."""
     forms = [f for op in ARITH_FORMS.values() for f in op]
     moved = [_question_first(WORD_PROBLEM, t, None) for op in WORD_PROBLEMS.values() for t in op]
     quantities = dict.fromkeys(m.group(1) for m in (_MULTI.match(q.format(n=0)) for _, _, q, _ in MULTI_STEP) if m)

@@ -1,6 +1,6 @@
 """Layer 3 · a simulated reader for the Brookfield questions: a rule-following stand-in that errs.
 
-Read `brookfield.py` and `simulated.py` first. Like the Game-of-24 stand-in it is a Predictor
+Read `lllm/reasoning/tasks/multihop.py` and `game24_player.py` first. Like the Game-of-24 stand-in it is a Predictor
 that reads only the prompt — the last "Question:" and the Action/Observation lines after it —
 and never the gold answer. It knows no fact about Brookfield: it can answer only from what it
 has looked up, which is what makes the tool matter (IO and CoT, with no tool, cannot answer).
@@ -23,7 +23,7 @@ has looked up, which is what makes the tool matter (IO and CoT, with no tool, ca
 Usage:
 
     >>> from lllm.model.sampling import Mulberry32
-    >>> from lllm.reasoning.brookfield import BrookfieldQA
+    >>> from lllm.reasoning.tasks.multihop import BrookfieldQA
     >>> env = BrookfieldQA()
     >>> reader = SimulatedReader(error_rate=0.0, rng=Mulberry32(1))
     >>> reader(env.prompter.act(env.reset(1)))

@@ -1,6 +1,6 @@
 """Layer 4 · the synthetic data factory: `run_factory(n, predictor) -> FactoryRun` of verified trajectories.
 
-Read `factory_tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/rules.py`
+Read `tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/rules.py`
 first. The factory turns a predictor that can act into training data for a model that cannot yet,
 and never keeps a wrong answer. The default actor is the *teacher*: for each task it writes the
 steps of the task's own plan (`teacher(task)`: "Thought: look up tom, then + 5 / Action: lookup[tom]", then
@@ -38,14 +38,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from lllm.agents.calc import calc
-from lllm.labs.factory_tasks import Task, make_suite, make_task
+from lllm.labs.factory.tasks import Task, make_suite, make_task
 from lllm.agents.react import FAILED, PROMPT_HEADER, Trajectory, run_react
 from lllm.agents.tools import DEFAULT_TOOLS, Tool, lookup
 from lllm.labs.scoring import answer_matches
 
 __all__ = ["teacher", "CRITIQUE_PROMPT", "Critique", "parse_critique", "rule_critique", "PredictorCritic",
            "verify", "Episode", "run_episode", "FactoryRun", "run_factory",
-           "prompt_header", "agent_mask", "load_corpus", "corrupt", "add_cli"]
+           "prompt_header", "agent_mask", "load_corpus", "corrupt"]
 
 MAX_STEPS = 4
 
@@ -344,57 +344,6 @@ def write_run(run: FactoryRun, out: str, pairs: bool = False, seed: int = 0) -> 
                 for e in run.kept if (bad := corrupt(e, rng)) and bad != e.text()]
         written.append(jsonl("pairs.jsonl", rows))
     return written
-
-
-# ---- command line ------------------------------------------------------------------------------
-
-def add_cli(subparsers) -> None:
-    from lllm.predictors import add_predictor_args
-    from lllm.cli import non_negative_int
-    p = subparsers.add_parser("factory", help="make verified ReAct trajectories (synthetic training data)",
-                              description="Run a predictor on fresh tasks, critique and verify every run, and "
-                                          "write the kept episodes, the rejected ones and a training corpus.")
-    p.add_argument("--episodes", type=non_negative_int, default=200, help="training tasks to try (default 200)")
-    p.add_argument("--out", required=True, help="output folder")
-    add_predictor_args(p, default="teacher")
-    p.epilog = "--predictor teacher (the default) demonstrates each task's own plan; any other spec acts instead."
-    p.add_argument("--critic", default="rule", help="'rule' (the written heuristic) or 'self' (ask the predictor)")
-    p.add_argument("--min-score", type=float, default=0.5, help="lowest critique score kept (default 0.5)")
-    p.add_argument("--held-out", type=non_negative_int, default=10, help="goals per held-out group (default 10)")
-    p.add_argument("--pairs", action="store_true", help="also write chosen / rejected pairs")
-    p.add_argument("--evaluate", action="store_true",
-                   help="then compare the story model and the agent-tuned model on the held-out test goals")
-    p.set_defaults(run=run_cli)
-
-
-def run_cli(args) -> int:
-    from lllm.cli import UsageError
-    from lllm.predictors import predictor_from_args
-    if not 0 <= args.min_score <= 1:
-        raise UsageError(f"--min-score must be between 0 and 1, got {args.min_score}")
-    if args.critic not in ("rule", "self"):
-        raise UsageError(f"--critic must be 'rule' or 'self', got {args.critic!r}")
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise UsageError(f"--out {args.out} exists and is not a folder")
-    if args.predictor == "teacher" and args.critic == "self":
-        raise UsageError("--critic self asks the predictor to critique: choose a --predictor other than teacher")
-    try:
-        predictor = None if args.predictor == "teacher" else predictor_from_args(args)
-    except ValueError as error:
-        raise UsageError(str(error))
-    critic = rule_critique if args.critic == "rule" else PredictorCritic(predictor)
-    run = run_factory(args.episodes, predictor, seed=args.seed or 0, critic=critic,
-                      min_score=args.min_score, held_out=args.held_out)
-    files = write_run(run, args.out, pairs=args.pairs, seed=args.seed or 0)
-    print(run.summary())
-    print(f"wrote {', '.join(files)} to {args.out}")
-    if not run.kept:
-        print("lllm factory: kept no episode: the corpus is empty (see rejected.jsonl for why)")
-        return 1
-    if args.evaluate:
-        from lllm.labs.factory_eval import before_after
-        return before_after(args.held_out or 10, args.seed or 0)
-    return 0
 
 
 if __name__ == "__main__":

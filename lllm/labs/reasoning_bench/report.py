@@ -1,6 +1,6 @@
 """Layer 4 · what a reasoning benchmark measured, and how it is shown: rows, bootstrap intervals, tables.
 
-Read `reasoning_lab.py` first (it runs the benchmark). A `Row` is one repeat of one framework
+Read `benchmark.py` first (it runs the benchmark). A `Row` is one repeat of one framework
 over a split: which puzzles it solved and what the model cost (calls, cache hits, text in and
 out, wall time). `summarize` turns a framework's rows into a `Summary` with a bootstrap 95%
 interval: it redraws, 1,000 times, as many repeats and as many puzzles as there were (with

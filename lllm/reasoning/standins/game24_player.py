@@ -1,6 +1,6 @@
 """Layer 3 · a simulated model for Game of 24: a solver-backed stand-in that errs at a set rate.
 
-Read `game24.py` first. TinyLLM was trained on children's stories and cannot do Game of 24 (try
+Read `lllm/reasoning/tasks/game24.py` first. TinyLLM was trained on children's stories and cannot do Game of 24 (try
 it: `python -m lllm reason --model tinyllm`). To compare frameworks without a real LLM we use a
 *stand-in*, and we say so everywhere it is used. It is a Predictor like any other — prompt in,
 completion out — and it reads only the prompt: the cue on the last line says which operation
@@ -40,7 +40,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lllm.model.sampling import Mulberry32
-from lllm.reasoning.arithmetic import fmt, fmt_numbers, good_moves, legal_moves, parse_numbers, solvable
+from lllm.reasoning.tasks.game24_arithmetic import fmt, fmt_numbers, good_moves, legal_moves, parse_numbers, solvable
 
 __all__ = ["SimulatedModel"]
 

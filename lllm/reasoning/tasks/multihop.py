@@ -32,13 +32,13 @@ import os
 import re
 
 from lllm.agents.tools import FACTS, lookup
-from lllm.reasoning.data import Data
-from lllm.reasoning.game24 import Parser, reply_lines
+from lllm.reasoning.data import DATA_DIR, Data
+from lllm.reasoning.tasks.game24 import Parser, reply_lines
 from lllm.reasoning.records import Inference, State, Verification
 
 __all__ = ["BrookfieldQA", "QAPrompter", "QAParser", "load_brookfield", "BROOKFIELD_CSV", "normalize"]
 
-BROOKFIELD_CSV = os.path.join(os.path.dirname(__file__), "data", "brookfield-qa.csv")
+BROOKFIELD_CSV = os.path.join(DATA_DIR, "brookfield-qa.csv")
 START = "(nothing looked up yet)"
 
 

@@ -1,6 +1,6 @@
 """Layer 3 · the Game of 24 task: its data, prompts, parser and environment.
 
-Read `records.py`, `data.py` and `arithmetic.py` first. This is the only file in
+Read `records.py`, `data.py` and `game24_arithmetic.py` first. This is the only environment in
 `lllm.reasoning` that knows what Game of 24 is. The agent asks the environment's Prompter for a
 prompt, sends it to the model, and hands the reply to the environment's Parser; the environment
 turns the parsed Inference into the next State and verifies states exactly (Fractions).
@@ -9,7 +9,7 @@ turns the parsed Inference into the next State and verifies states exactly (Frac
     a step  "4 + 8 = 12 (left: 4 6 12)"     two numbers become one
     answer  "Answer: (4 + 8) * (6 - 4) = 24"
 
-The puzzles are the standard set: `data/game24-4nums.csv`, the 1,362 puzzles from 4nums.com
+The puzzles are the standard set: `lllm/reasoning/data/game24-4nums.csv`, the 1,362 puzzles from 4nums.com
 ranked by human solving time, as the Tree of Thoughts benchmark uses them (source and columns
 in `data/SOURCES.txt`). Splits are fixed: test = rows 900-999 (ranks 901-1,000, the split the
 Tree of Thoughts paper and its successors report), validation = 1000-1099, train = the other
@@ -34,13 +34,13 @@ import os
 import re
 from fractions import Fraction
 
-from lllm.reasoning.arithmetic import apply_step, check_answer, fmt_numbers, parse_numbers
-from lllm.reasoning.data import Data
+from lllm.reasoning.tasks.game24_arithmetic import apply_step, check_answer, fmt_numbers, parse_numbers
+from lllm.reasoning.data import DATA_DIR, Data
 from lllm.reasoning.records import Inference, State, Verification
 
 __all__ = ["Game24", "Prompter", "Parser", "load_game24", "reply_lines", "GAME24_CSV", "PUZZLE_COLUMN", "SPLITS", "VALUES"]
 
-GAME24_CSV = os.path.join(os.path.dirname(__file__), "data", "game24-4nums.csv")
+GAME24_CSV = os.path.join(DATA_DIR, "game24-4nums.csv")
 PUZZLE_COLUMN = "Puzzles"
 SPLITS = {"train": list(range(0, 900)) + list(range(1100, 1362)),
           "test": range(900, 1000), "validation": range(1000, 1100)}
