@@ -327,7 +327,8 @@ def folders(root: Path = ROOT, package: str = PACKAGE) -> list[tuple[str, str, l
         doc = (ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or "").splitlines()
         modules = sorted(p.name for p in init.parent.glob("*.py") if p.name != "__init__.py")
         rows.append((folder + "/", doc[0] if doc else "", modules))
-    order = lambda row: (0 if row[0] == package + "/" else int(row[1][6]) if row[1].startswith("Layer ") else 5, row[0])
+    place = {name: i for i, (name, _, _) in enumerate(layers.FOLDERS)}      # the one table's order
+    order = lambda row: (-1 if row[0] == package + "/" else place.get(row[0].split("/")[1], 99), row[0])
     return sorted(rows, key=order)
 
 

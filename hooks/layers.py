@@ -77,9 +77,23 @@ def exemplars() -> str:
     return "\n".join(f"- `{path}`: {why}" for path, why in EXEMPLARS) + "\n"
 
 
+API_PAGES = ("model", "predictors", "agents", "native", "labs", "web")
+
+
+def api_index(root: Path = ROOT) -> str:
+    """The API reference's index: each page's title and the modules it documents (its `:::` lines)."""
+    rows = []
+    for page in API_PAGES:
+        lines = (root / "site" / "api" / f"{page}.md").read_text(encoding="utf-8").splitlines()
+        title = next(line[2:] for line in lines if line.startswith("# "))
+        modules = [line[4:].strip() for line in lines if line.startswith("::: ")]
+        rows.append(f"- [{title}]({page}.md): " + ", ".join(f"`{m}`" for m in modules))
+    return "\n".join(rows) + "\n"
+
+
 def on_page_markdown(markdown: str) -> str:
     for marker, make in (("<!-- lllm:layers -->", layers_table), ("<!-- lllm:tree -->", tree),
-                         ("<!-- lllm:exemplars -->", exemplars)):
+                         ("<!-- lllm:exemplars -->", exemplars), ("<!-- lllm:api -->", api_index)):
         if marker in markdown:
             markdown = markdown.replace(marker, make())
     return markdown

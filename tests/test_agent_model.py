@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from export.agent_build import (AgentSettings, HeaderCachedBackend, build, chrono_init, make_batch,
-                                lexicon, slots_for, train_agent, vocabulary, weighted_loss_and_grads)
+from export.agent_build import build
+from export.agent_recipe import (AgentSettings, HeaderCachedBackend, chrono_init, make_batch, lexicon, slots_for,
+                                 train_agent, vocabulary, weighted_loss_and_grads)
 from export.model import Config, NumpyBackend, init_params, loss_and_grads
 from lllm.labs.factory.episodes import prompt_header
 from lllm.model.generate import BackendPredictor, NumberSlots
@@ -159,9 +160,9 @@ def test_the_weights_moving_average_is_scored_from_halfway_and_kept_on_a_tie():
 
 
 def test_two_seeds_train_side_by_side_and_the_better_one_is_kept(monkeypatch):
-    from export import agent_train
+    from export import agent_build
     from export.agent_build import train_seeds
-    monkeypatch.setattr(agent_train, "validation_suite",
+    monkeypatch.setattr(agent_build, "validation_suite",
                         lambda: __import__("lllm.labs.factory.tasks").labs.factory.tasks.make_suite("validation", 1)[:2])
     settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=1, seed=5)
     params, history = train_seeds(settings, 2, progress=False)
@@ -214,7 +215,7 @@ def test_training_masks_numbers_exactly_as_the_predictor_does():
     training), a predictor with the card's number slots, over a backend that replays the masked
     episode, reads only prefixes of that episode and runs the same trajectory the teacher did."""
     import random
-    from export.agent_build import READS_FROM, fresh_episodes
+    from export.agent_recipe import READS_FROM, fresh_episodes
     from lllm.agents.react import run_react
     NUMBER_SLOTS = slots_for(AgentSettings())
     tok, rng = vocabulary(), random.Random(7)
@@ -337,9 +338,9 @@ def test_the_full_recipe_shortened_trains_twice_to_the_same_bits(tmp_path):
 
 
 def test_verify_says_when_a_model_is_not_the_committed_one(tmp_path, capsys, monkeypatch):
-    from export import agent_train
+    from export import agent_build
     from export.agent_build import main
-    monkeypatch.setattr(agent_train, "validation_suite", lambda: [])      # no checkpoints: fast
+    monkeypatch.setattr(agent_build, "validation_suite", lambda: [])      # no checkpoints: fast
     code = main(["--out", str(tmp_path), "--steps", "2", "--seeds", "1", "--verify"])
     out = capsys.readouterr().out
     assert code == 1 and "differs from the committed model" in out and "build_key" in out, out
@@ -349,12 +350,12 @@ def test_several_seeds_kept_all_are_one_ensemble_that_the_predictors_open(tmp_pa
     """keep="all": every seed's weights in one graph (the state is the members' side by side), its
     card scored on the same validation goals as the seeds; OnnxBackend and the predictor open it."""
     pytest.importorskip("onnxruntime")
-    from export import agent_train
+    from export import agent_build
     from export.agent_build import build_key
     from lllm.labs.factory.tasks import make_suite
     from lllm.model.onnx_backend import OnnxBackend
     from lllm.predictors import make_predictor
-    monkeypatch.setattr(agent_train, "validation_suite", lambda: make_suite("validation", 1)[:2])
+    monkeypatch.setattr(agent_build, "validation_suite", lambda: make_suite("validation", 1)[:2])
     settings = AgentSettings(hidden=8, embed=4, steps=2, batch=2, checkpoints=1)
     path = build(settings, tmp_path, progress=False, seeds=2, weights="float32")
     card = json.loads((tmp_path / "tinyllm-agent.json").read_text())

@@ -5,7 +5,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from hooks import architecture, roadmap
+from hooks import architecture, layers, roadmap
 
 ROOT = Path(__file__).resolve().parent.parent
 API = ROOT / "site" / "api"
@@ -36,8 +36,8 @@ def test_the_architecture_folder_table_is_ls_lllm():
     for folder, summary, modules in rows:
         on_disk = sorted(p.name for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py")
         assert modules == on_disk and summary, folder
-    layers = [summary.split(" · ")[0] for folder, summary, _ in rows[1:]]
-    assert layers == sorted(layers, key=lambda s: s.replace("Platform adapter", "Layer 9")), "bottom layer first"
+    order = [layers.layer_of_folder(folder.split("/")[1]) for folder, _, _ in rows[1:]]
+    assert order == sorted(order), "bottom layer first, the edges last (hooks/layers.py)"
     assert "<!-- lllm:folders -->" in (ROOT / "site" / "architecture.md").read_text(encoding="utf-8")
 
 

@@ -67,15 +67,12 @@ def test_moving_code_between_files_does_not_change_the_key(tree):
     moved = cut(recipe, "learning_rate")
     (tree / "export" / "train.py").write_text((tree / "export" / "train.py").read_text() + "\n\n" + moved)
     edit(recipe, "from export.train import AdamW, clip_global_norm", "from export.train import AdamW, clip_global_norm, learning_rate")
-    factory = tree / "lllm" / "labs" / "factory.py"             # factory's command line moves out of the module
-    cli = "from lllm.labs.factory import *\n\n" + cut(factory, "add_cli") + "\n\n" + cut(factory, "run_cli")
-    (tree / "lllm" / "labs" / "factory_cli.py").write_text(cli)
-    tasks = tree / "lllm" / "labs" / "factory_tasks.py"         # a module renamed: its importers follow
+    tasks = tree / "lllm" / "labs" / "factory" / "tasks.py"   # a module renamed: its importers follow
     tasks.rename(tasks.with_name("task_grammar.py"))
     for path in [*(tree / "lllm").rglob("*.py"), *(tree / "export").glob("*.py")]:
         text = path.read_text()
-        if "factory_tasks" in text:
-            path.write_text(text.replace("lllm.labs.factory.tasks", "lllm.labs.task_grammar"))
+        if "lllm.labs.factory.tasks" in text:
+            path.write_text(text.replace("lllm.labs.factory.tasks", "lllm.labs.factory.task_grammar"))
     assert code_digest(ENTRY, tree) == before
 
 

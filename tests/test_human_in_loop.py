@@ -9,7 +9,8 @@ import pytest
 import lllm.labs.human_in_loop
 from lllm.predictors import RulePredictor
 from lllm.commands import main
-from lllm.labs.human_in_loop import HELP, REJECTED, SKIPPED, OversightSession, confidence, terminal
+from lllm.commands.oversee import terminal
+from lllm.labs.human_in_loop import HELP, REJECTED, SKIPPED, OversightSession, confidence
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.agents.calc import calc
 from lllm.agents.react import Outcome, Step

@@ -163,9 +163,10 @@ def folder_of(name: str, depth: int) -> str:
 
 
 def folder_cycles(depth: int) -> list[tuple[str, str]]:
-    """Pairs of folders (at `depth` below lllm) that import each other, directly."""
+    """Pairs of folders (at `depth` below lllm) whose modules import each other, directly. A package's
+    `__init__` only re-exports, so it is nobody's importer here (as in the cycle finder)."""
     edges = {(folder_of(name, depth), folder_of(t, depth)) for name in LAYERED for t in GRAPH[name].imports
-             if t not in ROOT_MODULES and t in GRAPH}
+             if t not in ROOT_MODULES and t in GRAPH and not GRAPH[name].is_package}
     return sorted((a, b) for a, b in edges if a < b and (b, a) in edges and a != b)
 
 

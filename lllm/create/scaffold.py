@@ -1,7 +1,7 @@
 """Layer 4 · the app scaffold: `python -m lllm create NAME` writes a package that runs and tests offline.
 
 Read `runtime.py` first (what lllm.toml declares); `create.py` holds the `create` command, which
-also writes the tactic service projects of `project_templates.py`. The files below are the whole app; each is a
+also writes the tactic service projects of `templates.py`. The files below are the whole app; each is a
 named template string, so this module is also a compact example of a complete LLLM package:
 
     NAME/lllm.toml                       the package: prompts/, tactics/ and configs/ are discovered

@@ -7,7 +7,7 @@ Contract: `invoker(messages, functions, format_schema=None, model_name="", model
 function calls); `usage` counts tokens; `shown` is exactly what the model was given (for the
 session); `error` is set when the raw reply could not even be read (a malformed tool-call line) —
 the agent turns it into a repair turn. Invokers are chosen by name in the config through a
-plain dict of builders, `BUILTIN_INVOKERS` in builtin_invokers.py (a Runtime copies it;
+plain dict of builders, `BUILTIN_INVOKERS` in builtin.py (a Runtime copies it;
 `register_invoker` adds to the copy):
 
     scripted   invoker_config {"replies": [...]}: each reply a string or

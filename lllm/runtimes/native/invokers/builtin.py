@@ -1,6 +1,6 @@
 """Layer 3 · the invokers a config can name: `build_invoker(name, config) -> invoker`.
 
-Read `invokers.py` and `http_invoker.py` first. `global.invoker = "scripted" | "predictor" |
+Read `base.py` and `http.py` first. `global.invoker = "scripted" | "predictor" |
 "tinyllm" | "http"` picks one of these builders, and `invoker_config` is passed to it; a Runtime
 (runtime.py) starts from this table and `register_invoker` adds to it.
 
