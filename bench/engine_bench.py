@@ -1,15 +1,15 @@
 """Benchmark: a learner's first visit to the ReAct demo in every engine (Chromium, Firefox, WebKit).
 
 Not a test: it prints numbers and ratios measured in this one run (the machine is shared and
-noisy: compare numbers measured back to back, not across runs). tests/test_first_visit_browser.py
+noisy: compare numbers measured back to back, not across runs). tests/browser/test_first_visit_browser.py
 asserts the byte counts in Chromium; this prints them, and the times, for all three.
 
     python bench/engine_bench.py [--engines chromium,firefox,webkit] [--out bench/results/first-visit.md]
 
-Per engine, each in a fresh profile, driven as tests/engines.py drives it (tests/first_visit.js):
+Per engine, each in a fresh profile, driven as tests/support/engines.py drives it (tests/support/first_visit.js):
   - bare Pyodide: a module worker that only awaits loadPyodide(): its ms and gzip bytes, the baseline.
   - to the first answer: requests, raw and gzip bytes the server sent from opening /agents/react/
-    until the agent-tuned TinyLLM answered "What is 17 * 23?" (tests/first_visit.py counts them);
+    until the agent-tuned TinyLLM answered "What is 17 * 23?" (tests/support/first_visit.py counts them);
     its ratio to bare Pyodide and to the floor (what the answer truly needs: Pyodide's core,
     onnxruntime-web's wasm, the agent model, the lllm wheel).
   - twice: files sent more than once over the whole visit (until the rest of the site is saved).
@@ -41,9 +41,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engines  # noqa: E402
-from first_visit import ANSWER, GOAL, PYODIDE, SCRIPT, CountingServer, floor_gzip, totals  # noqa: E402
-from runtime_support import build_site, free_port, launch  # noqa: E402
+from support import engines  # noqa: E402
+from support.first_visit import ANSWER, GOAL, PYODIDE, SCRIPT, CountingServer, floor_gzip, totals  # noqa: E402
+from support.runtime import build_site, free_port, launch  # noqa: E402
 
 PREDICTOR_CALLS = """async () => {
   await lllm.ready();

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from runtime_support import build_site, free_port, launch, serve  # noqa: E402
+from support.runtime import build_site, free_port, launch, serve  # noqa: E402
 
 CELLS_PAGE = "/tinyllm/data/"   # a page with runnable cells and no playground
 READY = "async () => { await lllm.ready(); return performance.now(); }"

@@ -1,6 +1,6 @@
 """Build helper · quiz files: read quizzes/*.yml with line numbers and check every question.
 
-Used by hooks/quiz.py (the MkDocs hook) and tests/test_quiz_validate.py. The format is described
+Used by hooks/quiz.py (the MkDocs hook) and tests/site/test_quiz_validate.py. The format is described
 in quizzes/README.md. Every problem is a QuizError printed as `file:line [question id] message`:
 
     >>> quizzes, errors = load_all()

@@ -11,7 +11,7 @@ runs the same `run_demo` in CPython on the same models and seeds, and writes
 
 adding `data-recording="<its URL>"` to the element. site/assets/runtime/recorded.mjs plays it,
 labelled "recorded", when the runtime cannot start (no JSPI and no SharedArrayBuffer, or the
-runtime failed to load); tests/test_course_recorded_browser.py checks the page's params equal the
+runtime failed to load); tests/browser/test_course_recorded_browser.py checks the page's params equal the
 recorded ones. The reasoning lab (`<div class="lllm-reasoning-lab">`, site/assets/reasoning/lab.mjs)
 is recorded for its Run button's defaults (`lab_params`, `lab_json`). All together take about 3 s here. A demo whose model is missing
 (LLLM_ALLOW_MISSING_MODEL) is recorded as its error, which the page then shows.

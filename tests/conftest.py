@@ -47,9 +47,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))             # the shared helpers: `from support.runtime import ...`
 
 # One definition of the browser and the ports, shared with bench/page_bench.py.
-from runtime_support import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from support.runtime import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
 
 
 def wait_for_http(url: str, timeout: float, proc: subprocess.Popen | None = None) -> None:

@@ -28,7 +28,7 @@ of ten ways, composed from clause-level parts:
 
 Every word these add is new to the grammar, and none of its shapes is one of the held-out
 structure set's templates (`lllm/labs/heldout/structure.py`, which training never imports):
-tests/test_factory_reshape.py draws reshaped training goals and checks their frames against
+tests/labs/test_factory_reshape.py draws reshaped training goals and checks their frames against
 that set's. Casing and symbols are noise the held-out set's "casing" and "punctuation" kinds
 also use, and the agent-model page says so beside their figures.
 

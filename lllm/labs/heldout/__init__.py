@@ -4,6 +4,6 @@
     structure.py   held out by shape: training's own words in sentence shapes it never uses
 
 Both read the factory's task tables (`lllm/labs/factory/tasks.py`); nothing in the factory or the
-trainer imports this folder (tests/test_heldout_grammar.py checks it), so no held-out goal can leak
+trainer imports this folder (tests/labs/test_heldout_grammar.py checks it), so no held-out goal can leak
 into training. Import the module you need: `from lllm.labs.heldout import grammar, structure`.
 """

@@ -16,7 +16,7 @@ Only the words are new. The operations are the three training knows (+ - *), the
 come from the factory's test buckets (`content_split`), and every answer comes from the real
 tools: `calc` computes it, or it is read out of the `lookup` fact (a table entry the fact does not
 back is a RuntimeError, not a wrong oracle). Each template names its *operation words* — the
-words that say what to do ("away", "left"); tests/test_heldout_grammar.py checks that none of them,
+words that say what to do ("away", "left"); tests/labs/test_heldout_grammar.py checks that none of them,
 and no template, occurs in the training grammar, and that training never imports this module.
 
 `score(trajectory, goal)` credits: tool (each expected tool called, in order; none for no-tool),

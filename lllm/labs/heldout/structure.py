@@ -16,7 +16,7 @@ by", "loses", "tell me about"), but no goal has a training sentence's shape. Six
 The families, the number buckets (`calc_split`: test buckets only), the Goal record and the
 scoring are `grammar.py`'s, and every answer comes from the real tools, so the two held-out
 sets and the seen grammar's held-out rows are scored by one rule and can stand side by side
-(`side_by_side`). tests/test_heldout_structure.py checks every word against the training grammar
+(`side_by_side`). tests/labs/test_heldout_structure.py checks every word against the training grammar
 and every goal against its templates.
 
 `known_operation(goal)` is the same idea run backwards, for a goal a reader types: the one

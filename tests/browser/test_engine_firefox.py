@@ -1,0 +1,16 @@
+"""One reader's visit in Firefox (tests/support/engine_scenario.js; the driver is in tests/support/engines.py): the
+runtime starts, a runnable cell, the agent demo (its trace equal to CPython's, character for
+character), a quiz code attempt, the reasoning lab, and a runaway cell stopped."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import engines
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_visit_in_firefox(site_server):
+    report = engines.check_report(engines.firefox(site_server.url + engines.START, engines.SCENARIO_ARG))
+    print(f"firefox: {report['sync']}; agent answer {report['demo']['answer']!r}")

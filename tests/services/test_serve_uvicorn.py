@@ -1,0 +1,202 @@
+"""`python -m lllm serve` as a user runs it: a real subprocess on 127.0.0.1, called over real HTTP.
+
+Under uvicorn (the `serve` extra, installed in the test environment) and under the standard
+library's fallback, the same routes must give the same JSON: both servers hand each request to
+ProtocolService.handle. The fallback is forced by putting a `uvicorn` package that cannot be
+imported first on the subprocess's path.
+"""
+
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from support.runtime import free_port
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+TACTIC = '''
+def shout(text: str) -> str:
+    """Shout the text back."""
+    if text == "boom":
+        raise RuntimeError("the tactic broke")
+    return text.upper()
+'''
+SERVER_HEADER = {"uvicorn": "uvicorn", "stdlib": "BaseHTTP"}
+
+
+class Server:
+    """`lllm serve shout_mod:shout` in a subprocess; `stop()` sends SIGTERM and returns (status, stderr)."""
+
+    def __init__(self, folder: pathlib.Path, *options: str, block_uvicorn: bool = False):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "shout_mod.py").write_text(TACTIC, encoding="utf-8")
+        path = [str(REPO)]
+        if block_uvicorn:
+            blocker = folder / "blocked" / "uvicorn"
+            blocker.mkdir(parents=True, exist_ok=True)
+            (blocker / "__init__.py").write_text('raise ImportError("uvicorn is blocked for this test")\n')
+            path.insert(0, str(folder / "blocked"))
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "lllm", "serve", "shout_mod:shout", "--port", str(self.port), *options],
+            cwd=folder, env=dict(os.environ, PYTHONPATH=os.pathsep.join(path)),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def wait_until_up(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                out, err = self.process.communicate()
+                pytest.fail(f"lllm serve exited with {self.process.returncode}:\n{out}\n{err}")
+            try:
+                httpx.get(self.base + "/health", timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.stop()
+        pytest.fail("lllm serve did not answer /health in time")
+
+    def stop(self) -> tuple[int, str, str]:
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            out, err = self.process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate()
+        return self.process.returncode, out, err
+
+    def stop_after_exit(self) -> tuple[int, str, str]:
+        """For a command that must fail at once: wait for it to exit by itself."""
+        out, err = self.process.communicate(timeout=60)
+        return self.process.returncode, out, err
+
+
+@pytest.fixture(scope="module", params=["uvicorn", "stdlib"])
+def server(request, tmp_path_factory):
+    running = Server(tmp_path_factory.mktemp(request.param), "--server", request.param, "--log-level", "warning")
+    running.wait_until_up()
+    running.kind = request.param
+    yield running
+    running.stop()
+
+
+def call(server, method, path, content=None, json=None):
+    response = httpx.request(method, server.base + path, content=content, json=json, timeout=30)
+    assert SERVER_HEADER[server.kind] in response.headers.get("server", ""), response.headers
+    assert response.headers["content-type"].startswith("application/json")
+    return response
+
+
+# ---- the routes ---------------------------------------------------------------------------------------
+
+def test_health_info_and_run(server):
+    health = call(server, "GET", "/health")
+    assert (health.status_code, health.json()) == (200, {"ok": True, "tactics": ["shout"]})
+    info = call(server, "GET", "/info")
+    assert info.status_code == 200
+    assert info.json()["name"] == "shout" and info.json()["input_schema"] == {"type": "string"}
+    ran = call(server, "POST", "/run", json={"input": "hi", "context": {"request_id": "r1"}})
+    assert (ran.status_code, ran.json()) == (200, {"output": "HI", "request_id": "r1", "tactic": "shout"})
+    named = call(server, "POST", "/tactics/shout/run", json="bare input")
+    assert (named.status_code, named.json()["output"]) == (200, "BARE INPUT")
+
+
+def error_of(response, status):
+    assert response.status_code == status, response.text
+    return response.json()["detail"]["error"]
+
+
+def test_a_body_that_is_not_json_is_a_400_naming_it(server):
+    error = error_of(call(server, "POST", "/run", content=b"{not json"), 400)
+    assert error["type"] == "SchemaError" and "not JSON" in error["message"] and error["tactic"] == "shout"
+
+
+def test_an_input_that_does_not_fit_the_type_is_a_400_naming_it(server):
+    error = error_of(call(server, "POST", "/run", json={"input": 3, "context": {"request_id": "r2"}}), 400)
+    assert error["type"] == "SchemaError" and "input does not match its type" in error["message"]
+    assert error["request_id"] == "r2"
+
+
+def test_an_unknown_route_or_tactic_is_a_404(server):
+    assert "no route /nope" in error_of(call(server, "GET", "/nope"), 404)["message"]
+    assert "no tactic 'other'" in error_of(call(server, "GET", "/tactics/other/info"), 404)["message"]
+    assert error_of(call(server, "GET", "/docs"), 404)["type"] == "not_found"     # no FastAPI-only routes
+
+
+@pytest.mark.parametrize("method, path, allowed", [("GET", "/run", "POST"), ("PUT", "/run", "POST"),
+                                                   ("DELETE", "/health", "GET"), ("POST", "/info", "GET")])
+def test_the_wrong_method_is_a_405_naming_the_right_one(server, method, path, allowed):
+    error = error_of(call(server, method, path), 405)
+    assert error["type"] == "method_not_allowed" and f"takes {allowed}, not {method}" in error["message"]
+
+
+def test_a_failing_tactic_is_a_500_with_its_exception(server):
+    error = error_of(call(server, "POST", "/run", json={"input": "boom"}), 500)
+    assert (error["type"], error["message"]) == ("RuntimeError", "the tactic broke")
+
+
+def test_both_servers_send_the_same_bytes(tmp_path):
+    """One implementation: uvicorn/FastAPI and http.server pass the same requests to the same handle."""
+    requests = [("GET", "/health", None), ("GET", "/info", None), ("GET", "/nope", None), ("GET", "/run", None),
+                ("POST", "/run", b'{"input": "hi", "context": {"request_id": "same"}}'), ("POST", "/run", b"x")]
+    bodies = {}
+    for kind in ("uvicorn", "stdlib"):
+        running = Server(tmp_path / kind, "--server", kind)
+        running.wait_until_up()
+        try:
+            bodies[kind] = [(r.status_code, r.content) for r in
+                            (httpx.request(m, running.base + p, content=b, timeout=30) for m, p, b in requests)]
+        finally:
+            running.stop()
+    assert bodies["uvicorn"] == bodies["stdlib"]
+
+
+# ---- choosing the server, the fallback, stopping --------------------------------------------------------
+
+def test_auto_uses_uvicorn_when_the_extra_is_installed(tmp_path):
+    running = Server(tmp_path)
+    running.wait_until_up()
+    assert httpx.get(running.base + "/health").headers["server"] == "uvicorn"
+    status, out, err = running.stop()
+    assert "with uvicorn and FastAPI" in out and "http.server" not in err
+
+
+def test_auto_falls_back_to_http_server_in_one_line_without_uvicorn(tmp_path):
+    running = Server(tmp_path, block_uvicorn=True)
+    running.wait_until_up()
+    assert httpx.get(running.base + "/health").headers["server"].startswith("BaseHTTP")
+    assert httpx.post(running.base + "/run", json={"input": "hi"}).json()["output"] == "HI"
+    status, out, err = running.stop()
+    lines = [line for line in err.splitlines() if "not installed" in line]
+    assert lines == ["lllm serve: uvicorn not installed, so serving with the standard library's http.server "
+                     "(for uvicorn and FastAPI: pip install 'lllm-learn[serve]')"], err
+    assert "with http.server" in out
+
+
+def test_server_uvicorn_without_the_extra_is_a_usage_error(tmp_path):
+    status, out, err = Server(tmp_path, "--server", "uvicorn", block_uvicorn=True).stop_after_exit()
+    assert status == 2 and "--server uvicorn needs uvicorn" in err and "pip install 'lllm-learn[serve]'" in err
+    assert "Traceback" not in err
+
+
+def test_a_bad_server_value_is_a_usage_error(tmp_path):
+    status, out, err = Server(tmp_path, "--server", "gunicorn").stop_after_exit()
+    assert status == 2 and "argument --server" in err and "auto, uvicorn, stdlib" in err and "'gunicorn'" in err
+
+
+@pytest.mark.parametrize("kind", ["uvicorn", "stdlib"])
+def test_sigterm_stops_the_server_cleanly_and_frees_the_port(tmp_path, kind):
+    running = Server(tmp_path, "--server", kind)
+    running.wait_until_up()
+    status, out, err = running.stop()
+    assert status == 0 and f"lllm serve: stopped ({kind})" in err and "Traceback" not in err, err
+    with socket.socket() as s:                  # nothing listens there now (TIME_WAIT from our call is fine)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", running.port))
+        s.listen()

@@ -1,0 +1,41 @@
+"""Shared by the tests that need the trained models: the story TinyLLM is built once (reused while up
+to date); the agent-tuned one takes minutes to train, so tests require it and never train it."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODEL_DIR = os.path.join(ROOT, "build", "model")
+MODEL = os.path.join(MODEL_DIR, "tinyllm.onnx")
+CARD = os.path.join(MODEL_DIR, "tinyllm.json")
+AGENT_MODEL = os.path.join(MODEL_DIR, "tinyllm-agent.onnx")
+AGENT_CARD = os.path.join(MODEL_DIR, "tinyllm-agent.json")
+
+
+def ensure_model() -> str:
+    """The path of build/model/tinyllm.onnx, running `python -m export.build` if needed (as `make model`)."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    subprocess.run([sys.executable, "-m", "export.build", "--out", MODEL_DIR], cwd=ROOT, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    return MODEL
+
+
+def copy_model(tmp_path) -> tuple[str, str]:
+    """A private copy of the model and its card, safe to damage."""
+    model, card = tmp_path / "tinyllm.onnx", tmp_path / "tinyllm.json"
+    shutil.copy(MODEL, model)
+    shutil.copy(CARD, card)
+    return str(model), str(card)
+
+
+def require_agent_model() -> str:
+    """The path of build/model/tinyllm-agent.onnx; fails the test, naming `make agent-model`, if it or
+    its card is missing (`make test` builds it before pytest; training here would take minutes)."""
+    missing = [os.path.relpath(p, ROOT) for p in (AGENT_MODEL, AGENT_CARD) if not os.path.isfile(p)]
+    if missing:
+        pytest.fail(f"{' and '.join(missing)} missing: run `make agent-model` first (`make test` does)")
+    return AGENT_MODEL

@@ -1,0 +1,122 @@
+"""Helpers shared by the in-page runtime's browser tests and bench/page_bench.py.
+
+Builds the site into a temporary folder (with SITE_URL pointing at the loopback server, so
+Material's instant navigation works), serves it with hooks/serve.py (the `_headers` CSP in force)
+and launches Debian's Chromium through Playwright with the flags site/design.md lists ("Measured facts").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build_site(out_dir: Path, port: int) -> Path:
+    """`mkdocs build` into out_dir for a server on `port`; returns out_dir."""
+    env = dict(os.environ, SITE_URL=f"http://127.0.0.1:{port}/", NO_MKDOCS_2_WARNING="1")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "-d", str(out_dir)],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"mkdocs build failed:\n{done.stdout}\n{done.stderr}")
+    return out_dir
+
+
+def serve(directory: Path, port: int):
+    sys.path.insert(0, str(ROOT))
+    from hooks.serve import make_server
+    import threading
+    server = make_server(directory, port)
+    report = server.handle_error
+
+    def handle_error(request, client_address):   # a browser closing mid-download is not an error
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            report(request, client_address)
+    server.handle_error = handle_error
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def cli_generate(prompt: str, max_new_tokens: int, temperature: float, top_k: int = 0, top_p: float = 1.0,
+                 seed: int = 0) -> dict:
+    """What the terminal prints: `python -m lllm generate --json` (the oracle the page must match)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "lllm", "generate", "--model", str(MODEL), "--prompt", prompt,
+         "--max-new-tokens", str(max_new_tokens), "--temperature", str(temperature), "--top-k", str(top_k),
+         "--top-p", str(top_p), "--seed", str(seed), "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+# ---- runnable cells: what a page's ```python {.runnable} blocks print in CPython (the oracle) ----
+
+CELL = re.compile(r"```python \{\.runnable\}\n(.*?)```", re.DOTALL)
+SNIPPET_LINE = re.compile(r'^--8<-- "([^":]+):([^"]+)"\n', re.M)
+
+
+def snippet(path: str, section: str) -> str:
+    """A named section of a source file, dedented, as pymdownx.snippets includes it (mkdocs.yml)."""
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.strip() == f"# --8<-- [start:{section}]")
+    end = next(i for i, line in enumerate(lines) if line.strip() == f"# --8<-- [end:{section}]")
+    return textwrap.dedent("".join(lines[start + 1:end]))
+
+
+def cells(markdown: str) -> list[str]:
+    """A page's runnable cells as the reader sees them: an included section stands for its source."""
+    return [SNIPPET_LINE.sub(lambda m: snippet(m.group(1), m.group(2)), code) for code in CELL.findall(markdown)]
+
+
+
+def cpython_outputs(codes: list[str]) -> list[str]:
+    """Run cells in order in one namespace (as a page does) and return what each printed."""
+    namespace, outputs = {}, []
+    for code in codes:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "<cell>", "exec"), namespace)
+        outputs.append(out.getvalue())
+    return outputs
+
+
+# ---- the agent pages' demo widgets ----------------------------------------------------------------
+
+DEMO_TIMEOUT = 240_000   # ms: a cold boot plus a model's batch on a busy 2-core machine
+
+
+def run_demo(demo, timeout: int = DEMO_TIMEOUT, **fields) -> dict:
+    """An agent-page widget (`.lllm-demo`): set its fields (by name), click Run, wait until it
+    finishes (done, error, or recorded: the runtime could not start); its params and result."""
+    for name, value in fields.items():
+        control = demo.locator(f"[name='{name}']")
+        if control.evaluate("el => el.tagName") == "SELECT":
+            control.select_option(str(value))
+        else:
+            control.fill(str(value))
+    demo.get_by_role("button", name="Run").click()
+    demo.page.wait_for_function("el => ['done', 'error', 'recorded'].includes(el.dataset.state)",
+                                arg=demo.element_handle(), timeout=timeout)
+    return demo.evaluate("el => ({state: el.dataset.state, params: el.lllmParams, result: el.lllmResult})")
