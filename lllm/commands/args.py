@@ -20,7 +20,7 @@ import argparse
 from lllm.predictors.specs import PREDICTOR_SPECS, make_predictor
 
 __all__ = ["UsageError", "ArgParser", "int_at_least", "non_negative_int", "positive_int", "finite_float",
-           "argument_type", "usage_errors", "add_predictor_args", "predictor_from_args"]
+           "argument_type", "usage_errors", "add_predictor_args", "predictor_from_args", "goal_and_predictor"]
 
 
 # ---- a parser whose errors are one line ----------------------------------------------------------
@@ -98,3 +98,15 @@ def add_predictor_args(parser, default: str = "tinyllm") -> None:
 
 def predictor_from_args(args):
     return make_predictor(args.predictor, temperature=args.temperature, seed=args.seed)
+
+
+def goal_and_predictor(args, limit: str = "max_steps"):
+    """(GOAL, predictor) for an agent command: an empty goal, a step limit below 1 or a predictor spec
+    that does not parse is a usage error naming the problem."""
+    if not args.goal.strip():
+        raise UsageError("GOAL is empty: ask the agent a question")
+    value = getattr(args, limit)
+    if value < 1:
+        raise UsageError(f"--{limit.replace('_', '-')} must be >= 1, got {value}")
+    with usage_errors(ValueError):
+        return args.goal, predictor_from_args(args)

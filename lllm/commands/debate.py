@@ -22,10 +22,10 @@ def add_cli(subparsers) -> None:
                         "the i-th brain (the last repeats)")
     p.add_argument("--critic", default="rule", metavar="SPEC", help="the critic's and synthesizer's brain (default rule)")
     p.add_argument("--seed", type=int, default=0, help="specialist i gets seed + i (default 0)")
-    p.set_defaults(run=run_cli)
+    p.set_defaults(run=run)
 
 
-def run_cli(args) -> int:
+def run(args) -> int:
     from lllm.predictors import make_predictor
     if not args.question.strip():
         raise UsageError("QUESTION is empty: give the debate something to answer")

@@ -30,10 +30,10 @@ def add_cli(subparsers) -> None:
                    help="grade only this category (repeatable)")
     p.add_argument("--max-steps", type=int, default=4, help="steps per case (default 4)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.set_defaults(run=run_cli)
+    p.set_defaults(run=run)
 
 
-def run_cli(args) -> int:
+def run(args) -> int:
     from lllm.predictors import make_predictor
     if not args.seeds:
         raise UsageError("--seeds needs at least one seed")

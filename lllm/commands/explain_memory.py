@@ -15,10 +15,10 @@ def add_cli(subparsers) -> None:
                                           "printing the injected memory block and the agent's trace.")
     p.add_argument("goals", nargs="*", metavar="GOAL", help=f"goals to run in order (default: {DEMO_GOALS})")
     add_predictor_args(p, default="rule")
-    p.set_defaults(run=run_cli)
+    p.set_defaults(run=run)
 
 
-def run_cli(args) -> int:
+def run(args) -> int:
     if any(not goal.strip() for goal in args.goals):
         raise UsageError("GOAL is empty: ask the agent a question")
     try:

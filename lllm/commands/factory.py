@@ -26,10 +26,10 @@ def add_cli(subparsers) -> None:
     p.add_argument("--pairs", action="store_true", help="also write chosen / rejected pairs")
     p.add_argument("--evaluate", action="store_true",
                    help="then compare the story model and the agent-tuned model on the held-out test goals")
-    p.set_defaults(run=run_cli)
+    p.set_defaults(run=run)
 
 
-def run_cli(args) -> int:
+def run(args) -> int:
     if not 0 <= args.min_score <= 1:
         raise UsageError(f"--min-score must be between 0 and 1, got {args.min_score}")
     if args.critic not in ("rule", "self"):

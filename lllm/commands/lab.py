@@ -26,10 +26,10 @@ def add_cli(subparsers) -> None:
                         "goals, greedy, no forcing (needs `make model agent-model`)")
     p.add_argument("--per-group", type=int, default=10,
                    help="with --before-after: held-out goals per (family, phrasing) group (default 10)")
-    p.set_defaults(run=run_cli)
+    p.set_defaults(run=run)
 
 
-def run_cli(args) -> int:
+def run(args) -> int:
     if args.max_steps < 1:
         raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
     if args.before_after:

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from lllm.commands.args import UsageError, add_predictor_args, predictor_from_args
+from lllm.commands.args import add_predictor_args, goal_and_predictor
 from lllm.labs.human_in_loop import HELP, MODES, OversightSession
 from typing import Callable
 
@@ -42,19 +42,12 @@ def add_cli(subparsers) -> None:
     p.add_argument("--mode", choices=MODES, default="approve")
     p.add_argument("--max-steps", type=int, default=5)
     p.add_argument("--json", metavar="FILE", help="write the session (steps and interventions) as JSON")
-    p.set_defaults(run=run_cli)
+    p.set_defaults(run=run)
 
 
-def run_cli(args) -> int:
-    if not args.goal.strip():
-        raise UsageError("GOAL is empty: ask the agent a question")
-    if args.max_steps < 1:
-        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
-    try:
-        predictor = predictor_from_args(args)
-    except ValueError as error:
-        raise UsageError(str(error))
-    session = OversightSession(args.goal, predictor, mode=args.mode, max_steps=args.max_steps)
+def run(args) -> int:
+    goal, predictor = goal_and_predictor(args)
+    session = OversightSession(goal, predictor, mode=args.mode, max_steps=args.max_steps)
     terminal(session)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

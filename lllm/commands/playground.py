@@ -25,10 +25,10 @@ def add_cli(subparsers) -> None:
     p.add_argument("--category", action="append", choices=sorted({c.category for c in SUITE}),
                    help="use only this category (repeatable)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.set_defaults(run=run_cli)
+    p.set_defaults(run=run)
 
 
-def run_cli(args) -> int:
+def run(args) -> int:
     from lllm.predictors import make_predictor
     specs = [s.strip() for s in args.predictors.split(",") if s.strip()]
     if not specs:

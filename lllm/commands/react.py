@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from lllm.agents.react import run_react, terminal_text
-from lllm.commands.args import UsageError, add_predictor_args, predictor_from_args, usage_errors
+from lllm.commands.args import add_predictor_args, goal_and_predictor
 
 
 def add_cli(subparsers) -> None:
@@ -27,13 +27,8 @@ def add_cli(subparsers) -> None:
 
 
 def run(args) -> int:
-    if not args.goal.strip():
-        raise UsageError("GOAL is empty: ask the agent a question")
-    if args.max_steps < 1:
-        raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
-    with usage_errors(ValueError):
-        predictor = predictor_from_args(args)
-    trajectory = run_react(args.goal, predictor, max_steps=args.max_steps,
+    goal, predictor = goal_and_predictor(args)
+    trajectory = run_react(goal, predictor, max_steps=args.max_steps,
                            verbose=args.verbose and not args.json, return_trajectory=True)
     if args.json:
         print(json.dumps(trajectory.to_dict(), indent=2))

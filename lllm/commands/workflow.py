@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from lllm.commands.args import UsageError, add_predictor_args, predictor_from_args
+from lllm.commands.args import add_predictor_args, goal_and_predictor
 from lllm.labs.typed_workflow import run_typed
 
 
@@ -16,19 +16,12 @@ def add_cli(subparsers) -> None:
     p.add_argument("goal", metavar="GOAL", help='a question, e.g. "What is 17 * 23?"')
     add_predictor_args(p, default="rule")
     p.add_argument("--max-turns", type=int, default=5, help="model replies before giving up (default 5)")
-    p.set_defaults(run=run_cli)
+    p.set_defaults(run=run)
 
 
-def run_cli(args) -> int:
-    if not args.goal.strip():
-        raise UsageError("GOAL is empty: ask the agent a question")
-    if args.max_turns < 1:
-        raise UsageError(f"--max-turns must be >= 1, got {args.max_turns}")
-    try:
-        predictor = predictor_from_args(args)
-    except ValueError as error:
-        raise UsageError(str(error))
-    run = run_typed(args.goal, predictor, max_turns=args.max_turns)
+def run(args) -> int:
+    goal, predictor = goal_and_predictor(args, "max_turns")
+    run = run_typed(goal, predictor, max_turns=args.max_turns)
     print(run.render())
     print(f"completed: {'yes, answer ' + repr(run.answer) if run.completed else 'no'}")
     return 0 if run.completed else 1

@@ -3,7 +3,7 @@
 Each module is imported and its docstrings' `>>>` examples are run with doctest (ELLIPSIS on); a
 module whose source holds an example must run at least one. Every module that is not a package
 `__init__` or a command (commands show shell lines) has an example, except those in `NO_EXAMPLE`,
-each with its reason. `lllm/__main__.py` runs the command line when imported, so it is left out.
+each with its reason. Two modules act when imported (`SKIP`, below), so they are left out.
 """
 
 import doctest
@@ -13,7 +13,10 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SKIP = {"lllm.__main__"}
+# Modules that act when imported: the command line runs, and the page adapter tells the predictors
+# that "tinyllm" means the page's model (it runs only in Pyodide; importing it in CPython would
+# change what every later make_predictor call returns).
+SKIP = {"lllm.__main__", "lllm.web.browser"}
 NO_EXAMPLE = {
     "lllm.cli": "a re-export of lllm-core's import path; the commands it names have their own",
     "lllm.integrations": "a re-export of lllm-core's import path (lllm.services.psihub has the example)",
@@ -21,7 +24,6 @@ NO_EXAMPLE = {
     "lllm.services.client": "a re-export of lllm-core's import path (composition/remote.py has the example)",
     "lllm.model.onnx_backend": "needs a trained model file; tests/model/test_onnx_backend.py runs it",
     "lllm.predictors.http_predictor": "needs an HTTP server; tests/predictors/test_http_predictor.py starts one",
-    "lllm.web.browser": "runs only inside Pyodide, with the page's JavaScript",
     "export.build": "trains a model (minutes); make model runs it",
     "export.agent_recipe": "trains a model; its functions' examples live in tests/export/test_agent_model.py",
 }
