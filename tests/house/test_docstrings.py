@@ -12,6 +12,8 @@ import pathlib
 
 import pytest
 
+from support.own_thread import own_thread
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Modules that act when imported: the command line runs, and the page adapter tells the predictors
 # that "tinyllm" means the page's model (it runs only in Pyodide; importing it in CPython would
@@ -48,6 +50,7 @@ def test_every_module_is_found():
 
 
 @pytest.mark.parametrize("name", MODULES)
+@own_thread                   # examples may call asyncio.run; the browser tests' loop must not be in the way
 def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -117,6 +117,14 @@ def test_the_core_does_not_import_the_browser_adapter():
 
 # ---- the cell runner ----------------------------------------------------------------------------------
 
+@pytest.fixture(autouse=True)
+def page_models_stay_in_this_test(monkeypatch):
+    """run_cell registers the page's models, as the page must; in CPython that registration would
+    outlive the test and make every later make_predictor("tinyllm") ask for a page that is not there."""
+    from lllm.predictors import specs
+    monkeypatch.setattr(specs, "_PLATFORM_MODELS", {})
+
+
 def run(code: str, namespace: dict | None = None) -> tuple[dict, list[str]]:
     streamed: list[str] = []
     result = run_cell(code, {} if namespace is None else namespace, streamed.append, streamed.append)
