@@ -144,7 +144,7 @@ function ensureModel() {
   return starting;
 }
 
-/** The model worker, then the Python worker beside it (once per worker's life: Stop starts neither). */
+/** The model worker, then the Python worker beside it (Stop restarts whichever were running). */
 async function ensurePython() {
   await ensureModel();
   if (!gates.python) startPython();
