@@ -109,7 +109,7 @@ def encode(payload) -> str:
 
 def container(mode: str, payload, extra: str = "") -> str:
     return (f'<div class="lllm-quiz" data-quiz-mode="{mode}" data-quiz-blob="{encode(payload)}"{extra} '
-            f'data-search-exclude markdown="0"><p class="lllm-quiz__fallback">This quiz needs JavaScript.</p></div>')
+            f'data-search-exclude><p class="lllm-quiz__fallback">This quiz needs JavaScript.</p></div>')
 
 
 # ---- the MkDocs events ------------------------------------------------------------------------------

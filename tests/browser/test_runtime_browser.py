@@ -327,25 +327,22 @@ def test_pages_without_live_code_load_no_runtime(browser, site):
     context.close()
 
 
-@pytest.mark.parametrize("save_data", [False, True])
-def test_the_runtime_loads_on_intent(browser, site, save_data):
-    """A widget far below the fold: nothing downloads until it comes near (unless Save-Data is on:
-    then only touching it starts the download), and the progress names a stage and counts bytes."""
+def test_python_loads_when_a_widget_is_touched_not_when_it_is_seen(browser, site):
+    """A widget far below the fold: nothing downloads when the page opens, nor when the widget comes
+    into view (most readers read on); touching it starts the download, and the progress names a
+    stage and counts bytes. (The playground's model-only start: test_intent_browser.py.)"""
     base, _ = site
     watched = guarded_page(browser, base, viewport={"width": 1000, "height": 500})
     context, page = watched.page.context, watched.page
-    if save_data:   # the reader's browser setting; Chromium has no switch for it, so set what pages read
-        context.add_init_script("Object.defineProperty(navigator, 'connection', {value: {saveData: true}})")
     page.goto(base + "/agents/lab/")
     demo = page.locator(".lllm-demo").first
     assert demo.evaluate("el => el.getBoundingClientRect().top") > 1700, "the lab's widget moved up the page"
     page.wait_for_load_state("networkidle")
     assert runtime_requests(watched) == [], "the runtime loaded on page view"
     demo.scroll_into_view_if_needed()
-    if save_data:
-        page.wait_for_timeout(1500)   # time for an IntersectionObserver callback, had there been one
-        assert runtime_requests(watched) == [], "Save-Data is on, yet the runtime loaded without a touch"
-        demo.locator("select[name=brain]").focus()
+    page.wait_for_timeout(1500)   # time for an IntersectionObserver callback, had there been one
+    assert runtime_requests(watched) == [], "the runtime loaded when the widget came into view"
+    demo.locator("select[name=brain]").focus()
     page.wait_for_function("() => lllm.status.state !== 'idle'")
     page.wait_for_function("() => lllm.status.loaded > 1e6")
     assert re.fullmatch(r"Downloading (Python|the model) · \d+\.\d of \d+\.\d MB \(\d+%\)",

@@ -55,7 +55,7 @@ def sweep(page, server) -> dict[str, tuple[Path, list[str]]]:
         wait_for_diagrams(page.page, blocks)
         rendered = page.page.evaluate("document.querySelectorAll('div.mermaid').length")
         assert rendered == blocks, f"/{path}: {rendered} diagrams rendered, {blocks} in the HTML"
-        # a live widget in view starts the runtime's download (load on intent, ~28 MB): let it finish
+        # the playground in view starts its model's download (load on intent, ~15 MB): let it finish
         page.page.wait_for_load_state("networkidle", timeout=180_000)
         page.assert_clean(f"/{path}", expected_404=server.url + path if status == 404 else None)
         fetched[path] = (html_file, list(page.requests))

@@ -164,7 +164,7 @@ async function ask(root, params, status, output) {
   root.dataset.state = "running";
   root.lllmResult = null;
   output.replaceChildren();
-  status.textContent = lllm.status.state === "ready" ? "running…" : "loading Python…";
+  status.textContent = lllm.status.pythonReady ? "running…" : "loading Python…";
   try {
     // The page's TinyLLM, resolved by the same make_predictor as `--predictor tinyllm` in a terminal.
     const tinyllm = params.model === "tinyllm"

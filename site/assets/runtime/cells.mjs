@@ -8,7 +8,7 @@
 // (pymdownx.superfences + attr_list render it as <div class="language-python runnable highlight">.)
 // The reader can edit the code in place, Run it (or Ctrl/Shift+Enter), Stop it, and Reset it to
 // the page's version. Output appears under the block. The cells of one page share a namespace.
-// The runtime starts loading when a cell comes near the viewport or is touched (intent.mjs).
+// Python starts loading when a cell is first focused, typed in or run (intent.mjs), not when it is seen.
 
 import { lllm } from "./lllm.mjs";
 

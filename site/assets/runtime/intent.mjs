@@ -1,7 +1,10 @@
-// Load on intent: the runtime (≈28 MB: Pyodide, onnxruntime-web, TinyLLM) starts downloading only
-// when a reader is about to use it — a live widget comes within a screen of the viewport, or is
-// first touched, clicked or focused — never because a page was opened. A reader who asked their
-// browser to save data (Save-Data) loads it only on touch. Widgets themselves call lllm.run() etc.
+// Load on intent: the runtime starts downloading only when a reader is about to use it, never
+// because a page was opened. Python (Pyodide, ≈12 MB, with onnxruntime-web beside it for the
+// predictor) starts when a widget that runs code is first touched, clicked, focused or typed in: a
+// cell, a demo, a lab, a quiz's code answer. Seeing one is not enough — most readers read the code
+// and scroll on. The playground's generation needs only the model (onnxruntime-web and TinyLLM, no
+// Python), so that starts when the playground comes within a screen of the viewport, or on touch
+// when the reader's browser asks to save data (Save-Data). Widgets themselves call lllm.run() etc.
 // when used, so this file only starts the download early; nothing depends on it having done so.
 
 import { lllm } from "./lllm.mjs";
@@ -9,8 +12,7 @@ import { lllm } from "./lllm.mjs";
 // [selector, what to start, whether coming into view is enough]
 const WIDGETS = [
   [".lllm-playground", "model", true],     // generation needs only the model
-  [".lllm-demo, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight", "python", true],
-  ["textarea.lllm-q__code", "python", false],   // quizzes sit at the foot of many pages: touch only
+  [".lllm-demo, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, textarea.lllm-q__code", "python", false],
 ];
 const NEAR = "600px 0px";                  // about a screen ahead of the reader
 const TOUCH = ["pointerdown", "focusin", "keydown"];

@@ -9,9 +9,11 @@
 //   await lllm.generate({model: "tinyllm-agent", prompt: "Question: Who is Pip?\n", temperature: 0})
 //   lllm.stop()                              // ends a runaway cell: restarts the workers
 //
-// Nothing loads until something calls one of these (intent.mjs calls them when a reader comes near
-// a widget). A model (the story model "tinyllm", the agent-tuned "tinyllm-agent") loads the first
-// time it is used or named, so a page downloads only what its first answer needs. The workers live
+// Nothing loads until something calls one of these (intent.mjs calls them when a reader is about to
+// use a widget), and each worker only when something needs it: generate() and modelReady() start the
+// model worker alone, run() and ready() the Python worker too. A model (the story model "tinyllm", the
+// agent-tuned "tinyllm-agent") loads the first time it is used or named, so a page downloads only
+// what its first answer needs (the playground's Generate: no Python at all). The workers live
 // as long as the tab, so they are shared across Material's instant navigations (this module is not
 // re-run by them).
 import { mark, timeline } from "./timeline.mjs";
@@ -40,7 +42,8 @@ const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStde
 const listeners = new Set(); // status listeners
 const parts = {};            // "model" | "python" -> {stage, loaded, total} while loading
 let status = { state: "idle", stage: "", percent: 0, loaded: 0, total: 0, error: null, modelError: null };
-let gates = null;            // {model, python}: promises for the current workers (model: onnxruntime-web)
+let gates = null;            // {model, python}: promises for the current workers (model: onnxruntime-web;
+                             // python: null until something asks for Python)
 
 function deferred() {
   let resolve, reject;
@@ -81,7 +84,7 @@ function spawn(file, name) {
   worker.onerror = (event) => {
     const error = new Error(`The runtime worker ${file} failed to start: ${event.message || "could not load it"}`);
     gates.model.reject(error);
-    gates.python.reject(error);
+    gates.python?.reject(error);
     failAll(error);
     setStatus({ state: "error", error: error.message });
   };
@@ -94,20 +97,23 @@ function startPython() {
   delete parts.python;
   if (!SYNC) {   // nothing to download: say at once what is missing
     gates.python.reject(new Error(NO_PYTHON_MESSAGE));
+    setStatus({ state: "error", error: NO_PYTHON_MESSAGE });
     return;
   }
+  setStatus({ state: "loading", stage: "Starting Python", percent: 0, error: null, pythonReady: false });
   pythonWorker = spawn("./worker.mjs", "lllm-python");
+  mark("page: Python worker spawned");
   const channel = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
   pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC }, [channel.port2]);
 }
 
-function startWorkers() {
+/** The model worker (onnxruntime-web) alone; startPython() adds Python when something asks for it. */
+function startModel() {
   gates = { model: deferred(), python: null };
   setStatus({ state: "loading", stage: "Starting", percent: 0, error: null, modelError: null, pythonReady: false });
   modelWorker = spawn("./model.mjs", "lllm-model");
-  startPython();
-  mark("page: workers spawned");
+  mark("page: model worker spawned");
 }
 
 // On a first visit the service worker (sw.js) is still taking over the page when a reader asks for
@@ -130,12 +136,18 @@ function serviceWorkerSettled() {
   return settled;
 }
 
-/** Start the workers once (after the service worker has settled); resolves when both are spawned. */
+/** Start the model worker once (after the service worker has settled); resolves when it is spawned. */
 let starting = null;
-function ensureWorkers() {
+function ensureModel() {
   if (!starting) mark("page: runtime asked for");
-  starting ??= serviceWorkerSettled().then(() => { if (!modelWorker) startWorkers(); });
+  starting ??= serviceWorkerSettled().then(() => { if (!modelWorker) startModel(); });
   return starting;
+}
+
+/** The model worker, then the Python worker beside it (Stop restarts whichever were running). */
+async function ensurePython() {
+  await ensureModel();
+  if (!gates.python) startPython();
 }
 
 function onMessage(msg) {
@@ -147,7 +159,8 @@ function onMessage(msg) {
     case "model-ready":
       timeline.push(...(msg.timeline ?? []));
       gates.model.resolve(msg.vocab);
-      if (!SYNC) setStatus({ state: "error", error: NO_PYTHON_MESSAGE });
+      if (!gates.python) setStatus({ state: "ready", stage: "Ready", percent: 100 });   // nothing asked for Python (yet)
+      else if (!SYNC) setStatus({ state: "error", error: NO_PYTHON_MESSAGE });
       return;
     case "model-error":
       gates.model.reject(new Error(msg.error));
@@ -188,17 +201,17 @@ function failAll(error) {
   pending.clear();
 }
 
-async function request(worker, type, fields, callbacks = {}) {
-  await ensureWorkers();
+async function request(to, type, fields, callbacks = {}) {
+  await to.ensure();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, ...callbacks });
-    worker().postMessage({ id, type, ...fields });
+    to.worker().postMessage({ id, type, ...fields });
   });
 }
 
-const toModel = () => modelWorker;
-const toPython = () => pythonWorker;
+const toModel = { ensure: ensureModel, worker: () => modelWorker };
+const toPython = { ensure: ensurePython, worker: () => pythonWorker };
 
 // ---- the API ---------------------------------------------------------------------------------------
 
@@ -212,7 +225,7 @@ export const lllm = {
   /** Resolves when Python and onnxruntime-web are loaded (models load when first used); rejects
    *  with a readable reason if they cannot be. */
   async ready() {
-    await ensureWorkers();
+    await ensurePython();
     const { model, python } = gates;
     await Promise.all([model.promise, python.promise]);
   },
@@ -220,7 +233,7 @@ export const lllm = {
   /** Resolves when onnxruntime-web and the model called `name` (default: the story model) are
    *  loaded: enough for generate(). */
   async modelReady(name = undefined) {
-    await ensureWorkers();
+    await ensureModel();
     await gates.model.promise;
     try {
       await request(toModel, "load", { params: { model: name } });
@@ -266,19 +279,23 @@ export const lllm = {
     return request(toModel, "window", { params });
   },
 
-  /** End whatever is running (even `while True: pass`, or a long generation) by restarting both
-   *  workers; Python state is lost. */
+  /** End whatever is running (even `while True: pass`, or a long generation) by restarting the
+   *  workers that were running; Python state is lost. */
   stop() {
     if (!modelWorker) return;   // nothing started (or still waiting for the service worker)
+    const hadPython = Boolean(gates.python);
     modelWorker.terminate();
     pythonWorker?.terminate();
     modelWorker = pythonWorker = null;
     failAll(Object.assign(new Error("Stopped: Python was restarted, so names defined by earlier cells are gone."), { name: "Stopped" }));
-    startWorkers();
+    startModel();
+    if (hadPython) startPython();
   },
 
   /** The loading state: {state: idle|loading|ready|error, stage, percent, loaded, total (bytes),
-   *  error, warm (Python restored from its snapshot)}; describe(status) says it in words. */
+   *  error, pythonReady, warm (Python restored from its snapshot)}: "ready" once what was asked for
+   *  is (the model alone, for generation), "loading" again when Python is then asked for;
+   *  describe(status) says it in words. */
   get status() { return status; },
 
   /** How the runtime's start went, step by step: [[step, ms since something first asked for the

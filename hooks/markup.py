@@ -1,0 +1,63 @@
+"""MkDocs hook · the HTML that screen readers and the HTML validator read, fixed where it is made.
+
+Two things in Material's and mkdocstrings' markup, fixed in the built pages (rather than by a
+script in every reader's page, as site/assets/javascripts/a11y.js once did for the first):
+
+- Material's search dialog (`role="dialog"`) and its loading bar (`role="progressbar"`, shown on
+  instant navigation) get accessible names (axe: aria-dialog-name, aria-progressbar-name). Material's
+  templates are not copied into hooks/overrides/ for one attribute each: the hook adds it to the
+  exact tag, and stops the build if a Material upgrade changed that tag.
+- mkdocstrings highlights every signature (`separate_signature`) as a code block of its own, each
+  numbered as a page's first, so with pymdownx.highlight's `line_spans` and `anchor_linenums` every
+  signature line had the same ids (`__span-0-1`, `__codelineno-0-1`: 638 duplicates on the API
+  pages). A signature is one or two lines that nobody links to: its line ids are dropped.
+
+tests/site/test_site_markup.py checks every built page: no duplicate id, both names present.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mkdocs.exceptions import PluginError
+
+# (Material's tag, the same tag with a name)
+NAMES = [
+    ('<div class="md-search" data-md-component="search" role="dialog">',
+     '<div class="md-search" data-md-component="search" role="dialog" aria-label="Search">'),
+    ('<div class="md-progress" data-md-component="progress" role="progressbar">',
+     '<div class="md-progress" data-md-component="progress" role="progressbar" aria-label="Loading the page">'),
+]
+
+SIGNATURE = re.compile(r'<div class="[^"]*\bdoc-signature\b[^"]*">.*?</div>', re.S)
+LINE_SPAN = re.compile(r'<span id="__span-[^"]*">')
+LINE_ANCHOR = re.compile(r'<a id="__codelineno-[^"]*" name="__codelineno-[^"]*" href="#__codelineno-[^"]*"></a>')
+
+
+def name_dialogs(html: str, where: str) -> str:
+    """Material's search dialog and loading bar, each with its accessible name."""
+    for tag, named in NAMES:
+        if tag not in html:
+            raise PluginError(f"hooks/markup.py: {where} has no `{tag}` (did Material change its markup?)")
+        html = html.replace(tag, named, 1)
+    return html
+
+
+def drop_signature_line_ids(html: str) -> str:
+    """mkdocstrings' signature blocks without their (repeated) per-line ids."""
+    return SIGNATURE.sub(lambda m: LINE_ANCHOR.sub("", LINE_SPAN.sub("<span>", m.group(0))), html)
+
+
+# ---- the MkDocs events ------------------------------------------------------------------------------
+
+def on_page_content(html, page, config, files, **kwargs):
+    return drop_signature_line_ids(html)
+
+
+def on_post_page(output, page, config, **kwargs):
+    return name_dialogs(output, page.file.src_uri)
+
+
+def on_post_template(output_content, template_name, config, **kwargs):
+    # 404.html is a theme template, not a page: it has the same header and loading bar
+    return name_dialogs(output_content, template_name) if template_name.endswith(".html") else output_content

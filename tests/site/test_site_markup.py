@@ -1,0 +1,80 @@
+"""The built HTML is valid where our build makes it (hooks/markup.py, hooks/quiz.py), read without a
+browser: no id twice in a page, no `markdown=` attribute left over from md_in_html, and Material's
+search dialog and loading bar have accessible names on every page."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from hooks.markup import drop_signature_line_ids  # noqa: E402
+
+
+class Markup(HTMLParser):
+    """The ids, the tags that kept a `markdown` attribute, and the attributes of role=dialog/progressbar."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.markdown, self.roles = Counter(), [], {}
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids[attrs["id"]] += 1
+        if "markdown" in attrs:
+            self.markdown.append(f"<{tag} class={attrs.get('class')!r} markdown={attrs['markdown']!r}>")
+        if attrs.get("role") in ("dialog", "progressbar"):
+            self.roles[attrs["role"]] = attrs
+
+    handle_startendtag = handle_starttag
+
+
+def read(path: Path) -> Markup:
+    parser = Markup()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def pages(site_dir: Path) -> list[Path]:
+    found = sorted(site_dir.rglob("*.html"))
+    assert len(found) > 40, f"only {len(found)} pages built"
+    return found
+
+
+def test_no_page_has_an_id_twice(site_build):
+    repeated = {}
+    for path in pages(site_build.dir):
+        twice = sorted(i for i, n in read(path).ids.items() if n > 1)
+        if twice:
+            repeated[str(path.relative_to(site_build.dir))] = twice[:5]
+    assert not repeated, repeated
+
+
+def test_no_markdown_attribute_is_left_in_the_html(site_build):
+    left = {str(p.relative_to(site_build.dir)): m for p in pages(site_build.dir) if (m := read(p).markdown)}
+    assert not left, left
+
+
+def test_the_search_dialog_and_the_loading_bar_are_named_on_every_page(site_build):
+    unnamed = []
+    for path in pages(site_build.dir):
+        roles = read(path).roles
+        if "dialog" not in roles and "progressbar" not in roles:
+            continue   # not a site page (e.g. a file under assets/)
+        unnamed += [f"{path.relative_to(site_build.dir)}: {role}" for role in ("dialog", "progressbar")
+                    if not roles.get(role, {}).get("aria-label")]
+    assert not unnamed, unnamed
+
+
+def test_a_signature_keeps_its_code_and_loses_only_its_line_ids():
+    signature = ('<div class="language-python doc-signature highlight"><pre><span></span><code>'
+                 '<span id="__span-0-1"><a id="__codelineno-0-1" name="__codelineno-0-1" href="#__codelineno-0-1"></a>'
+                 '<span class="nf">f</span><span class="p">()</span>\n</span></code></pre></div>')
+    other = '<div class="language-python highlight"><pre><code><span id="__span-0-1">x</span></code></pre></div>'
+    assert drop_signature_line_ids(signature + other) == (
+        '<div class="language-python doc-signature highlight"><pre><span></span><code>'
+        '<span><span class="nf">f</span><span class="p">()</span>\n</span></code></pre></div>' + other)
