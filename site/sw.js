@@ -20,8 +20,9 @@
 //             allows (not with Save-Data or on a 2G/3G connection). A few files at a time, each
 //             taken from the browser's HTTP cache when it holds this build's bytes (checked
 //             against the build's hash): what the page or its workers fetched before this worker
-//             controlled them (the search worker's index, say, which the page never sees) costs
-//             no second request. The reply says rest: "done" (or "failed") when the last file is in.
+//             controlled them, and "keep" missed (course.json, arriving after the page's list was
+//             made; whatever a worker fetched, which the page's list never shows), costs no
+//             second request. The reply says rest: "done" (or "failed") when the last file is in.
 //
 // One cache per build, named by the build's hash: a new deploy installs beside the old one and
 // takes over only when every tab of the old one is closed or the reader accepts the reload
