@@ -4,8 +4,8 @@ fresh profile, the ReAct demo on the agent-tuned TinyLLM answering "What is 17 *
 - nothing of the runtime arrives before the reader asks for it (load on intent);
 - no file is sent twice, nor asked for again (a revalidation), from the first byte until the
   service worker reports that its background caching has ended (the whole site saved for
-  offline use, sw.js's "rest"): what the page fetched before the worker controlled it, and what
-  the search worker fetched, is taken from the browser's HTTP cache;
+  offline use, sw.js's "rest"): what the page fetched before the worker controlled it is taken
+  from the browser's HTTP cache;
 - the bytes up to the answer (gzip-sized) stay within 2x of a bare loadPyodide() in the same
   browser, measured in this run; and the answer is 391.
 

@@ -7,8 +7,9 @@
 
 Bytes are counted as the server sends them: a file served twice counts twice, a revalidation
 answered 304 (no body) counts nothing but is listed (`revalidated`: a round trip the visit could
-have done without), and what a service worker answers from its cache never reaches the server. "gzip" is each file's size gzip-compressed (level 6), what a compressing CDN
-such as Cloudflare would send for it; the server itself sends files as they are.
+have done without), and what a service worker answers from its cache never reaches the server.
+"gzip" is each file's size gzip-compressed (level 6), what a compressing CDN such as Cloudflare
+would send for it; the server itself sends files as they are.
 
 The floor of a first agent answer is what it truly needs: Pyodide's core (what a bare loadPyodide()
 fetches), onnxruntime-web's wasm, the agent model and the lllm wheel (`floor_gzip`).
