@@ -1,5 +1,5 @@
 // The service worker: every page a reader opens works offline afterwards, and no file is downloaded
-// twice. Why our own (≈150 lines) rather than Workbox: the file list is written by the build
+// twice. Why our own (≈130 lines of code) rather than Workbox: the file list is written by the build
 // (hooks/offline.py prepends it to this file, with a hash of every file), so what Workbox adds —
 // its build tool to make that list, or a bundler to load its modules — would be the bigger part.
 //
