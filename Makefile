@@ -14,7 +14,7 @@ help:
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date)"
 	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
-	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, agent model before/after, site size, in-page runtime, a first visit per engine"
+	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
 
@@ -88,6 +88,7 @@ bench: venv models
 	$(PY) bench/site_bench.py
 	$(PY) bench/page_bench.py
 	$(PY) bench/engine_bench.py --out bench/results/first-visit.md
+	$(PY) bench/lighthouse_bench.py --out bench/results/lighthouse.md
 
 clean:
 	rm -rf build public .pytest_cache

@@ -12,7 +12,11 @@ Per engine, each in a fresh profile, driven as tests/support/engines.py drives i
     until the agent-tuned TinyLLM answered "What is 17 * 23?" (tests/support/first_visit.py counts them);
     its ratio to bare Pyodide and to the floor (what the answer truly needs: Pyodide's core,
     onnxruntime-web's wasm, the agent model, the lllm wheel).
-  - twice: files sent more than once over the whole visit (until the rest of the site is saved).
+  - whole visit: requests and gzip bytes from opening the page until the service worker reported
+    that its background caching had ended (the rest of the site saved for offline use);
+    twice: files sent more than once in it; asked again: files asked for again and answered 304
+    (no body, a round trip) but /sw.js, the browser's own update check.
+  - warm sent: bodies the server sent while the warm windows ran (each should come from the cache).
   - cold ready / warm ready: the runtime's start until lllm.ready() (Python and onnxruntime-web),
     on the first visit and in a second document served by the service worker's cache (a new
     window; WebKit's MiniBrowser is told it may open one). Warm is the median of WARM_RUNS such
@@ -51,7 +55,8 @@ PREDICTOR_CALLS = """async () => {
   await lllm.run('from lllm.web.browser import from_browser\\nb = from_browser(seed=1)\\nfor i in range(40): b("Once", 20)');
   return performance.now() - t0;
 }"""
-HEADER = ("| engine | bare Pyodide | requests | MB raw | MB gzip | twice | × bare Pyodide | × floor | cold ready | warm ready "
+HEADER = ("| engine | bare Pyodide | requests | MB raw | MB gzip | whole visit | twice | asked again | warm sent "
+          "| × bare Pyodide | × floor | cold ready | warm ready "
           "| warm × cold | Python ready, cold / warm | Python warm × cold | first answer | × bare Pyodide time | answer |")
 COLUMNS = HEADER.count("|") - 1
 WARM_RUNS = 3
@@ -87,9 +92,10 @@ def measure(engine: str, server: CountingServer, browser) -> dict:
     if "fatal" in visit:
         return {"fatal": visit["fatal"]}
     sent = server.log[start:]
+    first = [s for s in sent if s.at * 1000 <= visit["restAt"]]
     return {"bare": totals(bare_sent, server.directory), "bare_ms": bare["ms"], "visit": visit,
             "answer": totals([s for s in sent if s.at * 1000 <= visit["answerAt"]], server.directory),
-            "whole": totals(sent, server.directory)}
+            "whole": totals(first, server.directory), "warm": totals(sent[len(first):], server.directory)}
 
 
 def step_ms(timings: list | None, step: str) -> float | None:
@@ -114,7 +120,10 @@ def row(engine: str, m: dict, floor: int) -> str:
     warm_ready = warm_median(v)
     python = f"{cold_py / 1000:.1f} / {warm_py / 1000:.2f} s" if cold_py and warm_py else "–"
     right = "391 ✓" if v["answer"] == ANSWER else repr(v["answer"])[:40]
-    return (f"| {engine} | {m['bare'].gzip / 1e6:.2f} MB, {m['bare_ms'] / 1000:.1f} s | {a.requests} | {a.raw / 1e6:.1f} | {a.gzip / 1e6:.2f} | {len(m['whole'].twice)} "
+    w = m["whole"]
+    again = [p for p in w.revalidated if p != "/sw.js"]
+    return (f"| {engine} | {m['bare'].gzip / 1e6:.2f} MB, {m['bare_ms'] / 1000:.1f} s | {a.requests} | {a.raw / 1e6:.1f} | {a.gzip / 1e6:.2f} "
+            f"| {w.requests}, {w.gzip / 1e6:.2f} MB | {len(w.twice)} | {len(again)} | {m['warm'].requests} "
             f"| {a.ratio(m['bare']):.2f}× | {a.ratio(floor):.2f}× | {seconds(v['coldReadyMs'])} | {seconds(warm_ready)} "
             f"| {ratio(warm_ready, v['coldReadyMs'])} | {python} | {ratio(warm_py, cold_py)} "
             f"| {seconds(v['answerMs'])} | {v['answerMs'] / m['bare_ms']:.2f}× | {right} |")

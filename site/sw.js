@@ -1,5 +1,5 @@
 // The service worker: every page a reader opens works offline afterwards, and no file is downloaded
-// twice. Why our own (≈110 lines) rather than Workbox: the file list is written by the build
+// twice. Why our own (≈130 lines of code) rather than Workbox: the file list is written by the build
 // (hooks/offline.py prepends it to this file, with a hash of every file), so what Workbox adds —
 // its build tool to make that list, or a bundler to load its modules — would be the bigger part.
 //
@@ -17,7 +17,12 @@
 //   "rest"    every other page and file but the onUse folders (Mermaid's chunks, search languages:
 //             saved when used), and the runtime's unused parts (the other model), only
 //             when offline.mjs asks: after the runtime has answered, and only when the connection
-//             allows (not with Save-Data or on a 2G/3G connection).
+//             allows (not with Save-Data or on a 2G/3G connection). A few files at a time, each
+//             taken from the browser's HTTP cache when it holds this build's bytes (checked
+//             against the build's hash): what the page or its workers fetched before this worker
+//             controlled them, and "keep" missed (course.json, arriving after the page's list was
+//             made; whatever a worker fetched, which the page's list never shows), costs no
+//             second request. The reply says rest: "done" (or "failed") when the last file is in.
 //
 // One cache per build, named by the build's hash: a new deploy installs beside the old one and
 // takes over only when every tab of the old one is closed or the reader accepts the reload
@@ -36,16 +41,39 @@ const relative = (url) => (url.startsWith(ROOT) ? url.slice(ROOT.length).split("
 const fresh = (path) => new Request(absolute(path), { cache: "no-cache" });
 const REST = Object.keys(files).filter((p) => runtime.includes(p) || !onUse.some((folder) => p.startsWith(folder)));
 
+/** The first 12 hex digits of the SHA-256 of `bytes`, as hooks/offline.py writes them. */
+async function hashOf(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest.slice(0, 6), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** `path`'s response, from the browser's HTTP cache when it holds this build's bytes ("force-cache"
+ *  takes whatever copy is there, however old: the hash says whether it is this build's), else
+ *  from the server (`fresh`). */
+async function obtain(path) {
+  const cached = await fetch(new Request(absolute(path), { cache: "force-cache" })).catch(() => null);
+  if (cached?.ok) {
+    const bytes = await cached.arrayBuffer();
+    if ((await hashOf(bytes)) === files[path])
+      return new Response(bytes, { status: cached.status, statusText: cached.statusText, headers: cached.headers });
+  }
+  return fetch(fresh(path));
+}
+
+const AT_ONCE = 4;   // files saved side by side: the reader's next page must not queue behind a hundred
+
 /** Save the listed files this cache does not have yet (unknown URLs are ignored). */
 async function save(list) {
   const cache = await caches.open(CACHE);
-  const missing = [];
-  for (const path of new Set(list))
-    if (path in files && !(await cache.match(absolute(path)))) missing.push(path);
-  await Promise.all(missing.map(async (path) => {
-    const response = await fetch(fresh(path));
-    if (response.ok) await cache.put(absolute(path), response);
-  }));
+  const cached = new Set((await cache.keys()).map((request) => request.url));
+  const missing = [...new Set(list)].filter((path) => path in files && !cached.has(absolute(path)));
+  const next = async () => {
+    for (let path; (path = missing.shift()) !== undefined;) {
+      const response = await obtain(path);
+      if (response.ok) await cache.put(absolute(path), response);
+    }
+  };
+  await Promise.all(Array.from({ length: AT_ONCE }, next));
 }
 
 /** Does this browser answer "only-if-cached" from its HTTP cache alone? Chromium and Firefox do;
@@ -113,10 +141,11 @@ async function state() {
 let resting = null;   // the "rest" being saved: a second ask (another tab) waits for it, never downloads again
 self.addEventListener("message", (event) => {
   const reply = (message) => event.source?.postMessage(message);
-  const failed = (e) => reply({ type: "offline-state", version, error: `not every file could be saved for offline use: ${e.message}` });
+  const failed = (e, more = {}) => reply({ type: "offline-state", version, error: `not every file could be saved for offline use: ${e.message}`, ...more });
   const { type, urls } = event.data ?? {};
   if (type === "keep") event.waitUntil(keep(urls ?? []).then(state).then(reply, failed));
-  else if (type === "rest") event.waitUntil((resting ??= save(REST).finally(() => { resting = null; })).then(state).then(reply, failed));
+  else if (type === "rest") event.waitUntil((resting ??= save(REST).finally(() => { resting = null; }))
+    .then(state).then((s) => reply({ ...s, rest: "done" }), (e) => failed(e, { rest: "failed" })));
   else if (type === "state") event.waitUntil(state().then(reply));
   else if (type === "take-over") self.skipWaiting();
 });

@@ -4,9 +4,10 @@
 // set against the server's log.
 // phase "bare":  a module worker that only imports pyodide.mjs and awaits loadPyodide() (the floor).
 // phase "visit": the reader reads /agents/react/ (until the service worker has saved it), then runs
-//   the agent demo with the agent-tuned TinyLLM; then waits until the rest of the site and the
-//   runtime are saved for offline use. With `warm` (true, or how many times), it then opens the
-//   same page in a new window — a second document, so its runtime starts from scratch, served from
+//   the agent demo with the agent-tuned TinyLLM; then waits until the service worker reports that
+//   its background caching has ended (its offline-state message with rest: "done" or "failed";
+//   restAt, when it came), so the server's log up to then counts the whole visit. With `warm`
+//   (true, or how many times), it then opens the same page in a new window — a second document, so its runtime starts from scratch, served from
 //   the cache — and times its lllm.ready(): warmRuns, one {readyMs (from the runtime's start, as
 //   coldReadyMs), openMs (from opening the window), timings (its step-by-step lllm.timings)} per
 //   window, one after the other; empty where the browser blocks the window. coldTimings are the
@@ -29,6 +30,8 @@ async ({ phase, goal, warm = false }) => {
     worker.terminate();
     return { ms: performance.now() - t0, answer, startAt, endAt: now() };
   }
+  let rest = null;   // the service worker's word that the rest of the site is saved (sw.js, "rest")
+  navigator.serviceWorker?.addEventListener("message", ({ data }) => { if (data?.rest) rest ??= data.rest; });
   const saved = await until(() => document.documentElement.dataset.offline, 60000);   // "" where no service worker
   await sleep(500);
   const intentAt = now();
@@ -44,10 +47,11 @@ async ({ phase, goal, warm = false }) => {
   await until(() => ["done", "error"].includes(demo.dataset.state));
   const answerMs = performance.now() - t0, answerAt = now();
   const answer = demo.lllmResult?.trajectory?.answer ?? demo.textContent.slice(0, 200);
-  const everything = await until(() => document.documentElement.dataset.offline === "all", 300000);
+  await until(() => rest, 300000);
+  const restAt = now();
   const report = { savedBeforeIntent: saved ?? "", intentAt, answerMs, answerAt, answer, state: demo.dataset.state,
-                   sync: window.lllm.sync, coldReadyMs, offlineAll: Boolean(everything), restAt: now(), warmRuns: [],
-                   coldTimings: window.lllm.timings };
+                   sync: window.lllm.sync, coldReadyMs, rest, offlineAll: document.documentElement.dataset.offline === "all",
+                   restAt, warmRuns: [], coldTimings: window.lllm.timings };
   // A second document in the same profile (served by the service worker): a new window, since the
   // site's CSP (frame-ancestors 'none') forbids framing it. A browser that blocks the popup gets no
   // run (WebKit does unless told otherwise: bench/engine_bench.py tells MiniBrowser it may open windows).

@@ -3,12 +3,13 @@
 
     server = CountingServer(site_dir, port)       # hooks/serve.py, logging every body it sends
     ... drive a browser with first_visit.js (phase "bare" or "visit") ...
-    totals(server.log_between(t0, t1), site_dir)  # -> Totals(requests, raw, gzip, twice, runtime)
+    totals(server.between(t0, t1), site_dir)     # -> Totals(requests, raw, gzip, twice, runtime, revalidated)
 
 Bytes are counted as the server sends them: a file served twice counts twice, a revalidation
-answered 304 (no body) counts nothing, and what a service worker answers from its cache never
-reaches the server. "gzip" is each file's size gzip-compressed (level 6), what a compressing CDN
-such as Cloudflare would send for it; the server itself sends files as they are.
+answered 304 (no body) counts nothing but is listed (`revalidated`: a round trip the visit could
+have done without), and what a service worker answers from its cache never reaches the server.
+"gzip" is each file's size gzip-compressed (level 6), what a compressing CDN such as Cloudflare
+would send for it; the server itself sends files as they are.
 
 The floor of a first agent answer is what it truly needs: Pyodide's core (what a bare loadPyodide()
 fetches), onnxruntime-web's wasm, the agent model and the lllm wheel (`floor_gzip`).
@@ -38,10 +39,11 @@ class Sent:
     at: float        # s since the epoch, when the server began sending the body
     path: str        # as asked for, query included
     bytes: int
+    status: int = 200   # 304: a revalidation, no body (bytes 0)
 
 
 class CountingServer:
-    """hooks/serve.py's server in a thread; `log` holds one Sent per response body."""
+    """hooks/serve.py's server in a thread; `log` holds one Sent per response body and per 304."""
 
     def __init__(self, directory: Path, port: int):
         from hooks.serve import make_server
@@ -52,6 +54,11 @@ class CountingServer:
         log = self.log
 
         class Counting(partial.func):
+            def send_response(self, code, message=None):
+                if code == 304:
+                    log.append(Sent(time.time(), self.path, 0, 304))
+                super().send_response(code, message)
+
             def copyfile(self, source, outputfile):
                 data = source.read()
                 log.append(Sent(time.time(), self.path, len(data)))
@@ -90,17 +97,20 @@ class Totals:
     gzip: int
     twice: list[str] = field(default_factory=list)     # paths whose body was sent more than once
     runtime: list[str] = field(default_factory=list)   # runtime paths among them
+    revalidated: list[str] = field(default_factory=list)   # paths answered 304 (asked again, no body)
 
     def ratio(self, other: "Totals | int") -> float:
         return self.gzip / (other.gzip if isinstance(other, Totals) else other)
 
 
-def totals(sent: list[Sent], site: Path) -> Totals:
+def totals(log: list[Sent], site: Path) -> Totals:
+    sent = [s for s in log if s.status != 304]
     counts = Counter(s.path for s in sent)
     return Totals(
         requests=len(sent), raw=sum(s.bytes for s in sent), gzip=sum(gzip_size(site, s.path) for s in sent),
         twice=sorted(p for p, n in counts.items() if n > 1),
         runtime=sorted({s.path for s in sent if s.path.startswith(RUNTIME)}),
+        revalidated=sorted({s.path for s in log if s.status == 304}),
     )
 
 
