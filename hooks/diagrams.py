@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 
 TABLE = Path(__file__).with_name("diagram_sizes.json")
-BLOCK = re.compile(r'<pre class="mermaid"><code>(.*?)</code></pre>', re.S)
+BLOCK = re.compile(r'<pre class="mermaid"(?: style="[^"]*")?><code>(.*?)</code></pre>', re.S)
 
 
 def key(text: str) -> str:
