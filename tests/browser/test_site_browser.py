@@ -36,9 +36,21 @@ def mermaid_blocks(html: str) -> int:
     return len(re.findall(r'<pre class="mermaid"', html))
 
 
+SCROLL_TO_EACH_DIAGRAM = """async () => {
+  const until = Date.now() + 90000;
+  for (let pre; (pre = document.querySelector('pre.mermaid')) && Date.now() < until; ) {
+    pre.scrollIntoView();
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+  window.scrollTo(0, 0);
+}"""
+
+
 def wait_for_diagrams(page, expected: int) -> None:
-    """Material replaces each `pre.mermaid` by a rendered `div.mermaid` (closed shadow root)."""
+    """Material replaces each `pre.mermaid` by a rendered `div.mermaid` (closed shadow root), once
+    the block comes near the viewport (site/assets/javascripts/mermaid-stub.js): scroll to each."""
     if expected:
+        page.evaluate(SCROLL_TO_EACH_DIAGRAM)
         page.wait_for_function(
             "n => document.querySelectorAll('div.mermaid').length >= n && !document.querySelector('pre.mermaid')",
             arg=expected, timeout=90_000)
