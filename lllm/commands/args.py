@@ -20,7 +20,7 @@ import argparse
 from lllm.predictors.specs import PREDICTOR_SPECS, make_predictor
 
 __all__ = ["UsageError", "ArgParser", "int_at_least", "non_negative_int", "positive_int", "finite_float",
-           "argument_type", "usage_errors", "add_predictor_args", "predictor_from_args", "goal_and_predictor"]
+           "argument_type", "add_predictor_args", "predictor_from_args", "goal_and_predictor"]
 
 
 # ---- a parser whose errors are one line ----------------------------------------------------------
@@ -73,21 +73,6 @@ def argument_type(check, keep: bool = False):
     return parse
 
 
-class usage_errors:
-    """`with usage_errors(ValueError, OSError):` turns those library errors into one-line usage errors."""
-
-    def __init__(self, *kinds, prefix: str = ""):
-        self.kinds, self.prefix = kinds or (ValueError,), prefix
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, exc, tb):
-        if kind is not None and issubclass(kind, self.kinds):
-            raise UsageError(f"{self.prefix}{exc}") from None
-        return False
-
-
 def add_predictor_args(parser, default: str = "tinyllm") -> None:
     """The --predictor, --temperature and --seed flags every agent command shares."""
     parser.add_argument("--predictor", default=default, metavar="SPEC",
@@ -108,5 +93,7 @@ def goal_and_predictor(args, limit: str = "max_steps"):
     value = getattr(args, limit)
     if value < 1:
         raise UsageError(f"--{limit.replace('_', '-')} must be >= 1, got {value}")
-    with usage_errors(ValueError):
+    try:
         return args.goal, predictor_from_args(args)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
