@@ -12,12 +12,17 @@ Contract: subclass `BaseProxy`, describe it with `@ProxyRegistrator(path, name, 
 (HTTP GET `<base_url>/<endpoint>?...&<api_key_name>=<api_key>` by default; override it to serve
 local data). `ProxyManager(proxies).tools()` returns the two Functions.
 
-run_python runs in a sandbox (`sandbox/`): in CPython a child process the kernel confines
-(memory, CPU seconds per call, no new processes) with a wall clock, in Pyodide this interpreter
-under the same budget. Everywhere: at most `max_code_chars` characters of code, `max_steps` traced
-line events, `max_output_chars` characters of output, and imports from `allowed_imports` only
-(`RUN_PYTHON_BUDGET`). Every limit ends the call with an error the model reads as text.
-`manager.close()` ends the child process (a finished agent call may drop the manager instead).
+run_python runs in a sandbox (`sandbox/`): in CPython a child process inside bubblewrap (its own
+namespaces, no network, no files but the interpreter's and a scratch tmpfs, uid 65534) that the
+kernel also limits (memory, CPU seconds per call, no new processes), with a wall clock; in Pyodide
+this interpreter under the same budget, inside the page's worker. Everywhere: at most
+`max_code_chars` characters of code, `max_steps` traced line events, `max_output_chars` characters
+of output, and imports from `allowed_imports` only (`RUN_PYTHON_BUDGET`): conveniences that give
+the model clear early errors; bubblewrap is the boundary. Every limit ends the call with an error
+the model reads as text, and every answer's `metadata["boundary"]` names what confined it. Without
+a working bubblewrap, run_python raises `SandboxUnavailable` unless the manager was built with
+`boundary="unconfined"`. `manager.close()` ends the child process (a finished agent call may drop
+the manager instead).
 
 Usage:
 
@@ -25,8 +30,9 @@ Usage:
     >>> manager = ProxyManager([WeatherProxy])
     >>> manager.run_python('t = CALL_API("weather/current", {"city": "Oslo"})["temp"]\\nprint(t)')
     '4.5'
-    >>> manager.run_python("print(t + 1)")
-    '5.5'
+    >>> answer = manager.run_python("print(t + 1)")
+    >>> answer, answer.metadata["boundary"]
+    ('5.5', 'bubblewrap')
 """
 
 from __future__ import annotations
@@ -109,14 +115,15 @@ def ProxyRegistrator(path: str, name: str = "", description: str = ""):
 # ---- the manager and its two tools ---------------------------------------------------------------------
 
 class ProxyManager:
-    def __init__(self, proxies, budget: dict | None = None, sandbox: str | None = None):
+    def __init__(self, proxies, budget: dict | None = None, sandbox: str | None = None,
+                 boundary: str | None = None, bwrap: str | None = None):
         instances = [p() if isinstance(p, type) else p for p in proxies]
         self.proxies = {p.path: p for p in instances}
         unknown = set(budget or {}) - set(RUN_PYTHON_BUDGET)
         if unknown:
             raise ValueError(f"unknown run_python budget keys {sorted(unknown)} (known: {sorted(RUN_PYTHON_BUDGET)})")
         self.budget = {**RUN_PYTHON_BUDGET, **(budget or {})}
-        self.interpreter = make_interpreter(self.call_api, self.budget, sandbox)
+        self.interpreter = make_interpreter(self.call_api, self.budget, sandbox, boundary, bwrap)
 
     def call_api(self, api_path: str, params: dict | None = None):
         proxy_path, _, endpoint = api_path.rpartition("/")
@@ -131,7 +138,7 @@ class ProxyManager:
 
     # --8<-- [start:run_python]
     def run_python(self, code: str) -> str:
-        """Run `code` in the sandbox with CALL_API in scope; what it printed, or the error, as text."""
+        """Run `code` in the sandbox with CALL_API in scope; what it printed, or the error, as text (an `Answer`)."""
         return self.interpreter.run(code)
 
     def close(self) -> None:

@@ -1,11 +1,17 @@
 """Layer 3 · run_python's sandbox: where the code an agent writes runs, and what confines it.
 
 Read `../proxies.py` first (the tool that uses it), then `worker.py` (the budget and the
-import allow-list, the same everywhere), `process.py` (CPython: a child process with kernel
-limits and a wall clock) and `in_process.py` (Pyodide: no processes, the budget only).
+import allow-list, the same everywhere: conveniences that give clear early errors, not a
+boundary), `process.py` (CPython: a child process with kernel limits and a wall clock),
+`boundary.py` (bubblewrap around that child: what actually confines it) and `in_process.py`
+(Pyodide: no processes, the budget only; the page's worker is the boundary there).
 
-`make_interpreter(call_api, budget)` picks the process sandbox wherever processes exist and the
-in-process one in Pyodide (`sys.platform == "emscripten"`); `kind` forces one.
+`make_interpreter(call_api, budget)` picks the process sandbox inside bubblewrap wherever
+processes exist and the in-process one in Pyodide (`sys.platform == "emscripten"`); `kind`
+forces one, `boundary="unconfined"` opts out of bubblewrap by name (without it, a machine with
+no working bubblewrap gets `SandboxUnavailable` saying what to install), and `bwrap` names the
+bwrap executable (default: `$LLLM_BWRAP`, else the one on PATH). Every answer is an `Answer`: the
+text, with `metadata["boundary"]` naming what confined it.
 
 Usage:
 
@@ -18,9 +24,10 @@ from __future__ import annotations
 
 import sys
 
+from lllm.runtimes.native.sandbox.boundary import Answer, SandboxUnavailable
 from lllm.runtimes.native.sandbox.worker import BUDGET
 
-__all__ = ["BUDGET", "make_interpreter", "default_kind"]
+__all__ = ["BUDGET", "make_interpreter", "default_kind", "Answer", "SandboxUnavailable"]
 
 KINDS = ("process", "in-process")
 
@@ -29,11 +36,12 @@ def default_kind() -> str:
     return "in-process" if sys.platform == "emscripten" else "process"
 
 
-def make_interpreter(call_api, budget: dict, kind: str | None = None):
+def make_interpreter(call_api, budget: dict, kind: str | None = None, boundary: str | None = None,
+                     bwrap: str | None = None):
     kind = kind or default_kind()
     if kind == "process":
         from lllm.runtimes.native.sandbox.process import ProcessInterpreter
-        return ProcessInterpreter(call_api, budget)
+        return ProcessInterpreter(call_api, budget, boundary or "bubblewrap", bwrap)
     if kind == "in-process":
         from lllm.runtimes.native.sandbox.in_process import InProcessInterpreter
         return InProcessInterpreter(call_api, budget)

@@ -8,15 +8,17 @@ Contract: `run_code(code, namespace, budget)` executes `code` in `namespace` and
 printed (cut at `max_output_chars`) or `Error: <type>: <message>`. Inside the code, `import` takes
 only the modules in `budget["allowed_imports"]` (anything else is an ImportError naming the module
 and the allowed list), `open` is a PermissionError, and a tracer stops it after `max_steps` line
-events (BudgetExceeded).
+events (BudgetExceeded). These are conveniences that give the model clear, early errors, not a
+boundary: Python code can always walk from an allowed object back to `os` or `sys` (see
+`boundary.py`). In CPython the boundary is bubblewrap around this whole process.
 
-As a script (`main()`), the process first confines itself: memory (`RLIMIT_AS`, `memory_mb`);
-CPU (`RLIMIT_CPU`, `cpu_seconds` per call, after which the kernel's SIGXCPU ends the process, even
-inside one long C call that no Python handler could interrupt); no new processes (`RLIMIT_NPROC`,
-and `os`'s fork, exec and spawn functions removed, since root is exempt from RLIMIT_NPROC). Then
-it answers one JSON line per request on stdin/stdout: `{"code": ...}` in, `{"done": text}` out,
-with `{"call_api": [path, params]}` out and `{"result": ...}` or `{"error": [type, message]}` in
-for each CALL_API on the way.
+As a script (`main()`), the process first confines itself: as root inside bubblewrap it becomes
+uid 65534 (the parent asks for it); memory (`RLIMIT_AS`, `memory_mb`); CPU (`RLIMIT_CPU`,
+`cpu_seconds` per call, after which the kernel's SIGXCPU ends the process, even inside one long C
+call that no Python handler could interrupt); no new processes (`RLIMIT_NPROC`, which binds every
+uid but root, and `os`'s fork, exec and spawn functions removed). Then it answers one JSON line per
+request on stdin/stdout: `{"code": ...}` in, `{"done": text}` out, with `{"call_api": [path, params]}`
+out and `{"result": ...}` or `{"error": [type, message]}` in for each CALL_API on the way.
 
 Usage:
 
@@ -33,7 +35,7 @@ import io
 import sys
 
 BUDGET = {"max_code_chars": 4000, "max_steps": 100_000, "max_output_chars": 2000,
-          "cpu_seconds": 2, "wall_seconds": 5, "memory_mb": 256, "lifetime_cpu_seconds": 60,
+          "cpu_seconds": 2, "wall_seconds": 5, "memory_mb": 256, "lifetime_cpu_seconds": 60, "scratch_mb": 16,
           "allowed_imports": ["math", "statistics", "json", "re", "datetime", "collections", "itertools",
                               "functools", "random", "string", "decimal", "fractions", "time"]}
 # What a sandboxed process may never start: removed from `os` before any code runs.
@@ -93,10 +95,14 @@ def run_code(code: str, namespace: dict, budget: dict) -> str:
 
 # ---- the child process ---------------------------------------------------------------------------------------
 
-def confine(budget: dict) -> None:
+def confine(budget: dict, uid=None) -> None:
     """Limits the kernel enforces on this process, set before any sandboxed code runs."""
     import os
     import resource
+    if uid is not None:                   # root inside bubblewrap: RLIMIT_NPROC binds every uid but root
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)                    # from root to another uid: every capability is gone too
     memory = budget["memory_mb"] * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))        # root is exempt: hence the os functions below
@@ -124,8 +130,9 @@ def cpu_deadline(seconds) -> None:
 def main() -> None:
     import json
     channel_in, channel_out = sys.stdin, sys.__stdout__
-    budget = json.loads(channel_in.readline())
-    confine(budget)
+    setup = json.loads(channel_in.readline())
+    budget = setup["budget"]
+    confine(budget, setup.get("uid"))
     exceptions = {name: value for name, value in vars(builtins).items()
                   if isinstance(value, type) and issubclass(value, Exception)}
 
