@@ -55,11 +55,12 @@ node: node_modules/.installed
 
 # ---- Browsers for the tests (Debian's packages; Playwright cannot download one here) ----------
 # Chromium (Playwright), Firefox ESR (Puppeteer over WebDriver BiDi), WebKitGTK's WebDriver
-# (Selenium; it needs an X display, hence Xvfb). Installed only when one is missing.
-BROWSER_PACKAGES := chromium firefox-esr webkit2gtk-driver xvfb
+# (Selenium; it needs an X display, hence Xvfb), and bubblewrap (run_python's sandbox). Installed only when one is missing.
+BROWSER_PACKAGES := chromium firefox-esr webkit2gtk-driver xvfb bubblewrap
 browsers:
 	@command -v chromium >/dev/null 2>&1 && command -v firefox-esr >/dev/null 2>&1 && \
-	  command -v WebKitWebDriver >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1 || { \
+	  command -v WebKitWebDriver >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1 && \
+	  command -v bwrap >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $(BROWSER_PACKAGES); \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq $(BROWSER_PACKAGES); fi; }
 
@@ -85,6 +86,7 @@ bench: venv models
 	$(PY) bench/generate_bench.py
 	$(PY) bench/agent_bench.py --grammar --per-family 60
 	$(MAKE) node browsers
+	$(PY) bench/sandbox_bench.py
 	$(PY) bench/site_bench.py
 	$(PY) bench/page_bench.py
 	$(PY) bench/engine_bench.py --out bench/results/first-visit.md
