@@ -307,6 +307,17 @@ def test_a_bwrap_that_cannot_confine_is_refused_too():
     python.close()
 
 
+@pytest.mark.parametrize("options, boundary", [({}, "bubblewrap"), ({"boundary": "unconfined"}, "unconfined"),
+                                               ({"sandbox": "in-process"}, "none")])
+def test_every_answer_names_its_boundary(options, boundary):
+    python = ProxyManager([WeatherProxy], **options)
+    try:
+        answers = [python.run_python(code) for code in ("x = 6", "print(x * 7)", "import os", "#" * 4001)]
+        assert answers[1] == "42" and [answer.metadata for answer in answers] == [{"boundary": boundary}] * 4
+    finally:
+        python.close()
+
+
 # ---- last: nothing the confined attacks tried to create exists outside the scratch ----------------------------
 
 def test_nothing_was_created_outside_the_sandbox_scratch():
