@@ -307,6 +307,15 @@ def test_a_bwrap_that_cannot_confine_is_refused_too():
     python.close()
 
 
+@pytest.mark.parametrize("options, message", [
+    ({"boundary": "docker"}, "boundary must be one of bubblewrap, unconfined, got 'docker'"),
+    ({"sandbox": "in-process", "boundary": "unconfined"},
+     "boundary='unconfined' applies to the process sandbox; the in-process one has none")])
+def test_a_boundary_that_does_not_exist_is_a_clear_error(options, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        ProxyManager([WeatherProxy], **options)
+
+
 @pytest.mark.parametrize("options, boundary", [({}, "bubblewrap"), ({"boundary": "unconfined"}, "unconfined"),
                                                ({"sandbox": "in-process"}, "none")])
 def test_every_answer_names_its_boundary(options, boundary):

@@ -43,6 +43,8 @@ def make_interpreter(call_api, budget: dict, kind: str | None = None, boundary: 
         from lllm.runtimes.native.sandbox.process import ProcessInterpreter
         return ProcessInterpreter(call_api, budget, boundary or "bubblewrap", bwrap)
     if kind == "in-process":
+        if boundary is not None:
+            raise ValueError(f"boundary={boundary!r} applies to the process sandbox; the in-process one has none")
         from lllm.runtimes.native.sandbox.in_process import InProcessInterpreter
         return InProcessInterpreter(call_api, budget)
     raise ValueError(f"sandbox kind must be one of {', '.join(KINDS)}, got {kind!r}")

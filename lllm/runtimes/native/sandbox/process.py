@@ -54,10 +54,10 @@ MAX_LINE = 1_000_000                     # bytes: a request or reply from the ch
 
 class ProcessInterpreter:
     def __init__(self, call_api, budget: dict, boundary: str = "bubblewrap", bwrap: str | None = None):
+        self.child, self.namespace_pid = None, None
         if boundary not in BOUNDARIES:
             raise ValueError(f"boundary must be one of {', '.join(BOUNDARIES)}, got {boundary!r}")
         self.call_api, self.budget, self.boundary, self.bwrap = call_api, dict(budget), boundary, bwrap
-        self.child, self.namespace_pid = None, None
         self.buffer = b""
 
     # ---- the child's life ------------------------------------------------------------------------------------
@@ -76,6 +76,9 @@ class ProcessInterpreter:
             try:
                 self.child = subprocess.Popen(bubblewrap_command(bwrap, self.budget, info_fd=info_out),
                                               pass_fds=(info_out,), **options)
+            except BaseException:
+                os.close(info_in)
+                raise
             finally:
                 os.close(info_out)
             self.namespace_pid = read_child_pid(info_in)
