@@ -330,5 +330,6 @@ def test_every_answer_names_its_boundary(options, boundary):
 # ---- last: nothing the confined attacks tried to create exists outside the scratch ----------------------------
 
 def test_nothing_was_created_outside_the_sandbox_scratch():
-    assert [name for name in os.listdir("/tmp") if CONFINED in name] == []
-    assert sorted(os.listdir(ROOT)) == ROOT_BEFORE
+    # Only this run's names: other tests and other programs may create files in /tmp or the project meanwhile.
+    assert [name for name in os.listdir("/tmp") if CONFINED in name or UNCONFINED in name] == []
+    assert [name for name in set(os.listdir(ROOT)) - set(ROOT_BEFORE) if "lllm-" in name] == []
