@@ -1,7 +1,8 @@
 // One quiz question: render it, grade the answer, show why, record it in store.mjs.
 // Read quiz.mjs (which mounts whole quizzes on a page) first.
 //
-// Kinds: single and multiple (radio buttons / checkboxes, an explanation under every choice),
+// Kinds: single and multiple (radio buttons / checkboxes in this learner's order, order.mjs; an
+// explanation under every choice; the answer is stored as choice keys, places in the quiz file),
 // short (a typed answer, normalised exactly as hooks/quiz_files.py `normalise`), reflection
 // (write, reveal the model answer, grade yourself: Again / Hard / Good / Easy), and code (edit a
 // stub; on submit the hidden tests are fetched from checks/<id>.json (they are in no page) and
@@ -11,6 +12,7 @@
 
 import * as store from "./store.mjs";
 import { el } from "../runtime/dom.mjs";
+import { learnerSeed, shuffled } from "./order.mjs";
 
 const CODE_TIMEOUT_MS = 20000;
 const SELF_GRADES = [["Again", 1], ["Hard", 3], ["Good", 4], ["Easy", 5]];
@@ -58,27 +60,29 @@ function finish(form, graded) {
 function choiceQuestion(q, form, feedback, restore, mode, onGraded) {
   const type = q.kind === "single" ? "radio" : "checkbox";
   const name = `${form.getAttribute("aria-labelledby")}-choice`;
+  const shown = shuffled(q.choices, learnerSeed(), q.id);     // this learner's order (order.mjs)
   const inputs = [];
   const list = el("div", { class: "lllm-q__choices", role: type === "radio" ? "radiogroup" : "group", "aria-labelledby": form.getAttribute("aria-labelledby") });
-  q.choices.forEach((choice, i) => {
-    const input = el("input", { type, name, value: String(i) });
+  shown.forEach((choice, i) => {
+    const input = el("input", { type, name, value: String(i) });     // the place shown, not the key
     inputs.push(input);
     list.append(el("div", { class: "lllm-q__choice" }, el("label", {}, input, el("span", { html: choice.html }))));
   });
   const check = el("button", { type: "submit", class: "md-button md-button--primary" }, "Check");
   form.append(list, el("div", { class: "lllm-q__actions" }, check));
 
+  // `chosen` holds choice keys (their places in the quiz file), so a stored answer keeps its meaning
   function show(chosen) {
-    const right = q.choices.every((c, i) => c.correct === chosen.includes(i));
+    const right = q.choices.every((c) => c.correct === chosen.includes(c.key));
     inputs.forEach((input, i) => {
-      input.checked = chosen.includes(i);
+      const c = shown[i];
+      input.checked = chosen.includes(c.key);
       input.disabled = true;
-      const c = q.choices[i];
       const box = input.closest(".lllm-q__choice");
       box.classList.add(c.correct ? "is-correct" : "is-incorrect");
-      if (chosen.includes(i)) box.classList.add("is-chosen");
+      if (input.checked) box.classList.add("is-chosen");
       const mark = c.correct ? "Right answer." : "Not right.";
-      box.append(el("p", { class: "lllm-q__why" }, el("strong", {}, chosen.includes(i) ? `You chose this. ${mark} ` : `${mark} `), el("span", { html: c.why })));
+      box.append(el("p", { class: "lllm-q__why" }, el("strong", {}, input.checked ? `You chose this. ${mark} ` : `${mark} `), el("span", { html: c.why })));
     });
     check.disabled = true;
     feedback.textContent = right ? "Correct." : q.kind === "single" ? "Not quite — see why under each choice." : "Not quite — the right set is marked; see why under each choice.";
@@ -91,7 +95,7 @@ function choiceQuestion(q, form, feedback, restore, mode, onGraded) {
   }
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const chosen = inputs.flatMap((input, i) => (input.checked ? [i] : []));
+    const chosen = inputs.flatMap((input, i) => (input.checked ? [shown[i].key] : []));
     if (!chosen.length) {
       feedback.textContent = "Choose an answer first.";
       return;
