@@ -99,7 +99,8 @@ def question_view(q: dict, here: str, pages: dict[str, str]) -> dict:
         view["explanation"] = html(q.get("explanation"))
     elif kind == "code":
         view.update(stub=q["stub"], solution=q["solution"], checks=len(q["tests"]),
-                    tries=q.get("tries", 3), remarks=html(q["remarks"]))   # the tests: checks_file()
+                    tries=q.get("tries", 3), remarks=html(q["remarks"]),    # the tests: checks_file()
+                    hints=[html(h, inline=True) for h in q.get("hints") or []])
     return view
 
 

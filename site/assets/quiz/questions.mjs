@@ -7,12 +7,14 @@
 // (write, reveal the model answer, grade yourself: Again / Hard / Good / Easy), and code (edit a
 // stub; on submit the hidden tests are fetched from checks/<id>.json (they are in no page) and
 // harness.py runs them in the page's Python through window.lllm.run, naming the first that fails;
-// after `tries` failed runs the solution and the remarks are revealed). Every control is a native
+// after each failed run but the last a hint (ladder.mjs), then the offer of the solution; after
+// `tries` failed runs the solution and the remarks are revealed). Every control is a native
 // form element, so the keyboard works as everywhere else: Tab, Space, arrows, Enter to check.
 
 import * as store from "./store.mjs";
 import { el } from "../runtime/dom.mjs";
 import { learnerSeed, shuffled } from "./order.mjs";
+import { hintLadder } from "./ladder.mjs";
 
 const CODE_TIMEOUT_MS = 20000;
 const SELF_GRADES = [["Again", 1], ["Hard", 3], ["Good", 4], ["Easy", 5]];
@@ -189,9 +191,12 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
   const left = el("span", { class: "lllm-q__tries" });
   const output = el("pre", { class: "lllm-q__output", hidden: true });
   form.append(editor, el("div", { class: "lllm-q__actions" }, run, left), output);
+  const ladder = hintLadder(q, giveUp);     // a hint after each failed try, then "Show the solution"
+  form.append(ladder.element);
   let tries = restore?.tries ?? 0;
   const showLeft = () => (left.textContent = ` Tries left: ${q.tries - tries} of ${q.tries}.`);
   showLeft();
+  if (!restore?.done) ladder.show(tries);     // failed tries kept from an earlier visit
   if (!window.lllm) {
     feedback.append(el("p", { class: "lllm-q__runtime" }, "This exercise runs your code in the page's Python: the live runtime is needed, and it is not loaded on this page yet."));
   }
@@ -204,10 +209,20 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
     feedback.append(solution, el("div", { class: "lllm-q__explanation", html: q.remarks }));
   }
 
+  function giveUp() {
+    const answer = { code: editor.value, tries, done: true, passed: false, message: "You asked for the solution." };
+    output.hidden = false;
+    output.textContent = answer.message;
+    feedback.replaceChildren(el("p", {}, el("strong", {}, "Here is a solution.")));
+    reveal(false);
+    finish(form, store.grade(q.id, 1, answer, false));
+    onGraded();
+  }
+
   if (restore && restore.done) {
     output.hidden = false;
     output.textContent = restore.message || "";
-    feedback.append(el("p", {}, el("strong", {}, restore.passed ? "Passed." : "Out of tries.")));
+    feedback.append(el("p", {}, el("strong", {}, restore.passed ? "Passed." : restore.tries < q.tries ? "Solution shown." : "Out of tries.")));
     reveal(restore.passed);
     finish(form, { correct: restore.passed });
     return;
@@ -219,6 +234,7 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
       return;
     }
     run.disabled = true;
+    ladder.close();                           // no giving up while a run is under way
     output.hidden = false;
     output.textContent = "Running… (the first run starts Python in the page, which takes a few seconds)";
     let result;
@@ -226,6 +242,7 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
       result = await gradeInPage(editor.value, await hiddenChecks(q.id));
     } catch (e) {
       output.textContent = `The runtime could not run the tests: ${e.message || e}`;   // not the learner's fault: no try used
+      ladder.show(tries);
       run.disabled = false;
       return;
     }
@@ -236,9 +253,11 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
     const answer = { code: editor.value, tries, done, passed: result.ok, message: result.message };
     if (!done) {
       if (mode === "quiz") store.keep(q.id, answer);
+      ladder.show(tries);
       run.disabled = false;
       return;
     }
+    ladder.close();
     feedback.replaceChildren(el("p", {}, el("strong", {}, result.ok ? "Passed." : "Out of tries — here is a solution.")));
     reveal(result.ok);
     const quality = result.ok ? Math.max(3, 6 - tries) : 1;
