@@ -140,11 +140,11 @@ def test_blocked_storage_still_shows_every_choice(page, site_server):
         get() { throw new DOMException('The operation is insecure.', 'SecurityError'); }})""")
     pg.goto(site_server.url + "tinyllm/generation/")
     form = pg.locator('.lllm-q[data-qid="gen-greedy"]')
-    expect(form.locator(".lllm-q__choice")).to_have_count(3)
+    expect(form.locator(".lllm-q__choice")).to_have_count(4)
     expect(pg.locator('.lllm-quiz[data-quiz-topic="generation"] .lllm-quiz__notice')).to_contain_text("storage is blocked")
     form.locator("input").first.check()
     form.get_by_role("button", name="Check").click()
-    expect(form.locator(".lllm-q__why")).to_have_count(3)
+    expect(form.locator(".lllm-q__why")).to_have_count(4)
 
 
 # ---- the hint ladder ----------------------------------------------------------------------------------------
