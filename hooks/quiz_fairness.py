@@ -66,7 +66,7 @@ def choice_questions(quiz) -> list[dict]:
             and all(isinstance(c, dict) and isinstance(c.get("text"), str) for c in q["choices"])]
 
 
-def _count(quizzes) -> tuple[list, list[float]]:
+def longest_right(quizzes) -> tuple[list, list[float]]:
     """([(quiz, question) whose longest choice is right], [chance of that, per choice question])."""
     hits, rates = [], []
     for quiz in quizzes:
@@ -91,11 +91,11 @@ def length_cue_errors(quizzes: dict[str, Quiz], alpha: float = ALPHA) -> list[Qu
     fails, one for all files together (a bias spread thinly over small files is still a cue)."""
     errors = []
     for quiz in quizzes.values():
-        hits, rates = _count([quiz])
+        hits, rates = longest_right([quiz])
         problem = _problem(hits, rates, alpha, ", ".join(str(q.get("id")) for _, q in hits))
         if problem:
             errors.append(QuizError(quiz.path, hits[0][1].line, None, problem))
-    hits, rates = _count(quizzes.values())
+    hits, rates = longest_right(quizzes.values())
     by_file = {}
     for quiz, q in hits:
         by_file.setdefault(quiz.path, []).append(str(q.get("id")))
