@@ -2,7 +2,8 @@
 
 Read quizzes/README.md (the format) and hooks/quiz_files.py (the checks) first. When the build
 starts, every quiz file is checked and an invalid one stops the build with its file, line and
-question id (`quizzes/react.yml:41 [react-parse-order] ...`). In a page, a line
+question id (`quizzes/react.yml:41 [react-parse-order] ...`), and so does a file whose right answers
+are the longest choice more often than chance allows (hooks/quiz_fairness.py). In a page, a line
 
     <!-- quiz: predictor -->     the quiz of quizzes/predictor.yml, under a heading with its title
     <!-- quiz-review -->          (site/review.md) every question of the site, for spaced review
@@ -21,6 +22,7 @@ LLLM_QUIZ_DIR=<folder> reads the quiz files from another folder (the tests build
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -35,6 +37,7 @@ from mkdocs.utils import get_relative_url
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hooks.quiz_files import (  # noqa: E402  (MkDocs loads hook files by path)
     QUIZ_DIR, Quiz, QuizError, check_page_sources, is_page_source, load_all, normalise)
+from hooks.quiz_fairness import length_cue_errors  # noqa: E402
 
 MARKER_RE = re.compile(r"^<!--\s*quiz:\s*([A-Za-z0-9_-]+)\s*-->\s*$", re.M)
 REVIEW_MARKER, PROGRESS_MARKER = "<!-- quiz-review -->", "<!-- quiz-progress -->"
@@ -70,12 +73,21 @@ def source_view(source: str, here: str, pages: dict[str, str]) -> dict:
     return {"label": source, "url": None}
 
 
+def build_order(q: dict) -> list[tuple[int, dict]]:
+    """A question's choices with their keys (places in the file), in an order fixed by a hash of the
+    question id: authors tend to write the right answer first, and the page's data should not say so.
+    The page then shuffles per learner (site/assets/quiz/order.mjs); answers are stored by key."""
+    def rank(pair: tuple[int, dict]) -> str:
+        return hashlib.sha256(f"{q['id']}:{pair[0]}".encode("utf-8")).hexdigest()
+    return sorted(enumerate(q["choices"]), key=rank)
+
+
 def question_view(q: dict, here: str, pages: dict[str, str]) -> dict:
     kind = q["kind"]
     view = {"id": q["id"], "kind": kind, "prompt": html(q["prompt"]), "source": source_view(q["source"], here, pages)}
     if kind in ("single", "multiple"):
-        view["choices"] = [{"html": html(c["text"], inline=True), "correct": bool(c.get("correct")),
-                            "why": html(c["why"], inline=True)} for c in q["choices"]]
+        view["choices"] = [{"key": i, "html": html(c["text"], inline=True), "correct": bool(c.get("correct")),
+                            "why": html(c["why"], inline=True)} for i, c in build_order(q)]
     elif kind == "short":
         view["answers"] = [normalise(a) for a in q["answers"]]
         view["shown"] = str(q["answers"][0])
@@ -87,7 +99,8 @@ def question_view(q: dict, here: str, pages: dict[str, str]) -> dict:
         view["explanation"] = html(q.get("explanation"))
     elif kind == "code":
         view.update(stub=q["stub"], solution=q["solution"], checks=len(q["tests"]),
-                    tries=q.get("tries", 3), remarks=html(q["remarks"]))   # the tests: checks_file()
+                    tries=q.get("tries", 3), remarks=html(q["remarks"]),    # the tests: checks_file()
+                    hints=[html(h, inline=True) for h in q.get("hints") or []])
     return view
 
 
@@ -120,6 +133,7 @@ _state: dict = {"quizzes": {}, "pages": {}, "anchors": {}, "marker_lines": {}}
 def on_config(config, **kwargs):
     quizzes, errors = load_all(Path(os.environ.get("LLLM_QUIZ_DIR", QUIZ_DIR)))
     fail(errors)
+    fail(length_cue_errors(quizzes))      # right answers must not be the longest choice beyond chance
     _state["quizzes"] = quizzes
     return config
 

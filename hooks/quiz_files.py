@@ -37,7 +37,7 @@ QUESTION_KEYS = {
     "single": {"choices"}, "multiple": {"choices"},
     "short": {"answers", "explanation", "misconceptions"},
     "reflection": {"model_answer", "explanation"},
-    "code": {"stub", "solution", "tests", "tries", "remarks"},
+    "code": {"stub", "solution", "tests", "tries", "remarks", "hints"},
 }
 COMMON_KEYS = {"id", "kind", "prompt", "source"}
 
@@ -180,6 +180,12 @@ def check_question(q, err) -> None:
         tries = q.get("tries", 3)
         if not isinstance(tries, int) or isinstance(tries, bool) or not 1 <= tries <= 10:
             err(q.key_lines.get("tries", q.line), f"'tries' must be an integer from 1 to 10, got {tries!r}")
+        hints = q.get("hints", [])
+        if not isinstance(hints, list) or not all(isinstance(h, str) and h.strip() for h in hints):
+            err(q.key_lines.get("hints", q.line), "'hints' must be a list of texts (Markdown), one per failed try")
+        elif isinstance(tries, int) and len(hints) > max(tries - 1, 0):
+            err(q.key_lines["hints"], f"{len(hints)} hints but only {tries} tries: a hint follows each failed try "
+                                      f"but the last, so at most {max(tries - 1, 0)} can be shown")
 
 
 def load_quiz(path: Path, root: Path = ROOT) -> Quiz:

@@ -19,6 +19,7 @@ from playwright.sync_api import expect
 
 from conftest import ROOT, origin, watch
 from test_site_a11y_browser import AXE, SERIOUS
+from support.quiz_page import check_html
 
 pytestmark = pytest.mark.browser
 RUNTIME_TIMEOUT = 180_000   # ms: a cold Pyodide boot is 6–9 s here, far more on a busy machine
@@ -83,9 +84,7 @@ def answer(pg, q):
     """Answer one question right, as a reader would (code questions are the exercise, done apart)."""
     form = pg.locator(f'.lllm-q[data-qid="{q["id"]}"]')
     if q["kind"] in ("single", "multiple"):
-        for i, choice in enumerate(q["choices"]):
-            if choice["correct"]:
-                form.locator("input").nth(i).check()
+        check_html(form, [c["html"] for c in q["choices"] if c["correct"]])     # shown shuffled: by text
         form.get_by_role("button", name="Check").click()
     elif q["kind"] == "short":
         form.locator("input.lllm-q__text").fill(q["shown"])

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from hooks import quiz_files  # noqa: E402
 from hooks.quiz import MARKER_RE  # noqa: E402
+from support.quiz_page import check_keys  # noqa: E402
 
 pytestmark = pytest.mark.browser
 RUNTIME_TIMEOUT = 180_000   # ms: a cold Pyodide boot is 6–9 s here, far more on a busy CI machine
@@ -41,10 +42,10 @@ def open_quiz(watched, site_server, path="architecture/", topic="predictor"):
     return quiz
 
 
-def answer_choice(pg, qid, *indices):
+def answer_choice(pg, qid, *keys):
+    """Check the choices written at these places in the quiz file (the page shows them shuffled)."""
     q = question(pg, qid)
-    for i in indices:
-        q.locator("input").nth(i).check()
+    check_keys(q, qid, *keys)
     q.get_by_role("button", name="Check").click()
     return q
 

@@ -287,7 +287,8 @@ def test_build_embeds_the_quiz_encoded_and_out_of_search(tmp_path):
         assert secret not in html and secret not in index
     blob = re.search(r'data-quiz-blob="([^"]+)"', html).group(1)
     quiz = json.loads(base64.b64decode(blob))
-    assert quiz["questions"][0]["choices"][1]["why"] == "That was the old echo bug."
+    choices = {c["key"]: c for c in quiz["questions"][0]["choices"]}     # by key: the order is hashed
+    assert choices[1]["why"] == "That was the old echo bug." and choices[0]["correct"] is True
     assert quiz["questions"][0]["source"] == {"label": "index.md#start", "url": "./#start"}
 
 

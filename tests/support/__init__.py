@@ -5,4 +5,5 @@
     first_visit.py   counting what a first visit downloads
     model_files.py   the trained models a test needs, built or skipped with a reason
     own_thread.py    running a blocking call on its own thread
+    quiz_page.py     answering quiz choices by what they say (the page shuffles them)
 """

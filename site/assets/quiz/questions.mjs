@@ -1,16 +1,20 @@
 // One quiz question: render it, grade the answer, show why, record it in store.mjs.
 // Read quiz.mjs (which mounts whole quizzes on a page) first.
 //
-// Kinds: single and multiple (radio buttons / checkboxes, an explanation under every choice),
+// Kinds: single and multiple (radio buttons / checkboxes in this learner's order, order.mjs; an
+// explanation under every choice; the answer is stored as choice keys, places in the quiz file),
 // short (a typed answer, normalised exactly as hooks/quiz_files.py `normalise`), reflection
 // (write, reveal the model answer, grade yourself: Again / Hard / Good / Easy), and code (edit a
 // stub; on submit the hidden tests are fetched from checks/<id>.json (they are in no page) and
 // harness.py runs them in the page's Python through window.lllm.run, naming the first that fails;
-// after `tries` failed runs the solution and the remarks are revealed). Every control is a native
+// after each failed run but the last a hint (ladder.mjs), then the offer of the solution; after
+// `tries` failed runs the solution and the remarks are revealed). Every control is a native
 // form element, so the keyboard works as everywhere else: Tab, Space, arrows, Enter to check.
 
 import * as store from "./store.mjs";
 import { el } from "../runtime/dom.mjs";
+import { learnerSeed, shuffled } from "./order.mjs";
+import { hintLadder } from "./ladder.mjs";
 
 const CODE_TIMEOUT_MS = 20000;
 const SELF_GRADES = [["Again", 1], ["Hard", 3], ["Good", 4], ["Easy", 5]];
@@ -58,27 +62,29 @@ function finish(form, graded) {
 function choiceQuestion(q, form, feedback, restore, mode, onGraded) {
   const type = q.kind === "single" ? "radio" : "checkbox";
   const name = `${form.getAttribute("aria-labelledby")}-choice`;
+  const shown = shuffled(q.choices, learnerSeed(), q.id);     // this learner's order (order.mjs)
   const inputs = [];
   const list = el("div", { class: "lllm-q__choices", role: type === "radio" ? "radiogroup" : "group", "aria-labelledby": form.getAttribute("aria-labelledby") });
-  q.choices.forEach((choice, i) => {
-    const input = el("input", { type, name, value: String(i) });
+  shown.forEach((choice, i) => {
+    const input = el("input", { type, name, value: String(i) });     // the place shown, not the key
     inputs.push(input);
     list.append(el("div", { class: "lllm-q__choice" }, el("label", {}, input, el("span", { html: choice.html }))));
   });
   const check = el("button", { type: "submit", class: "md-button md-button--primary" }, "Check");
   form.append(list, el("div", { class: "lllm-q__actions" }, check));
 
+  // `chosen` holds choice keys (their places in the quiz file), so a stored answer keeps its meaning
   function show(chosen) {
-    const right = q.choices.every((c, i) => c.correct === chosen.includes(i));
+    const right = q.choices.every((c) => c.correct === chosen.includes(c.key));
     inputs.forEach((input, i) => {
-      input.checked = chosen.includes(i);
+      const c = shown[i];
+      input.checked = chosen.includes(c.key);
       input.disabled = true;
-      const c = q.choices[i];
       const box = input.closest(".lllm-q__choice");
       box.classList.add(c.correct ? "is-correct" : "is-incorrect");
-      if (chosen.includes(i)) box.classList.add("is-chosen");
+      if (input.checked) box.classList.add("is-chosen");
       const mark = c.correct ? "Right answer." : "Not right.";
-      box.append(el("p", { class: "lllm-q__why" }, el("strong", {}, chosen.includes(i) ? `You chose this. ${mark} ` : `${mark} `), el("span", { html: c.why })));
+      box.append(el("p", { class: "lllm-q__why" }, el("strong", {}, input.checked ? `You chose this. ${mark} ` : `${mark} `), el("span", { html: c.why })));
     });
     check.disabled = true;
     feedback.textContent = right ? "Correct." : q.kind === "single" ? "Not quite — see why under each choice." : "Not quite — the right set is marked; see why under each choice.";
@@ -91,7 +97,7 @@ function choiceQuestion(q, form, feedback, restore, mode, onGraded) {
   }
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const chosen = inputs.flatMap((input, i) => (input.checked ? [i] : []));
+    const chosen = inputs.flatMap((input, i) => (input.checked ? [shown[i].key] : []));
     if (!chosen.length) {
       feedback.textContent = "Choose an answer first.";
       return;
@@ -185,9 +191,12 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
   const left = el("span", { class: "lllm-q__tries" });
   const output = el("pre", { class: "lllm-q__output", hidden: true });
   form.append(editor, el("div", { class: "lllm-q__actions" }, run, left), output);
+  const ladder = hintLadder(q, giveUp);     // a hint after each failed try, then "Show the solution"
+  form.append(ladder.element);
   let tries = restore?.tries ?? 0;
   const showLeft = () => (left.textContent = ` Tries left: ${q.tries - tries} of ${q.tries}.`);
   showLeft();
+  if (!restore?.done) ladder.show(tries);     // failed tries kept from an earlier visit
   if (!window.lllm) {
     feedback.append(el("p", { class: "lllm-q__runtime" }, "This exercise runs your code in the page's Python: the live runtime is needed, and it is not loaded on this page yet."));
   }
@@ -200,10 +209,20 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
     feedback.append(solution, el("div", { class: "lllm-q__explanation", html: q.remarks }));
   }
 
+  function giveUp() {
+    const answer = { code: editor.value, tries, done: true, passed: false, message: "You asked for the solution." };
+    output.hidden = false;
+    output.textContent = answer.message;
+    feedback.replaceChildren(el("p", {}, el("strong", {}, "Here is a solution.")));
+    reveal(false);
+    finish(form, store.grade(q.id, 1, answer, false));
+    onGraded();
+  }
+
   if (restore && restore.done) {
     output.hidden = false;
     output.textContent = restore.message || "";
-    feedback.append(el("p", {}, el("strong", {}, restore.passed ? "Passed." : "Out of tries.")));
+    feedback.append(el("p", {}, el("strong", {}, restore.passed ? "Passed." : restore.tries < q.tries ? "Solution shown." : "Out of tries.")));
     reveal(restore.passed);
     finish(form, { correct: restore.passed });
     return;
@@ -215,6 +234,7 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
       return;
     }
     run.disabled = true;
+    ladder.close();                           // no giving up while a run is under way
     output.hidden = false;
     output.textContent = "Running… (the first run starts Python in the page, which takes a few seconds)";
     let result;
@@ -222,6 +242,7 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
       result = await gradeInPage(editor.value, await hiddenChecks(q.id));
     } catch (e) {
       output.textContent = `The runtime could not run the tests: ${e.message || e}`;   // not the learner's fault: no try used
+      ladder.show(tries);
       run.disabled = false;
       return;
     }
@@ -232,9 +253,11 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
     const answer = { code: editor.value, tries, done, passed: result.ok, message: result.message };
     if (!done) {
       if (mode === "quiz") store.keep(q.id, answer);
+      ladder.show(tries);
       run.disabled = false;
       return;
     }
+    ladder.close();
     feedback.replaceChildren(el("p", {}, el("strong", {}, result.ok ? "Passed." : "Out of tries — here is a solution.")));
     reveal(result.ok);
     const quality = result.ok ? Math.max(3, 6 - tries) : 1;

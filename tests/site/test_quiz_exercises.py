@@ -1,0 +1,195 @@
+"""Code questions check what they ask: for each stated requirement a plausible wrong solution that
+skips just that requirement fails the hidden checks (site/assets/quiz/harness.py), at the check
+written for it, while passing all the others. Every code question has a hint ladder.
+
+The requirements below are those the hidden checks once let through (an attempt at gen-pick-code
+without its fallback `return order[-1]` passed all four); the reference solutions and stubs
+are graded by hooks/quiz_files.py at every build (tests/site/test_quiz_validate.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from hooks import quiz_files  # noqa: E402
+
+spec = importlib.util.spec_from_file_location("quiz_harness", quiz_files.HARNESS)
+harness = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(harness)
+
+# (question id, the requirement, a solution that skips it, the start of the check's message)
+SKIPS = [
+    ("gen-pick-code", "the last id when the walk runs past the end", """
+def pick(order, probs, u):
+    target = u * sum(probs)
+    acc = 0.0
+    for i, p in zip(order, probs):
+        acc += p
+        if acc > target:
+            return i
+""", "when the walk ends without acc > target"),
+    ("agent-model-masked-code", "never dividing by less than 1", """
+def weighted_mean(losses, weights):
+    total = sum(weights)
+    return sum(l * w for l, w in zip(losses, weights)) / total if total else 0.0
+""", "weights that sum to less than 1"),
+    ("brains-word-code", "only the words, with their spaces, change", """
+def words_to_symbols(goal):
+    for word, symbol in [("times", "*"), ("plus", "+"), ("minus", "-"), ("divided by", "/")]:
+        goal = goal.replace(word, symbol)
+    return goal
+""", "only the word ' times ' changes"),
+    ("data-encode-code", "a dictionary built once, not vocab.index per character", """
+def encode(text, vocab):
+    unknown = [ch for ch in text if ch not in vocab]
+    if unknown:
+        raise ValueError(f"characters not in the vocabulary: {unknown!r}")
+    return [vocab.index(ch) for ch in text]
+""", "build a dict of ids once"),
+    ("debate-verdict-code", "a name not in `names` raises", """
+import re
+
+def parse_scores(text, names):
+    scores = {}
+    for line in text.splitlines():
+        if not line.startswith("SCORE"):
+            continue
+        found = re.fullmatch(r"SCORE\\s+([^\\s:]+)\\s*:\\s*(\\d{1,2})\\s*/\\s*10(\\s.*)?", line)
+        if not found or found.group(1) in scores:
+            raise ValueError(line)
+        scores[found.group(1)] = int(found.group(2))
+    if any(n not in scores for n in names):
+        raise ValueError("a name has no line")
+    return scores
+""", "agent-7 is not among the names"),
+    ("factory-verify-code", "numbers closer than 1e-9 agree", """
+def same_answer(answer, expected):
+    try:
+        return float(answer) == float(expected)
+    except ValueError:
+        return answer.strip() == expected.strip()
+""", "numbers closer than 1e-9"),
+    ("config-merge-code", "the override is not modified", """
+def merge(base, override):
+    for key, value in base.items():
+        if key not in override:
+            override[key] = value
+        elif isinstance(value, dict) and isinstance(override[key], dict):
+            merge(value, override[key])
+    return override
+""", "the override must not be modified"),
+    ("dialog-fork-code", "a missing last_n counts as 0", """
+def keep(count, first_k=None, last_n=None):
+    if first_k is None and last_n is None:
+        return list(range(count))
+    head = range(min(first_k or 0, count))
+    tail = range(max(count - (count if last_n is None else last_n), 0), count)
+    return sorted(set(head) | set(tail))
+""", "a missing last_n counts as 0"),
+    ("tactic-draft-review-code", "a reply accepts only when it starts with OK", """
+def draft_and_review(task, writer, reviewer, rounds=2):
+    draft, calls = writer(f"Write: {task}"), 1
+    for _ in range(rounds):
+        verdict = reviewer(f"Review this draft of {task!r}:\\n{draft}")
+        calls += 1
+        if "OK" in verdict:
+            break
+        draft = writer(f"Rewrite: {task}\\nDraft: {draft}\\nCritique: {verdict}")
+        calls += 1
+    return {"draft": draft, "calls": calls}
+""", "a reply that does not start with OK"),
+    ("native-tool-check-code", "required names are checked before unknown ones", """
+def check(arguments, properties, required):
+    for name, value in arguments.items():
+        if name not in properties:
+            return f"unknown argument {name!r}"
+    for name in required:
+        if name not in arguments:
+            return f"missing required argument {name!r}"
+    for name, value in arguments.items():
+        expected = properties[name]["type"]
+        types = {"string": str, "integer": int, "boolean": bool}
+        if not isinstance(value, types[expected]) or (expected != "boolean" and isinstance(value, bool)):
+            return f"argument {name!r}: expected {expected}"
+    return None
+""", "required names are checked before unknown ones"),
+    ("native-tool-check-code", "strings and booleans are type-checked too", """
+def check(arguments, properties, required):
+    for name in required:
+        if name not in arguments:
+            return f"missing required argument {name!r}"
+    for name, value in arguments.items():
+        if name not in properties:
+            return f"unknown argument {name!r}"
+        if properties[name]["type"] == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
+            return f"argument {name!r}: expected integer"
+    return None
+""", "a number is not a string"),
+    ("react-parse-action-code", "a name starts with a letter or _", """
+import re
+
+def parse_action(text):
+    match = re.search(r"Action:[ \\t]*(\\w+)[ \\t]*\\[([^\\]\\n]*)\\]", text)
+    return (match.group(1), match.group(2).strip()) if match else None
+""", "a name starts with a letter or _"),
+    ("react-parse-action-code", "the arguments end at the first ]", """
+import re
+
+def parse_action(text):
+    match = re.search(r"Action:[ \\t]*([A-Za-z_][\\w-]*)[ \\t]*\\[(.*)\\]", text)
+    return (match.group(1), match.group(2).strip()) if match else None
+""", "the arguments end at the first ]"),
+    ("typed-transition-code", "after an action only its observation", """
+NEXT = {"goal": {"thought", "action", "final", "error"}, "thought": {"action", "final", "error"},
+        "action": {"observation", "final"}, "observation": {"thought", "action", "final", "error"},
+        "error": {"thought", "action", "final", "error"}, "final": set()}
+
+def legal(kinds):
+    return bool(kinds) and kinds[0] == "goal" and all(b in NEXT[a] for a, b in zip(kinds, kinds[1:]))
+""", "after an action comes its observation"),
+]
+
+
+def code_questions() -> dict[str, dict]:
+    quizzes, errors = quiz_files.load_all(run_code=False)
+    assert [str(e) for e in errors] == []
+    return {q["id"]: q for quiz in quizzes.values() for q in quiz.questions if q["kind"] == "code"}
+
+
+@pytest.mark.parametrize("qid, requirement, wrong, message", SKIPS, ids=[f"{s[0]}: {s[1]}" for s in SKIPS])
+def test_a_solution_that_skips_a_requirement_fails_at_its_check(qid, requirement, wrong, message):
+    tests = code_questions()[qid]["tests"]
+    result = harness.grade(wrong, tests)
+    assert not result["ok"], f"{qid}: a solution without '{requirement}' passes every hidden check"
+    failed = result["passed"]                                         # the index of the failing test
+    assert message in result["message"], result["message"]
+    others = tests[:failed] + tests[failed + 1:]
+    assert harness.grade(wrong, others)["ok"], f"{qid}: the wrong solution should fail only at the check for it"
+
+
+def test_every_code_question_has_a_hint_ladder():
+    for qid, q in code_questions().items():
+        hints = q.get("hints") or []
+        assert 1 <= len(hints) <= q.get("tries", 3) - 1, f"{qid}: {len(hints)} hints"
+
+
+def test_hints_are_checked(tmp_path):
+    folder = tmp_path / "quizzes"
+    folder.mkdir()
+    base = ("title: T\nquestions:\n  - id: c\n    kind: code\n    prompt: Write f.\n    source: lllm/predictors/contract.py\n"
+            "    stub: 'def f(): return 0'\n    solution: 'def f(): return 1'\n    tests: ['assert f() == 1, \"f() is 1\"']\n"
+            "    remarks: Plain.\n")
+    (folder / "t.yml").write_text(base + "    tries: 2\n    hints: [one, two]\n", encoding="utf-8")
+    _, errors = quiz_files.load_all(folder, run_code=False)
+    assert [str(e) for e in errors] == [f"{folder / 't.yml'}:12 [c] 2 hints but only 2 tries: a hint follows "
+                                        "each failed try but the last, so at most 1 can be shown"]
+    (folder / "t.yml").write_text(base + "    hints: [one, 3]\n", encoding="utf-8")
+    _, errors = quiz_files.load_all(folder, run_code=False)
+    assert [str(e) for e in errors] == [f"{folder / 't.yml'}:11 [c] 'hints' must be a list of texts (Markdown), "
+                                        "one per failed try"]
