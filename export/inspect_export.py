@@ -72,6 +72,7 @@ def to_inside_onnx(params, config) -> onnx.ModelProto:
     x = "embedding"
     for l in range(L):
         p = f"l{l}_"
+        # --8<-- [start:inside-cell]
         inits += [_const(p + "W_x", f32(params[f"W_x{l}"])), _const(p + "W_h", f32(params[f"W_h{l}"])),
                   _const(p + "b", f32(params[f"b{l}"])), _const(p + "at", np.array(l, np.int64))]
         nodes += [
@@ -92,6 +93,7 @@ def to_inside_onnx(params, config) -> onnx.ModelProto:
             helper.make_node("Tanh", [p + "cn"], [p + "tanh_c"]),
             helper.make_node("Mul", [p + "output_gate", p + "tanh_c"], [p + "hn"]),
         ]
+        # --8<-- [end:inside-cell]
         for name in STAGES:                                                        # (1, B, H) each
             nodes.append(helper.make_node("Unsqueeze", [p + name, "axis0"], [p + name + "_1"]))
             per_stage[name].append(p + name + "_1")

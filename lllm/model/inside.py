@@ -132,6 +132,7 @@ class Trace:
         return "".join(self.vocab[i] for i in self.ids)
 
 
+# --8<-- [start:trace]
 def trace(model: InsideModel, prompt: str, length: int = 40, seed: int = 0, temperature: float = 0.8,
           top_k: int = 0, top_p: float = 1.0) -> Trace:
     """Continue `prompt` by `length` characters as `generate()` does, keeping every stage."""
@@ -148,6 +149,7 @@ def trace(model: InsideModel, prompt: str, length: int = 40, seed: int = 0, temp
         if position >= out.prompt_length - 1 and len(ids) < out.prompt_length + length:
             ids.append(sample(step["logits"], temperature, top_k, top_p, rng))
     return out
+# --8<-- [end:trace]
 
 
 # ---- one draw, every intermediate kept ---------------------------------------------------------------
