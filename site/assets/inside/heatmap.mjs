@@ -51,7 +51,7 @@ export function stageTable(columns, label) {
   return el("details", { class: "lllm-inside__numbers" },
     el("summary", {}, `The numbers: ${label} as a table`),
     el("div", { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": `${label} numbers` },
-      el("table", { "data-table": label },
+      el("table", { class: "lllm-inside__table", "data-table": label },
         el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "unit"), columns.map(([name]) => el("th", { scope: "col" }, name)))),
         el("tbody", {}, rows))));
 }

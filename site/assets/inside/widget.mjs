@@ -74,7 +74,7 @@ async function runTrace(m, root, { prompt, length, seed, temperature, topK, topP
 // ---- drawing one view ----------------------------------------------------------------------------
 
 const fmt = (x) => (x === null || x === undefined ? "—" : x.toFixed(4));
-const shown = (ch) => (ch === "\n" ? "⏎" : ch === " " ? "␠" : ch);
+const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);   // glyphs every system font has
 const spoken = (ch) => (ch === "\n" ? "newline" : ch === " " ? "space" : JSON.stringify(ch));
 
 function distribution(view, vocab) {
@@ -141,6 +141,7 @@ export function mount(root) {
   const temperature = input("temperature", 0.8, { type: "range", min: 0, max: 2, step: 0.05 });
   const topK = input("top-k", 0, { type: "number", min: 0, max: 96, step: 1 });
   const topP = input("top-p", 1, { type: "range", min: 0.05, max: 1, step: 0.05 });
+  temperature.value = "0.8"; topP.value = "1";   // again: a range input clamps a value set before its min/max/step
   const tOut = el("output", {}, "0.8"), pOut = el("output", {}, "1");
   const go = el("button", { type: "button", class: "md-button md-button--primary" }, "Generate");
   const status = el("p", { class: "lllm-inside__status", role: "status" }, "Loading the model…");
