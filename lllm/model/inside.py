@@ -17,7 +17,16 @@ position with the same random number and never runs the model again.
 `draw(logits, temperature, top_k, top_p, u)` is `sampling.sample` steps 1-7 with every
 intermediate kept; the page (site/assets/inside/draw.mjs) mirrors it line for line.
 
-Usage (after `make model`):
+Usage: a draw shows its work (order by logit, top-k, weights, target = u * total, the pick), and
+draw d's random number is the seed's d-th:
+
+    >>> d = draw([0.5, 2.0, 1.0], temperature=1.0, top_k=2, top_p=1.0, u=0.9)
+    >>> d["kept"], [round(w, 4) for w in d["weights"]], d["id"]
+    ([1, 2], [1.0, 0.3679], 2)
+    >>> uniform_of_draw(1, 0) == Mulberry32(1).uniform()
+    True
+
+and on the model (after `make model`):
 
     from lllm.model.inside import InsideModel, trace, position_view
     t = trace(InsideModel(), "Once", length=40, seed=1)
