@@ -86,8 +86,9 @@ function distribution(view, vocab) {
     const bar = el("span", { class: "lllm-inside__bar", "aria-hidden": "true" });
     bar.style.width = `${(100 * view.probs[i]).toFixed(1)}%`;
     return el("tr", { "data-char": char, class: view.draw && char === view.draw.char ? "lllm-inside__drawn" : null },
-      el("td", {}, el("code", {}, shown(char))), el("td", { "data-value": view.logits[i] }, view.logits[i].toFixed(2)),
-      el("td", { "data-value": view.probs[i] }, el("span", { class: "lllm-inside__barwrap" }, bar), fmt(view.probs[i])),
+      el("td", {}, char === " " || char === "\n" ? spoken(char) : el("code", {}, char)),
+      el("td", { "data-value": view.logits[i] }, view.logits[i].toFixed(2)),
+      el("td", { "data-value": view.probs[i], class: "lllm-inside__prob" }, el("span", { class: "lllm-inside__barwrap" }, bar), fmt(view.probs[i])),
       el("td", {}, view.draw ? (share === undefined ? "cut" : fmt(share)) : "—"));
   });
   return el("table", { class: "lllm-inside__dist" },
@@ -110,7 +111,8 @@ function render(parts, view) {
     for (const [key, name] of STAGES)
       grid.append(el("figure", { "data-stage": key, "data-layer": l }, el("figcaption", {}, name),
         heatmap(layer[key], { signed: !key.endsWith("_gate"), label: `layer ${l} ${name}` })));
-    stages.push(grid, stageTable(STAGES.map(([key, name]) => [name, layer[key]]), `layer ${l}`));
+    stages.push(el("p", { class: "lllm-inside__legend" }, "Gates: pale is 0, indigo 1. Candidate, cell and hidden state: "
+      + "orange below 0, pale 0, indigo above 0. One cell per unit, left to right, top to bottom."), grid, stageTable(STAGES.map(([key, name]) => [name, layer[key]]), `layer ${l}`));
   });
   stages.push(el("h3", {}, "4 · Logits, softmax and the cut"), distribution(view, vocab));
   stages.push(el("h3", {}, "5 · The draw"), drawText(view));
