@@ -24,8 +24,14 @@ const SHOWN = 10;   // rows of the distribution table
 
 // ---- the model: onnxruntime-web on the page's thread ------------------------------------------------
 
+async function download(url, what) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`Could not download ${what} (${response.url}): HTTP ${response.status}`);
+  return response;
+}
+
 async function loadModel() {
-  const manifest = await (await fetch(new URL("runtime.json", RUNTIME))).json();
+  const manifest = await (await download(new URL("runtime.json", RUNTIME), "the runtime manifest")).json();
   const entry = manifest.inside;
   if (!entry || entry.missing) throw new Error(entry?.missing ?? "This build has no inspection model: run `make model`");
   const ortBase = new URL(manifest.ort, RUNTIME);
@@ -34,8 +40,8 @@ async function loadModel() {
   ort.env.wasm.wasmPaths = ortBase.href;
   ort.env.logLevel = "error";
   const [bytes, card] = await Promise.all([
-    fetch(new URL(entry.model, RUNTIME)).then((r) => r.arrayBuffer()),
-    fetch(new URL(entry.card, RUNTIME)).then((r) => r.json()),
+    download(new URL(entry.model, RUNTIME), "the inspection model").then((r) => r.arrayBuffer()),
+    download(new URL(entry.card, RUNTIME), "its model card").then((r) => r.json()),
   ]);
   const session = await ort.InferenceSession.create(new Uint8Array(bytes), { executionProviders: ["wasm"] });
   return { ort, session, card };
