@@ -8,7 +8,8 @@ After the build it fills `public/assets/runtime/` (next to the worker, bridge an
                       the default and WebGPU builds exceed Cloudflare's 25 MiB per-file limit)
     lllm_learn-<version>-py3-none-any.whl   lllm/ (modules and package data) zipped (pure Python, reproducible)
     model/            tinyllm.onnx and its card tinyllm.json (from `make model`; LLLM_MODEL_DIR overrides),
-                      and tinyllm-agent.onnx / .json when `make agent-model` has built them
+                      and tinyllm-agent.onnx / .json when `make agent-model` has built them, and
+                      tinyllm-inside.onnx / .json, the inspection graph (manifest key "inside", not a model a predictor asks for)
     runtime.json      the manifest the workers read: where each piece is and how many bytes each worker
                       downloads as it starts ("bytes": {"model": ..., "python": ...})
 
@@ -46,6 +47,8 @@ MODELS = {  # name -> (what the page calls it, the command that builds it into b
     "tinyllm": ("the TinyLLM model", "make model"),
     "tinyllm-agent": ("the agent model", "make agent-model"),
 }
+INSIDE_MODEL = "tinyllm-inside"      # the story model's inspection graph (/tinyllm/inside/), not a predictor
+INSIDE = {INSIDE_MODEL: ("the inspection model", "make model")}
 
 
 # ---- the lllm wheel --------------------------------------------------------------------------------
@@ -89,7 +92,7 @@ def _version_tag(path: Path) -> str:
 
 def _model_entry(name: str, model_dir: Path, out: Path) -> tuple[dict, list[Path]]:
     """The manifest entry for one model and the files copied for it (none if it was not built)."""
-    what, command = MODELS[name]
+    what, command = {**MODELS, **INSIDE}[name]
     files = [f"{name}.onnx", f"{name}.json"]
     if not all((model_dir / f).is_file() for f in files):
         return {"missing": f"{what} is not built: run `{command}`", "build": command}, []
@@ -118,6 +121,7 @@ def on_post_build(config, **kwargs) -> None:
         if not copied:
             say = log.warning if name == STORY_MODEL else log.info
             say(f"no {name} in {model_dir} (run `{MODELS[name][1]}`): the page will say so when it asks for it")
+    manifest["inside"], _ = _model_entry(INSIDE_MODEL, model_dir, out)   # only /tinyllm/inside/ loads it
     manifest["bytes"] = {part: sum(p.stat().st_size for p in files) for part, files in fetched.items()}
     manifest["totalBytes"] = sum(manifest["bytes"].values())
     (out / "runtime.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

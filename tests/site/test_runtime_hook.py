@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import build_site
 from hooks import runtime        # the repo root is on sys.path (conftest.py)
-from support.model_files import CARD, MODEL_DIR, ensure_model, require_agent_model
+from support.model_files import CARD, MODEL_DIR, build_inside_model, ensure_model, require_agent_model
 
 
 def post_build(tmp_path: Path, model_dir: Path | str, monkeypatch) -> tuple[dict, Path]:
@@ -53,6 +53,16 @@ def test_without_the_agent_model_the_manifest_says_what_to_run(tmp_path, monkeyp
     records = [r for r in caplog.records if r.name == "mkdocs.hooks.runtime"]
     assert [r.levelname for r in records] == ["INFO"]        # a warning would fail `mkdocs build --strict`
     assert "make agent-model" in records[0].getMessage()
+
+
+def test_the_inspection_model_is_listed_apart_from_the_models_predictors_ask_for(tmp_path, monkeypatch):
+    folder = story_only(tmp_path)
+    manifest, out = post_build(tmp_path, folder, monkeypatch)
+    assert manifest["inside"] == {"missing": "the inspection model is not built: run `make model`", "build": "make model"}
+    build_inside_model(folder)
+    manifest, out = post_build(tmp_path, folder, monkeypatch)
+    assert manifest["inside"]["model"].startswith("model/tinyllm-inside.onnx?v=") and "tinyllm-inside" not in manifest["models"]
+    assert (out / "model" / "tinyllm-inside.onnx").read_bytes() == (folder / "tinyllm-inside.onnx").read_bytes()
 
 
 def test_no_model_counts_in_the_first_load(tmp_path, monkeypatch):

@@ -39,3 +39,15 @@ def require_agent_model() -> str:
     if missing:
         pytest.fail(f"{' and '.join(missing)} missing: run `make agent-model` first (`make test` does)")
     return AGENT_MODEL
+
+
+def build_inside_model(folder) -> str:
+    """The inspection model (export/inspect_export.py) built from the story model into `folder` (as
+    `make model` does beside it), so tests never write into build/; returns its path."""
+    ensure_model()
+    for name in ("tinyllm.onnx", "tinyllm.json"):
+        shutil.copy(os.path.join(MODEL_DIR, name), os.path.join(str(folder), name))
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    subprocess.run([sys.executable, "-m", "export.inspect_export", "--model", os.path.join(str(folder), "tinyllm.onnx")],
+                   cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(str(folder), "tinyllm-inside.onnx")

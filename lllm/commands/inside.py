@@ -1,0 +1,97 @@
+"""Command line · `lllm inside`: every stage inside TinyLLM at one position of a generated text.
+
+The terminal twin of the page /tinyllm/inside/: the same inspection model (onnxruntime here,
+onnxruntime-web there), the same sampler and random numbers, so the same prompt, seed and
+position print the numbers the page shows.
+
+    python -m lllm inside --prompt "Once" --seed 1 --length 40 --position 12
+    python -m lllm inside --prompt "Once" --seed 1 --position 12 --temperature 1.5 --top-k 5 --json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from lllm.commands.args import UsageError, finite_float, non_negative_int
+
+FIRST = 8   # how many values of each stage the text output prints (--json has them all)
+
+
+def add_cli(subparsers) -> None:
+    from lllm.model.inside import INSIDE_MODEL
+    p = subparsers.add_parser("inside", help="every stage inside TinyLLM at one position of a text",
+                              description="Generate a text with TinyLLM's inspection model and print every stage at one "
+                                          "position: input character, embedding, gates, cell and hidden state, logits, "
+                                          "softmax, the top-k / top-p cut and the draw.")
+    p.add_argument("--model", default=INSIDE_MODEL, help=f"the inspection .onnx, its card beside it (default {INSIDE_MODEL})")
+    p.add_argument("--prompt", default="Once", help="text to continue (default 'Once')")
+    p.add_argument("--length", type=non_negative_int, default=40, help="characters to generate (default 40)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (the page's seed box)")
+    p.add_argument("--position", type=int, default=None,
+                   help="0-based position in the text (default: the prompt's last character, the first draw)")
+    p.add_argument("--temperature", type=finite_float, default=0.8, help="0 = greedy (default 0.8)")
+    p.add_argument("--top-k", type=non_negative_int, default=0, help="keep only the k likeliest (0 = off)")
+    p.add_argument("--top-p", type=finite_float, default=1.0, help="keep the likeliest up to this mass, in (0, 1] (1 = off)")
+    p.add_argument("--json", action="store_true", help="print every number as one JSON object")
+    p.set_defaults(run=run_inside)
+
+
+def run_inside(args) -> int:
+    from lllm.model.inside import InsideModel, position_view, trace
+    from lllm.model.onnx_backend import ModelError
+    if args.temperature < 0:
+        raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
+    if not 0 < args.top_p <= 1:
+        raise UsageError(f"--top-p must be in (0, 1], got {args.top_p}")
+    try:
+        model = InsideModel(args.model)
+    except ModelError as e:
+        raise UsageError(f"--model {e}") from None
+    t = trace(model, args.prompt, args.length, args.seed, args.temperature, args.top_k, args.top_p)
+    position = t.prompt_length - 1 if args.position is None else args.position
+    try:
+        view = position_view(t, position)
+    except ValueError as e:
+        raise UsageError(f"--{e}") from None
+    if t.dropped:
+        print(f"note: dropped characters not in the model's vocabulary: {', '.join(map(repr, t.dropped))}",
+              file=sys.stderr)
+    if args.json:
+        print(json.dumps({**view, "prompt": args.prompt, "length": args.length, "model_runs": model.runs},
+                         ensure_ascii=False))
+        return 0
+    print(render(view))
+    return 0
+
+
+def _first(values) -> str:
+    return " ".join(f"{v:+.4f}" for v in values[:FIRST]) + (" ..." if len(values) > FIRST else "")
+
+
+def render(view: dict) -> str:
+    """The view as the text the terminal prints, stage by stage."""
+    text, p = view["text"], view["position"]
+    lines = [f"text      {text!r}",
+             f"position  {p} of {len(text)}: reads {view['char']!r} (id {view['id']})",
+             f"embedding ({len(view['embedding'])} numbers)  {_first(view['embedding'])}"]
+    names = {"input_gate": "input gate i", "forget_gate": "forget gate f", "output_gate": "output gate o",
+             "candidate": "candidate g", "cn": "cell c", "hn": "hidden h"}
+    for l, layer in enumerate(view["layers"]):
+        for key, name in names.items():
+            lines.append(f"layer {l} {name:14s} {_first(layer[key])}")
+    knobs = f"temperature {view['temperature']:g}, top-k {view['top_k']}, top-p {view['top_p']:g}"
+    lines.append(f"logits ({len(view['logits'])} numbers)  {_first(view['logits'])}")
+    lines.append(f"softmax ({knobs}), top {len(view['top'])}:  "
+                 + "  ".join(f"{ch!r} {prob:.4f}" for ch, prob in view["top"]))
+    nxt, d = view["next"], view["draw"]
+    if d is None:
+        lines.append(f"next      {nxt['char']!r}, given by the prompt (nothing drawn)")
+        return "\n".join(lines)
+    lines.append(f"cut       {len(d['kept'])} characters kept, their weights summing to {d['total']:.6f}")
+    if d["uniform"] is None:
+        lines.append(f"draw {d['index']}    greedy: the largest logit wins, no random number -> {d['char']!r}")
+    else:
+        lines.append(f"draw {d['index']}    u = {d['uniform']:.6f}, target u * total = {d['target']:.6f} "
+                     f"-> {d['char']!r}")
+    return "\n".join(lines)

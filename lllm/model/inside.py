@@ -1,0 +1,237 @@
+"""Layer 1 · inside TinyLLM, character by character: every stage of one step, and the draw after it.
+
+Read `generate.py` and `sampling.py` first, then `export/inspect_export.py`, which writes the
+model this module runs: TinyLLM's own weights in a graph that reads one character per run and
+hands out each stage (embedding, the LSTM's gates, candidate, cell and hidden state, logits).
+onnxruntime is imported only when a model is opened, as in `onnx_backend.py`.
+
+`trace(model, prompt, length, seed, ...)` is `generate()`'s loop run one character at a time:
+the model reads every character of the text once (the prompt, then each character it draws, then
+the last one, so the last position shows what would come next) and keeps what it saw. Position p
+reads text[p] and scores text[p + 1]. From the prompt's last character on, each position is a
+draw: draw d (position P - 1 + d, P the prompt's length) uses the seed's d-th random number, one
+per draw as in `sampling.sample`. `position_view(trace, p, ...)` lays out one position's stages;
+its knobs (temperature, top-k, top-p) may differ from the generation's, which redraws that one
+position with the same random number and never runs the model again.
+
+`draw(logits, temperature, top_k, top_p, u)` is `sampling.sample` steps 1-7 with every
+intermediate kept; the page (site/assets/inside/draw.mjs) mirrors it line for line.
+
+Usage: a draw shows its work (order by logit, top-k, weights, target = u * total, the pick), and
+draw d's random number is the seed's d-th:
+
+    >>> d = draw([0.5, 2.0, 1.0], temperature=1.0, top_k=2, top_p=1.0, u=0.9)
+    >>> d["kept"], [round(w, 4) for w in d["weights"]], d["id"]
+    ([1, 2], [1.0, 0.3679], 2)
+    >>> uniform_of_draw(1, 0) == Mulberry32(1).uniform()
+    True
+
+and on the model (after `make model`):
+
+    from lllm.model.inside import InsideModel, trace, position_view
+    t = trace(InsideModel(), "Once", length=40, seed=1)
+    view = position_view(t, 12)
+    view["char"], view["layers"][0]["forget_gate"][:3], view["draw"]["char"]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from lllm.model.generate import EMPTY_PROMPT, check_count
+from lllm.model.onnx_backend import ModelError, card_path_for
+from lllm.model.sampling import Mulberry32, check_sampling, sample, softmax
+from lllm.model.tokenizer import CharTokenizer
+
+__all__ = ["INSIDE_MODEL", "CARD_FORMAT", "STAGES", "InsideModel", "Trace", "trace", "draw",
+           "uniform_of_draw", "position_view", "candidates_by_logit", "open_session"]
+
+INSIDE_MODEL = os.path.join("build", "model", "tinyllm-inside.onnx")
+CARD_FORMAT = "lllm.tinyllm-inside/1"
+STAGES = ("input_gate", "forget_gate", "output_gate", "candidate", "cn", "hn")
+TOP = 5   # how many of the likeliest next characters a view lists
+
+
+# ---- the model: one character per run --------------------------------------------------------------
+
+def candidates_by_logit(logits: Sequence[float]) -> list[int]:
+    """Ids by logit, largest first, ties by id: the sampler's step 2 (a stable sort, as sampling.py)."""
+    return sorted(range(len(logits)), key=logits.__getitem__, reverse=True)
+
+
+def open_session(path: str):
+    """(an onnxruntime session on one thread, the file's bytes); ModelError naming the file if it cannot."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except (FileNotFoundError, IsADirectoryError):
+        raise ModelError(f"{path}: inspection model not found (run `make model` to build it)") from None
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        raise ModelError("onnxruntime is not installed: pip install 'lllm-learn[model]'") from None
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"]), data
+    except Exception as e:  # onnxruntime raises its own exception types for bad bytes
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ModelError(f"{path}: not a valid ONNX model ({first[:200]})") from None
+
+
+class InsideModel:
+    """`model.step(id, state) -> outputs`: every stage of one character; `runs` counts the runs."""
+
+    def __init__(self, path: str = INSIDE_MODEL):
+        import json
+        card_path = card_path_for(path)
+        self.session, data = open_session(path)
+        try:
+            with open(card_path, encoding="utf-8") as f:
+                self.card = json.load(f)
+        except FileNotFoundError:
+            raise ModelError(f"{card_path}: model card not found (`make model` writes it beside the .onnx)") from None
+        except ValueError as e:
+            raise ModelError(f"{card_path}: model card is not valid JSON ({e})") from None
+        if not isinstance(self.card, dict) or self.card.get("format") != CARD_FORMAT:
+            raise ModelError(f"{card_path}: not an inspection model card (expected format {CARD_FORMAT!r})")
+        if hashlib.sha256(data).hexdigest() != self.card.get("onnx_sha256"):
+            raise ModelError(f"{path}: does not match its card {card_path} (rebuild both with `make model`)")
+        self.tokenizer = CharTokenizer(self.card["vocab"])
+        self.layers, self.hidden = self.card["config"]["layers"], self.card["config"]["hidden"]
+        self.runs = 0
+
+    def step(self, char_id: int, state=None) -> dict:
+        import numpy as np
+        if state is None:
+            zeros = np.zeros((self.layers, 1, self.hidden), np.float32)
+            state = (zeros, zeros)
+        names = ["embedding", *STAGES, "logits"]
+        values = self.session.run(names, {"input_id": np.array([char_id], np.int64), "h0": state[0], "c0": state[1]})
+        self.runs += 1
+        out = dict(zip(names, values))
+        return {"embedding": out["embedding"][0].tolist(),
+                "layers": [{s: out[s][l, 0].tolist() for s in STAGES} for l in range(self.layers)],
+                "logits": out["logits"][0].tolist(), "state": (out["hn"], out["cn"])}
+
+
+# ---- a whole text, read once ---------------------------------------------------------------------
+
+@dataclass
+class Trace:
+    """A generated text and what the model computed at each of its positions."""
+
+    vocab: list[str]
+    ids: list[int]                  # the text the model read: the prompt's ids, then the drawn ones
+    prompt_length: int              # P: positions 0..P-1 are the prompt
+    seed: int
+    temperature: float
+    top_k: int
+    top_p: float
+    steps: list[dict] = field(default_factory=list)   # per position: embedding, layers, logits
+    dropped: list[str] = field(default_factory=list)  # prompt characters outside the vocabulary
+
+    @property
+    def text(self) -> str:
+        return "".join(self.vocab[i] for i in self.ids)
+
+
+# --8<-- [start:trace]
+def trace(model: InsideModel, prompt: str, length: int = 40, seed: int = 0, temperature: float = 0.8,
+          top_k: int = 0, top_p: float = 1.0) -> Trace:
+    """Continue `prompt` by `length` characters as `generate()` does, keeping every stage."""
+    check_count(length)
+    check_sampling(temperature, top_k, top_p)
+    ids, dropped = model.tokenizer.encode_lossy(prompt)
+    ids = ids or model.tokenizer.encode(EMPTY_PROMPT)
+    out = Trace(list(model.tokenizer.vocab), ids, len(ids), seed, temperature, top_k, top_p, dropped=dropped)
+    rng, state = Mulberry32(seed), None
+    for position in range(len(ids) + length):       # ids grows by one per draw while we walk it
+        step = model.step(ids[position], state)
+        state = step.pop("state")
+        out.steps.append(step)
+        if position >= out.prompt_length - 1 and len(ids) < out.prompt_length + length:
+            ids.append(sample(step["logits"], temperature, top_k, top_p, rng))
+    return out
+# --8<-- [end:trace]
+
+
+# ---- one draw, every intermediate kept ---------------------------------------------------------------
+
+def draw(logits: Sequence[float], temperature: float, top_k: int, top_p: float, u: float | None) -> dict:
+    """`sampling.sample` with uniform `u` (steps 1-7), showing its work: the kept candidates with their
+    weights p = exp((z - z_first) / T), the mass `total` after the cuts, `target` = u * total, the id."""
+    check_sampling(temperature, top_k, top_p)
+    if temperature == 0:                                              # 1. greedy: no number drawn
+        best = max(range(len(logits)), key=lambda i: (logits[i], -i))
+        return {"greedy": True, "kept": [best], "weights": [1.0], "total": 1.0, "target": None, "id": best}
+    order = candidates_by_logit(logits)                               # 2.
+    if top_k > 0:
+        order = order[:top_k]                                         # 3.
+    z_first = logits[order[0]]
+    weights = [math.exp((logits[i] - z_first) / temperature) for i in order]   # 4.
+    total = 0.0
+    for w in weights:                                                 # 5.
+        total += w
+    if top_p < 1:                                                     # 6.
+        c, keep = 0.0, len(order)
+        for j, w in enumerate(weights):
+            c += w
+            if c >= top_p * total:
+                keep = j + 1
+                break
+        order, weights, total = order[:keep], weights[:keep], c
+    target = u * total                                                # 7.
+    acc, chosen = 0.0, order[-1]
+    for i, w in zip(order, weights):
+        acc += w
+        if acc > target:
+            chosen = i
+            break
+    return {"greedy": False, "kept": order, "weights": weights, "total": total, "target": target, "id": chosen}
+
+
+def uniform_of_draw(seed: int, index: int) -> float:
+    """The random number draw `index` (0 = the first character drawn) uses: the seed's index-th uniform."""
+    rng = Mulberry32(seed)
+    for _ in range(index):
+        rng.next_u32()
+    return rng.uniform()
+
+
+# ---- one position, stage by stage ------------------------------------------------------------------
+
+def position_view(t: Trace, position: int, temperature: float | None = None, top_k: int | None = None,
+                  top_p: float | None = None) -> dict:
+    """Every stage at `position` (0-based in `t.text`); knobs left None are the generation's."""
+    n = len(t.ids)
+    if not isinstance(position, int) or isinstance(position, bool) or not 0 <= position < n:
+        raise ValueError(f"position must be between 0 and {n - 1} (the text has {n} characters), got {position!r}")
+    temperature = t.temperature if temperature is None else temperature
+    top_k = t.top_k if top_k is None else top_k
+    top_p = t.top_p if top_p is None else top_p
+    check_sampling(temperature, top_k, top_p)
+    step, vocab = t.steps[position], t.vocab
+    logits = step["logits"]
+    probs = softmax(logits, temperature) if temperature > 0 else [float(i == draw(logits, 0, 0, 1, None)["id"])
+                                                                   for i in range(len(logits))]
+    index = position - (t.prompt_length - 1)                 # which draw this position is (< 0: the prompt's)
+    view = {"position": position, "char": vocab[t.ids[position]], "id": t.ids[position],
+            "text": t.text, "prompt_length": t.prompt_length, "seed": t.seed,
+            "temperature": temperature, "top_k": top_k, "top_p": top_p,
+            "embedding": step["embedding"], "layers": step["layers"], "logits": logits, "probs": probs,
+            "top": [[vocab[i], probs[i]] for i in candidates_by_logit(logits)[:TOP]],
+            "next": None if position + 1 >= n else {"char": vocab[t.ids[position + 1]], "given": index < 0},
+            "draw": None}
+    if index >= 0:
+        u = None if temperature == 0 else uniform_of_draw(t.seed, index)
+        d = draw(logits, temperature, top_k, top_p, u)
+        view["draw"] = {"index": index, "uniform": u, "target": d["target"], "total": d["total"],
+                        "kept": [[vocab[i], w / d["total"]] for i, w in zip(d["kept"], d["weights"])],
+                        "id": d["id"], "char": vocab[d["id"]]}
+    return view

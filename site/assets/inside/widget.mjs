@@ -1,0 +1,217 @@
+// Layer 1 (browser) · the /tinyllm/inside/ widget: generate a text with TinyLLM's inspection model,
+// then scrub over it and see every stage at the chosen character. Read draw.mjs first (the numbers
+// a view shows), then lllm/model/inside.py (the same loop in Python) and export/inspect_export.py
+// (the graph: one character per run, every stage an output).
+//
+// What loads: runtime.json (hooks/runtime.py), onnxruntime-web's plain wasm build and the inspection
+// model with its card. No Python: the token loop is the one below, in JavaScript, on the page's own
+// thread (a run takes well under a millisecond). Moving a knob recomputes the selected position's
+// distribution and draw from the logits already in hand; only Generate runs the model again.
+//
+// For tests and curious readers: root.dataset.state is loading | ready | running | error,
+// root.dataset.runs counts model runs, root.lllmView is the shown view (the object
+// `python -m lllm inside --json` prints) and root.lllmTrace the text and its per-position outputs.
+
+import { el, field, input } from "../runtime/dom.mjs";
+import { Mulberry32, sample } from "../runtime/sampler.mjs";
+import { positionView } from "./draw.mjs";
+import { heatmap, stageTable } from "./heatmap.mjs";
+
+const RUNTIME = new URL("../runtime/", import.meta.url);
+const STAGES = [["input_gate", "input gate i"], ["forget_gate", "forget gate f"], ["output_gate", "output gate o"],
+  ["candidate", "candidate g"], ["cn", "cell state c"], ["hn", "hidden state h"]];
+const SHOWN = 10;   // rows of the distribution table
+
+// ---- the model: onnxruntime-web on the page's thread ------------------------------------------------
+
+async function download(url, what) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`Could not download ${what} (${response.url}): HTTP ${response.status}`);
+  return response;
+}
+
+async function loadModel() {
+  const manifest = await (await download(new URL("runtime.json", RUNTIME), "the runtime manifest")).json();
+  const entry = manifest.inside;
+  if (!entry || entry.missing) throw new Error(entry?.missing ?? "This build has no inspection model: run `make model`");
+  const ortBase = new URL(manifest.ort, RUNTIME);
+  const ort = await import(new URL("ort.wasm.min.mjs", ortBase).href);
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = ortBase.href;
+  ort.env.logLevel = "error";
+  const [bytes, card] = await Promise.all([
+    download(new URL(entry.model, RUNTIME), "the inspection model").then((r) => r.arrayBuffer()),
+    download(new URL(entry.card, RUNTIME), "its model card").then((r) => r.json()),
+  ]);
+  const session = await ort.InferenceSession.create(new Uint8Array(bytes), { executionProviders: ["wasm"] });
+  return { ort, session, card };
+}
+
+// ---- the token loop: lllm/model/inside.py's trace(), one character per run --------------------------
+
+async function runTrace(m, root, { prompt, length, seed, temperature, topK, topP }) {
+  const { vocab, config } = m.card;
+  const { layers, hidden } = config;
+  const index = new Map(vocab.map((ch, i) => [ch, i]));
+  let ids = [...prompt].filter((ch) => index.has(ch)).map((ch) => index.get(ch));
+  const dropped = [...new Set([...prompt].filter((ch) => !index.has(ch)))];
+  if (ids.length === 0) ids = [index.get("\n")];
+  const promptLength = ids.length;
+  const rng = new Mulberry32(seed);
+  let h = new Float32Array(layers * hidden), c = new Float32Array(layers * hidden);
+  const steps = [];
+  for (let position = 0; position < promptLength + length; position++) {
+    const out = await m.session.run({
+      input_id: new m.ort.Tensor("int64", BigInt64Array.from([BigInt(ids[position])]), [1]),
+      h0: new m.ort.Tensor("float32", h, [layers, 1, hidden]),
+      c0: new m.ort.Tensor("float32", c, [layers, 1, hidden]),
+    });
+    root.dataset.runs = String(Number(root.dataset.runs) + 1);
+    const perLayer = (name, l) => Array.from(out[name].data.subarray(l * hidden, (l + 1) * hidden));
+    steps.push({ embedding: Array.from(out.embedding.data), logits: Array.from(out.logits.data),
+      layers: Array.from({ length: layers }, (_, l) => Object.fromEntries(STAGES.map(([s]) => [s, perLayer(s, l)]))) });
+    h = Float32Array.from(out.hn.data); c = Float32Array.from(out.cn.data);
+    if (position >= promptLength - 1 && ids.length < promptLength + length)
+      ids.push(sample(steps[position].logits, { temperature, topK, topP, rng }));
+  }
+  return { vocab, ids, promptLength, seed, steps, dropped };
+}
+
+// ---- drawing one view ----------------------------------------------------------------------------
+
+const fmt = (x) => (x === null || x === undefined ? "—" : x.toFixed(4));
+const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);   // glyphs every system font has
+const spoken = (ch) => (ch === "\n" ? "newline" : ch === " " ? "space" : JSON.stringify(ch));
+
+function distribution(view, vocab) {
+  const kept = new Map((view.draw?.kept ?? []).map(([ch, share]) => [ch, share]));
+  const order = view.logits.map((_, i) => i).sort((a, b) => view.logits[b] - view.logits[a] || a - b);
+  const rows = order.slice(0, SHOWN).map((i) => {
+    const char = vocab[i];
+    const share = kept.get(char);
+    const bar = el("span", { class: "lllm-inside__bar", "aria-hidden": "true" });
+    bar.style.width = `${(100 * view.probs[i]).toFixed(1)}%`;
+    return el("tr", { "data-char": char, class: view.draw && char === view.draw.char ? "lllm-inside__drawn" : null },
+      el("td", {}, char === " " || char === "\n" ? spoken(char) : el("code", {}, char)),
+      el("td", { "data-value": view.logits[i] }, view.logits[i].toFixed(2)),
+      el("td", { "data-value": view.probs[i], class: "lllm-inside__prob" }, el("span", { class: "lllm-inside__barwrap" }, bar), fmt(view.probs[i])),
+      el("td", {}, view.draw ? (share === undefined ? "cut" : fmt(share)) : "—"));
+  });
+  return el("table", { class: "lllm-inside__dist" },
+    el("caption", {}, `The ${SHOWN} likeliest next characters`),
+    el("thead", {}, el("tr", {}, ["character", "logit", `softmax at T = ${view.temperature}`, "share after the cut"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, rows));
+}
+function render(parts, view) {
+  const { vocab } = parts.trace;
+  parts.text.replaceChildren(...parts.trace.ids.map((id, p) => el(p === view.position ? "mark" : "span",
+    { class: p < parts.trace.promptLength ? "lllm-inside__prompt" : null, "data-position": p }, shown(vocab[id]))));
+  parts.positionLabel.textContent = `position ${view.position} of ${parts.trace.ids.length - 1}`;
+  const stages = [el("h3", {}, "1 · Input character"),
+    el("p", { class: "lllm-inside__char" }, el("code", {}, shown(view.char)), ` ${spoken(view.char)}, id ${view.id}`),
+    el("h3", {}, `2 · Embedding (${view.embedding.length} numbers)`),
+    heatmap(view.embedding, { signed: true, label: "embedding" }), stageTable([["embedding", view.embedding]], "embedding")];
+  view.layers.forEach((layer, l) => {
+    stages.push(el("h3", {}, `3 · LSTM layer ${l}: gates, candidate, cell and hidden state (${layer.hn.length} units each)`));
+    const grid = el("div", { class: "lllm-inside__grid" });
+    for (const [key, name] of STAGES)
+      grid.append(el("figure", { "data-stage": key, "data-layer": l }, el("figcaption", {}, name),
+        heatmap(layer[key], { signed: !key.endsWith("_gate"), label: `layer ${l} ${name}` })));
+    stages.push(el("p", { class: "lllm-inside__legend" }, "Gates: pale is 0, indigo 1. Candidate, cell and hidden state: "
+      + "orange below 0, pale 0, indigo above 0. One cell per unit, left to right, top to bottom."), grid, stageTable(STAGES.map(([key, name]) => [name, layer[key]]), `layer ${l}`));
+  });
+  stages.push(el("h3", {}, "4 · Logits, softmax and the cut"), distribution(view, vocab));
+  stages.push(el("h3", {}, "5 · The draw"), drawText(view));
+  parts.stages.replaceChildren(...stages);
+}
+
+function drawText(view) {
+  const d = view.draw;
+  if (!d) return el("p", { class: "lllm-inside__draw", "data-char": view.next?.char ?? "" },
+    view.next ? `Nothing is drawn here: the next character, ${spoken(view.next.char)}, is the prompt's.` : "");
+  const lead = d.uniform === null
+    ? "Temperature 0 is greedy: the largest logit wins and no random number is used."
+    : `Draw ${d.index} uses random number u = ${d.uniform.toFixed(6)}. The kept weights sum to ${d.total.toFixed(6)}, so the target is u × total = ${d.target.toFixed(6)}; walking the kept characters in order, the first whose running sum passes it is`;
+  return el("p", { class: "lllm-inside__draw", "data-char": d.char, "data-uniform": d.uniform ?? "" },
+    lead, " ", el("strong", {}, `${spoken(d.char)}.`),
+    view.next && view.next.char !== d.char ? ` (The text has ${spoken(view.next.char)}: it was drawn with the knobs Generate used.)` : "");
+}
+
+// ---- the widget ----------------------------------------------------------------------------------
+
+export function mount(root) {
+  if (root.dataset.mounted) return;
+  root.dataset.mounted = "1";
+  root.dataset.runs = "0";
+  const prompt = input("prompt", root.dataset.prompt ?? "Once", { type: "text", size: 16 });
+  const seed = input("seed", root.dataset.seed ?? 1, { type: "number", min: 0, step: 1 });
+  const length = input("length", root.dataset.length ?? 40, { type: "number", min: 1, max: 400, step: 1 });
+  const temperature = input("temperature", 0.8, { type: "range", min: 0, max: 2, step: 0.05 });
+  const topK = input("top-k", 0, { type: "number", min: 0, max: 96, step: 1 });
+  const topP = input("top-p", 1, { type: "range", min: 0.05, max: 1, step: 0.05 });
+  temperature.value = "0.8"; topP.value = "1";   // again: a range input clamps a value set before its min/max/step
+  const tOut = el("output", {}, "0.8"), pOut = el("output", {}, "1");
+  const go = el("button", { type: "button", class: "md-button md-button--primary" }, "Generate");
+  const status = el("p", { class: "lllm-inside__status", role: "status" }, "Loading the model…");
+  const slider = input("position", 0, { type: "range", min: 0, max: 0, step: 1, disabled: true });
+  slider.setAttribute("aria-label", "position in the text");
+  const prev = el("button", { type: "button", class: "md-button", disabled: true }, "◀ previous");
+  const next = el("button", { type: "button", class: "md-button", disabled: true }, "next ▶");
+  const positionLabel = el("span", { class: "lllm-inside__pos" });
+  const text = el("p", { class: "lllm-inside__text", "aria-hidden": "true" });
+  const stages = el("div", { class: "lllm-inside__stages", "aria-live": "off" });
+  root.replaceChildren(
+    el("div", { class: "lllm-inside__controls" }, field("prompt", prompt), field("seed", seed), field("length", length), go),
+    el("div", { class: "lllm-inside__controls" }, field("temperature", temperature), tOut,
+      field("top-k", topK), field("top-p", topP), pOut),
+    status, text,
+    el("div", { class: "lllm-inside__scrub" }, prev, field("position", slider), next, positionLabel),
+    stages);
+  const parts = { text, stages, positionLabel, trace: null };
+  const knobs = () => ({ temperature: Number(temperature.value), topK: Math.max(0, Math.floor(Number(topK.value) || 0)), topP: Number(topP.value) });
+  const show = () => {
+    if (!parts.trace) return;
+    tOut.textContent = temperature.value; pOut.textContent = topP.value;
+    const view = positionView(parts.trace, Number(slider.value), knobs());
+    root.lllmView = view;
+    render(parts, view);
+    prev.disabled = view.position === 0;
+    next.disabled = view.position === parts.trace.ids.length - 1;
+  };
+  const move = (by) => { slider.value = String(Number(slider.value) + by); show(); };
+  slider.addEventListener("input", show);
+  prev.addEventListener("click", () => move(-1));
+  next.addEventListener("click", () => move(1));
+  for (const knob of [temperature, topK, topP]) knob.addEventListener("input", show);
+  text.addEventListener("click", (e) => {
+    const p = e.target.closest("[data-position]")?.dataset.position;
+    if (p !== undefined) { slider.value = p; show(); }
+  });
+  const model = loadModel();
+  const generate = async () => {
+    go.disabled = true;
+    root.dataset.state = "running";
+    try {
+      const m = await model;
+      const trace = await runTrace(m, root, { prompt: prompt.value, length: Math.max(1, Math.floor(Number(length.value) || 40)),
+        seed: Math.max(0, Math.floor(Number(seed.value) || 0)), ...knobs() });
+      parts.trace = trace;
+      root.lllmTrace = trace;
+      slider.max = String(trace.ids.length - 1);
+      slider.disabled = false;
+      slider.value = String(trace.promptLength - 1);
+      status.textContent = `${trace.ids.length} characters, one model run each (${root.dataset.runs} runs so far).`
+        + (trace.dropped.length ? ` Dropped from the prompt (not in the vocabulary): ${trace.dropped.map(spoken).join(", ")}.` : "");
+      show();
+      root.dataset.state = "ready";
+    } catch (error) {
+      status.textContent = `The inspection model could not run: ${error.message ?? error}`;
+      root.dataset.state = "error";
+    } finally {
+      go.disabled = false;
+    }
+  };
+  go.addEventListener("click", generate);
+  root.dataset.state = "loading";
+  generate();
+}

@@ -1,0 +1,107 @@
+"""The /tinyllm/inside/ page in Chromium, Firefox and WebKit: its numbers at one position are the terminal's
+(`python -m lllm inside --json` on the model the site serves), a knob redraws without running the model,
+and no Python is downloaded. Chromium also checks the keyboard, 390 px and axe-core.
+The page function is tests/support/inside_scenario.js; the drivers are tests/support/engines.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, origin, watch
+from lllm.model.inside import InsideModel, position_view, trace
+from support import engines
+
+pytestmark = pytest.mark.browser
+PAGE = "tinyllm/inside/"
+SCRIPT = ROOT / "tests" / "support" / "inside_scenario.js"
+ARG = {"prompt": "Once", "seed": 1, "length": 40, "position": 12, "temperature": 0.8}
+TOLERANCE = 1e-4   # onnxruntime-web's wasm and onnxruntime's CPU kernels round float32 differently
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def served_model(site_dir) -> str:
+    return str(site_dir / "assets" / "runtime" / "model" / "tinyllm-inside.onnx")
+
+
+def terminal(site_dir) -> dict:
+    done = subprocess.run([sys.executable, "-m", "lllm", "inside", "--model", served_model(site_dir), "--prompt", ARG["prompt"],
+                           "--seed", str(ARG["seed"]), "--length", str(ARG["length"]), "--position", str(ARG["position"]),
+                           "--temperature", str(ARG["temperature"]), "--json"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def close(a, b, what):
+    assert len(a) == len(b), what
+    worst = max(abs(x - y) for x, y in zip(a, b))
+    assert worst < TOLERANCE, f"{what}: page {a[:4]} vs terminal {b[:4]}, max |diff| {worst:.2e}"
+
+
+def check(report: dict, site_dir) -> None:
+    assert "fatal" not in report, report.get("fatal")
+    expected = terminal(site_dir)
+    at, view = report["at"], report["at"]["view"]
+    assert (view["text"], view["position"], view["char"]) == (expected["text"], 12, expected["char"])
+    close(view["embedding"], expected["embedding"], "embedding")
+    for stage in ("input_gate", "forget_gate", "output_gate", "candidate", "cn", "hn"):
+        close(view["layers"][0][stage], expected["layers"][0][stage], stage)
+    close(view["logits"], expected["logits"], "logits")
+    assert [ch for ch, _ in view["top"]] == [ch for ch, _ in expected["top"]]
+    close([p for _, p in view["top"]], [p for _, p in expected["top"]], "top-5 probabilities")
+    assert view["draw"]["uniform"] == expected["draw"]["uniform"]          # integer PRNG: exactly equal
+    assert view["draw"]["char"] == expected["draw"]["char"] == expected["next"]["char"]
+    assert view["draw"]["target"] == pytest.approx(expected["draw"]["target"], abs=TOLERANCE)
+    dom = at["dom"]                                                         # and the page shows them
+    assert dom["forget0"] == view["layers"][0]["forget_gate"][0] and dom["embedding0"] == view["embedding"][0]
+    assert dom["top"] == [list(t) for t in view["top"]] and dom["drawn"] == view["draw"]["char"]
+    assert float(dom["uniform"]) == view["draw"]["uniform"]
+    assert dom["heatmaps"] == 7 and dom["tables"] == 2                      # embedding + 6 stages; their tables
+    # the temperature knob: the same logits redrawn at 1.5, no model run, as CPython redraws them
+    hotter = report["hotter"]
+    assert hotter["runs"] == at["runs"] and hotter["view"]["logits"] == view["logits"]
+    model = InsideModel(served_model(site_dir))
+    again = position_view(trace(model, ARG["prompt"], ARG["length"], ARG["seed"], ARG["temperature"]), 12, temperature=1.5)
+    close([p for _, p in hotter["view"]["top"]], [p for _, p in again["top"]], "top-5 at temperature 1.5")
+    assert hotter["view"]["top"][0][1] < view["top"][0][1]
+    assert hotter["view"]["draw"]["char"] == again["draw"]["char"]
+    assert [r for r in report["resources"] if ".onnx" in r] == [r for r in report["resources"] if "tinyllm-inside.onnx" in r]
+    assert len([r for r in report["resources"] if ".onnx" in r]) == 1
+    assert not [r for r in report["resources"] if "pyodide" in r or r.endswith(".whl") or ".whl?" in r]
+
+
+def test_chromium_numbers_keyboard_small_screen_and_axe(browser, site_server):
+    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    watched = watch(context, {origin(site_server.url)})
+    page = watched.page
+    try:
+        page.goto(site_server.url + PAGE)
+        check(page.evaluate(SCRIPT.read_text(encoding="utf-8"), ARG), site_server.dir)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
+        slider = page.locator(".lllm-inside input[name=position]")
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate("() => document.querySelector('.lllm-inside').lllmView.position") == 13
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowLeft")
+        assert page.evaluate("() => document.querySelector('.lllm-inside').lllmView.position") == 11
+        assert not [r for r in watched.requests if "pyodide" in r]
+        page.add_script_tag(path=str(AXE))
+        page.evaluate("() => document.querySelectorAll('.lllm-inside details').forEach(d => d.open = true)")
+        serious = page.evaluate("""() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
+          r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
+            `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))""")
+        assert serious == [], serious
+        watched.assert_clean()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("engine", ["firefox", "webkit"])
+def test_the_page_shows_the_terminals_numbers_in(engine, site_server):
+    out = getattr(engines, engine)(site_server.url + PAGE, ARG, script=SCRIPT)
+    check(out["report"], site_server.dir)
+    assert out["console"] == []
