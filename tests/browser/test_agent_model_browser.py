@@ -23,7 +23,7 @@ import pytest
 
 from conftest import ROOT, origin, watch
 from lllm.predictors import make_predictor
-from lllm.agents.react import run_react, trajectory_json
+from lllm.agents.react import run_react, terminal_text, trajectory_json
 from support.model_files import MODEL, require_agent_model
 from support.runtime import CELL, run_demo
 
@@ -55,10 +55,6 @@ def demo_on(page, kind: str = "versus"):
     return page.locator(selector)
 
 
-def terminal_text(trajectory) -> str:
-    """What `python -m lllm react GOAL` prints: the rendering, then why it stopped without an answer."""
-    end = "" if trajectory.answer is not None else f"(no final answer: {trajectory.stop_reason})\n"
-    return trajectory.render() + "\n" + end
 
 
 # ---- the demo: both columns are CPython's runs ----------------------------------------------------
@@ -86,6 +82,8 @@ def test_both_columns_are_the_cpython_trajectories(tab, agent_model, goal):
         assert column.locator(".lllm-demo__step-title").all_text_contents() == ["the model's step"] * len(expected.steps)
         summary = column.locator(".lllm-demo__terminal summary").text_content()
         assert summary.endswith(f"--predictor {got['brain']}" + (" --temperature 0" if got["brain"] == "tinyllm" else ""))
+    echoed = demo.locator(".lllm-demo__column[data-brain='tinyllm-agent'] .lllm-demo__ungrounded").count()
+    assert echoed == (goal == "Say the word tiger.")       # an echo rests on the goal, not on an observation
     assert any("/model/tinyllm-agent.onnx" in u for u in tab.requests)
 
 
