@@ -64,8 +64,8 @@ def html(text: str | None, inline: bool = False) -> str | None:
 
 def source_view(source: str, here: str, pages: dict[str, str]) -> dict:
     """{label, url, path}: what a question is about, in plain words — a page by its title (and the
-    section's words), code by its section's words and file name — linked to the page, or to the
-    module's API reference when it has one; `path` keeps the exact source for the link's tooltip."""
+    section's words), code by its section and file ("the sampler in sampling.py") — linked to the
+    page, or to the module's API reference when it has one; `path` is the exact source (the tooltip)."""
     if is_page_source(source):
         page, _, anchor = source.partition("#")
         url = get_relative_url(pages[page], here) if page in pages else None
@@ -75,7 +75,7 @@ def source_view(source: str, here: str, pages: dict[str, str]) -> dict:
     name, module = file.rsplit("/", 1)[-1], file.removesuffix(".py").replace("/", ".")
     api = api_page(module)
     url = get_relative_url(pages[api], here) + "#" + module if api in pages else None
-    return {"label": f"{_words(section)} in {name}" if section else name, "url": url, "path": source}
+    return {"label": f"the {_words(section)} in {name}" if section else name, "url": url, "path": source}
 
 
 def _words(name: str) -> str:

@@ -295,10 +295,10 @@ def test_a_code_source_is_named_in_words_and_linked_to_its_api_reference():
     from hooks.quiz import source_view
     pages = {"api/model.md": "api/model/", "agents/react.md": "agents/react/"}
     assert source_view("lllm/model/sampling.py:sampler", "agents/react/", pages) == {
-        "label": "sampler in sampling.py", "url": "../../api/model/#lllm.model.sampling",
+        "label": "the sampler in sampling.py", "url": "../../api/model/#lllm.model.sampling",
         "path": "lllm/model/sampling.py:sampler"}
     assert source_view("export/data.py:dataset", "agents/react/", pages) == {      # export/ has no API page
-        "label": "dataset in data.py", "url": None, "path": "export/data.py:dataset"}
+        "label": "the dataset in data.py", "url": None, "path": "export/data.py:dataset"}
     assert source_view("lllm/labs/human_in_loop.py", "agents/react/", pages)["label"] == "human_in_loop.py"
 
 
