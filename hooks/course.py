@@ -14,7 +14,9 @@ In a page, a line
 
 becomes Markdown and empty containers that site/assets/course/course.mjs fills from the reader's
 progress (kept in the quiz store, site/assets/quiz/store.mjs). Each unit's last page gets
-"Next in the course" at its end, written here so it is in the HTML. The hook also writes
+"Next in the course" at its end, written here so it is in the HTML. On a course page the
+footer's Previous and Next follow the course, not the nav: inside a unit they go to its previous
+and next page, and from a unit's last page on to the next unit's first. The hook also writes
 assets/course/course.json: the units with their page URLs and quiz question ids, for course.mjs.
 
 LLLM_COURSE_FILE=<path> reads another course file (the tests build broken ones).
@@ -41,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "course.yml"
 SITE = ROOT / "site"
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-UNIT_KEYS = ("id", "title", "minutes", "why", "pages", "run", "quiz", "exercise")
+UNIT_KEYS = ("id", "title", "minutes", "why", "pages", "run", "quiz", "exercise", "exercise_title")
 COURSE_MARKER, PROGRESS_MARKER = "<!-- course -->", "<!-- course-progress -->"
 COURSE_JSON = "assets/course/course.json"
 RUNNABLE_RE = re.compile(r'\{\.runnable\}|class="lllm-demo"')
@@ -61,6 +63,7 @@ class Unit:
     run: str
     quiz: str
     exercise: str
+    exercise_title: str
     quiz_title: str = ""
     question_ids: tuple[str, ...] = ()
 
@@ -113,7 +116,7 @@ def load(path: Path = COURSE, site: Path = SITE, quiz_dir: Path = QUIZ_DIR) -> C
         if not isinstance(uid, str) or not ID_RE.match(uid) or any(u.id == uid for u in units):
             fail(f"{at}.id", f"{uid!r} must be unique and use only a-z, 0-9 and -")
         at = f"units[{n}] ({uid})"
-        for key in ("title", "why"):
+        for key in ("title", "why", "exercise_title"):
             if not isinstance(raw[key], str) or not raw[key].strip():
                 fail(f"{at}.{key}", "expected text")
         if not isinstance(raw["minutes"], int) or isinstance(raw["minutes"], bool) or not 5 <= raw["minutes"] <= 120:
@@ -186,7 +189,7 @@ def course_markdown(course: Course, here: str) -> str:
                    f"- **Read:** {reads}\n"
                    f"- **Run:** {run_kind} on [{page_title(unit.run)}]({rel(unit.run, here)}), to the end once\n"
                    f"- **Quiz:** [{unit.quiz_title}]({rel(quiz_page(unit), here)}#quiz-{unit.quiz}), 80 % right or better\n"
-                   f"- **Exercise:** the code question `{unit.exercise}` in that quiz, passed against its hidden checks\n\n"
+                   f"- **Exercise:** *{unit.exercise_title}*, the code question in that quiz, passed against its hidden checks\n\n"
                    f'<p class="lllm-course-unit__status" data-unit-status="{unit.id}"></p>\n\n</div>\n')
     return "\n".join(out)
 
@@ -211,7 +214,8 @@ def course_json(course: Course, files) -> str:
     units = [{"id": u.id, "number": n, "title": u.title, "minutes": u.minutes,
               "pages": [{"src": p, "url": url[p], "title": page_title(p)} for p in u.pages],
               "run": u.run, "quiz": u.quiz, "quizTitle": u.quiz_title, "quizPage": quiz_page(u),
-              "questions": list(u.question_ids), "exercise": u.exercise} for n, u in enumerate(course.units, 1)]
+              "questions": list(u.question_ids), "exercise": u.exercise,
+              "exerciseTitle": u.exercise_title} for n, u in enumerate(course.units, 1)]
     return json.dumps({"title": course.title, "course": url["course/index.md"], "units": units}, ensure_ascii=False, indent=1)
 
 
@@ -244,3 +248,17 @@ def on_page_markdown(markdown_text, page, config, files, **kwargs):
     if unit and here == unit.pages[-1]:
         markdown_text += next_markdown(course, unit, here)
     return markdown_text
+
+
+def on_page_context(context, page, config, nav, **kwargs):
+    """The footer of a course page walks the course (the nav's order puts Unit 2's pages between
+    Unit 1's); pages outside the course keep the nav's neighbours."""
+    order = [p for unit in _state["course"].units for p in unit.pages]
+    here = page.file.src_uri
+    if here in order:
+        by_src, i = {p.file.src_uri: p for p in nav.pages}, order.index(here)
+        if i > 0:
+            page.previous_page = by_src.get(order[i - 1], page.previous_page)
+        if i + 1 < len(order):
+            page.next_page = by_src.get(order[i + 1], page.next_page)
+    return context

@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hooks.quiz_files import (  # noqa: E402  (MkDocs loads hook files by path)
     QUIZ_DIR, Quiz, QuizError, check_page_sources, is_page_source, load_all, normalise)
 from hooks.quiz_fairness import length_cue_errors  # noqa: E402
+from hooks.roadmap import api_page  # noqa: E402
 
 MARKER_RE = re.compile(r"^<!--\s*quiz:\s*([A-Za-z0-9_-]+)\s*-->\s*$", re.M)
 REVIEW_MARKER, PROGRESS_MARKER = "<!-- quiz-review -->", "<!-- quiz-progress -->"
@@ -65,12 +66,24 @@ def html(text: str | None, inline: bool = False) -> str | None:
 
 
 def source_view(source: str, here: str, pages: dict[str, str]) -> dict:
-    """{label, url?}: page anchors link to the page; code sections link to nothing (they are named)."""
+    """{label, url, path}: what a question is about, in plain words — a page by its title (and the
+    section's words), code by its section and file ("the sampler in sampling.py") — linked to the
+    page, or to the module's API reference when it has one; `path` is the exact source (the tooltip)."""
     if is_page_source(source):
         page, _, anchor = source.partition("#")
         url = get_relative_url(pages[page], here) if page in pages else None
-        return {"label": source, "url": (url + ("#" + anchor if anchor else "")) if url else None}
-    return {"label": source, "url": None}
+        label = _state["titles"].get(page, page) + (f", {_words(anchor)}" if anchor else "")
+        return {"label": label, "url": (url + ("#" + anchor if anchor else "")) if url else None, "path": source}
+    file, _, section = source.partition(":")
+    name, module = file.rsplit("/", 1)[-1], file.removesuffix(".py").replace("/", ".")
+    api = api_page(module)
+    url = get_relative_url(pages[api], here) + "#" + module if api in pages else None
+    return {"label": f"the {_words(section)} in {name}" if section else name, "url": url, "path": source}
+
+
+def _words(name: str) -> str:
+    """A section or anchor name as words: "generate-loop" -> "generate loop"."""
+    return re.sub(r"[-_]+", " ", name).strip()
 
 
 def build_order(q: dict) -> list[tuple[int, dict]]:
@@ -127,7 +140,13 @@ def container(mode: str, payload, extra: str = "") -> str:
 
 # ---- the MkDocs events ------------------------------------------------------------------------------
 
-_state: dict = {"quizzes": {}, "pages": {}, "anchors": {}, "marker_lines": {}}
+_state: dict = {"quizzes": {}, "pages": {}, "titles": {}, "anchors": {}, "marker_lines": {}}
+
+
+def _title(f) -> str:
+    """A page's first level-1 heading (what a question's "About:" calls it), else its path."""
+    text = Path(f.abs_src_path).read_text(encoding="utf-8") if f.abs_src_path else (f.content_string or "")
+    return next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), f.src_uri)
 
 
 def on_config(config, **kwargs):
@@ -142,6 +161,7 @@ def on_files(files, config, **kwargs):
     """Find which page shows which quiz before any page is rendered (the review page links them all)."""
     quizzes = _state["quizzes"]
     _state["pages"] = {f.src_uri: f.url for f in files.documentation_pages()}
+    _state["titles"] = {f.src_uri: _title(f) for f in files.documentation_pages()}
     _state["marker_lines"] = {}
     for quiz in quizzes.values():
         quiz.page = None

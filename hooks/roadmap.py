@@ -88,9 +88,9 @@ def link(item: Item, from_page: str | None) -> str:
 
 
 def roadmap_table(roadmap: Roadmap, from_page: str | None = None) -> str:
-    rows = ["| piece | layer | seed | status | where | what |", "|---|---|---|---|---|---|"]
+    rows = ["| piece | layer | status | where | what |", "|---|---|---|---|---|"]   # no seed numbers for readers
     for item in sorted(roadmap.items, key=lambda i: (STATUSES.index(i.status), i.layer)):
-        rows.append(f"| {link(item, from_page)} | {item.layer} | {item.seed} | {badge(item.status)} "
+        rows.append(f"| {link(item, from_page)} | {item.layer} | {badge(item.status)} "
                     f"| `{item.where}` | {item.summary} |")
     counts = ", ".join(f"{sum(i.status == s for i in roadmap.items)} {s}" for s in STATUSES)
     return "\n".join(rows) + f"\n\n{len(roadmap.items)} pieces: {counts}.\n"

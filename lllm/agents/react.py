@@ -18,6 +18,10 @@ tool, a tool that fails, a reply with neither an action nor an answer (a repair 
 again), a predictor that raises or returns no text (the run stops, the reason recorded). Errors
 in what *we* were given (an empty goal, max_steps < 1, two tools with one name) raise ValueError.
 
+Grounding: a Final Answer that rests on no observation (no tool answered, or it only repeats words
+of the goal) is flagged by `grounding(trajectory)` with typed reasons (`grounding.py` has the rule);
+the terminal, `--json` and the pages label it "not grounded in any observation".
+
 Forcing: when the goal itself is written as a tool call (`calc[12 * 7]`), the agent runs that
 tool once, before asking the model, and labels the step `forced` in the trace. Only the model can
 turn the observation into a Final Answer, so a lab still measures the model.
@@ -44,10 +48,11 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Sequence
 
+from lllm.agents.grounding import Ungrounded, label, ungrounded
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
 __all__ = ["Outcome", "FAILED", "Step", "Trajectory", "build_prompt", "parse_action", "parse_final", "parse_step",
-           "think", "act", "react_step", "run_react", "terminal_text", "MAX_NEW_TOKENS", "MAX_OBSERVATION_CHARS",
+           "think", "act", "react_step", "run_react", "grounding", "trajectory_json", "terminal_text", "MAX_NEW_TOKENS", "MAX_OBSERVATION_CHARS",
            "REPAIR_OBSERVATION", "FORCED_RE"]
 
 MAX_NEW_TOKENS = 128         # one step (a thought and an action) fits; a rambling model is cut off
@@ -268,10 +273,26 @@ def run_react(goal: str, predictor, tools: Sequence[Tool] = DEFAULT_TOOLS, max_s
 # --8<-- [end:run-react]
 
 
+# ---- after the loop: is the answer grounded, and what the terminal shows --------------------------
+
+def grounding(trajectory: Trajectory, tools_available: bool = True) -> tuple[Ungrounded, ...]:
+    """Why the run's final answer is not grounded in any observation (() when it is): the rule of
+    `grounding.py`, fed by the typed outcomes — what ACTION steps (forced ones too) observed."""
+    seen = [step.observation for step in trajectory.steps if step.outcome is Outcome.ACTION]
+    return ungrounded(trajectory.goal, trajectory.answer, seen, tools_available)
+
+
+def trajectory_json(trajectory: Trajectory) -> dict:
+    """What `react --json` prints and the pages draw: `to_dict()` plus "ungrounded", the reasons."""
+    return trajectory.to_dict() | {"ungrounded": [reason.value for reason in grounding(trajectory)]}
+
+
 def terminal_text(trajectory: Trajectory) -> str:
-    """What `python -m lllm react GOAL` prints (without --verbose): the trajectory, and why it
-    stopped when there is no answer. The page shows exactly this text."""
-    end = "" if trajectory.answer is not None else f"(no final answer: {trajectory.stop_reason})\n"
+    """What `python -m lllm react GOAL` prints (without --verbose): the trajectory, then why it
+    stopped when there is no answer, or the label when the answer rests on no observation. The
+    page shows exactly this text."""
+    flag = label(grounding(trajectory))
+    end = f"(no final answer: {trajectory.stop_reason})\n" if trajectory.answer is None else f"({flag})\n" if flag else ""
     return trajectory.render() + "\n" + end
 
 

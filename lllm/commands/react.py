@@ -3,14 +3,16 @@
     python -m lllm react "What is 17 * 23?" --predictor rule --verbose
     python -m lllm react "What is 48 plus 17?" --predictor tinyllm-agent --json
 
-Exit status 1 when the agent ends without a final answer.
+Exit status 1 when the agent ends without a final answer. A final answer that rests on no
+observation is printed with the label "not grounded in any observation" (`lllm/agents/grounding.py`).
 """
 
 from __future__ import annotations
 
 import json
 
-from lllm.agents.react import run_react, terminal_text
+from lllm.agents.grounding import label
+from lllm.agents.react import grounding, run_react, terminal_text, trajectory_json
 from lllm.commands.args import add_predictor_args, goal_and_predictor
 
 
@@ -31,7 +33,9 @@ def run(args) -> int:
     trajectory = run_react(goal, predictor, max_steps=args.max_steps,
                            verbose=args.verbose and not args.json, return_trajectory=True)
     if args.json:
-        print(json.dumps(trajectory.to_dict(), indent=2))
+        print(json.dumps(trajectory_json(trajectory), indent=2))
     elif not args.verbose:
         print(terminal_text(trajectory), end="")
+    elif grounding(trajectory):
+        print(f"[AGENT] {label(grounding(trajectory))}")
     return 0 if trajectory.answer is not None else 1

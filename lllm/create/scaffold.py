@@ -6,7 +6,7 @@ named template string, so this module is also a compact example of a complete LL
 
     NAME/lllm.toml                       the package: prompts/, tactics/ and configs/ are discovered
     NAME/prompts/writer.md, reviewer.md  system prompts, referenced as <package>:writer
-    NAME/tactics/draft_and_review.py     the tactic (seed 004's first example)
+    NAME/tactics/draft_and_review.py     the tactic (the native runtime's first example)
     NAME/configs/default.toml            scripted replies: runs with no model at all
     NAME/configs/tinyllm.toml            base = "default", switched to TinyLLM (needs the model)
     NAME/main.py                         build(config) -> the tactic; `python main.py TOPIC`

@@ -12,6 +12,10 @@ its whole trajectory (`run_react(..., return_trajectory=True)`), with a written 
     right answer    0.3    the Final Answer matches the task (scoring.answer_matches)
     efficiency      0.1    a right answer in at most 2 steps; then linearly less, 0 at max_steps
 
+One more column, weighted 0 and counted on its own: `ungrounded` is 1 when the run's final answer
+rests on no observation (`lllm/agents/grounding.py`: no tool answered, or it only repeats words of
+the goal), so the report says how often the agent made an answer up.
+
 A stochastic agent (TinyLLM sampling at temperature > 0) gives a different trajectory for each
 seed, so one run says little. `evaluate_seeds` repeats the batch for several seeds and reports
 the mean and the spread (sample standard deviation) of every criterion across seeds.
@@ -33,7 +37,7 @@ from typing import Callable, Sequence
 
 from lllm.labs.reliability import SUITE, TestCase
 from lllm.labs.scoring import answer_matches, squash
-from lllm.agents.react import Trajectory, run_react
+from lllm.agents.react import Trajectory, grounding, run_react
 
 __all__ = ["RUBRIC", "Score", "score_trajectory", "evaluate_batch", "evaluate_seeds", "EvalReport"]
 
@@ -50,6 +54,7 @@ class Score:
     answer: float
     efficiency: float
     steps: int
+    ungrounded: float = 0.0       # 1.0: a final answer not grounded in any observation (weight 0)
 
     @property
     def total(self) -> float:
@@ -67,7 +72,8 @@ def score_trajectory(trajectory: Trajectory, case: TestCase, max_steps: int) -> 
     efficiency = min(1.0, max(0.0, (max_steps - steps) / slack)) if steps > IDEAL_STEPS else 1.0
     return Score(format=len(valid) / len(own) if own else 0.0, tool=float(bool(used)),
                  args=float(any(squash(case.expected_arg_contains) in squash(a) for a in used)),
-                 answer=float(answer), efficiency=efficiency if answer else 0.0, steps=steps)
+                 answer=float(answer), efficiency=efficiency if answer else 0.0, steps=steps,
+                 ungrounded=float(bool(grounding(trajectory))))
 # --8<-- [end:rubric]
 
 
@@ -99,18 +105,19 @@ class EvalReport:
     def format(self) -> str:
         lines = [f"Trajectory evaluator: {self.cases} cases x {len(self.seeds)} seed(s) {self.seeds}, predictor {self.name}",
                  "", f"{'criterion':12} {'weight':>6} {'mean':>6} {'spread':>7}  chart"]
-        for criterion in [*RUBRIC, "total", "steps"]:
+        for criterion in [*RUBRIC, "total", "ungrounded", "steps"]:
             weight = f"{RUBRIC[criterion]:.1f}" if criterion in RUBRIC else ""
             mean = self.mean(criterion)
             bar = "#" * round(20 * mean) if criterion != "steps" else ""
             lines.append(f"{criterion:12} {weight:>6} {mean:6.2f} {self.spread(criterion):7.3f}  {bar}")
         lines.append("")
         lines.append("per seed total: " + ", ".join(f"seed {s}: {run['total']:.2f}" for s, run in zip(self.seeds, self.per_seed)))
-        lines.append("(spread = sample standard deviation across seeds; steps = mean steps used per case)")
+        lines.append("(spread = sample standard deviation across seeds; steps = mean steps used per case;")
+        lines.append(" ungrounded = share of runs whose final answer is not grounded in any observation)")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        criteria = [*RUBRIC, "total", "steps"]
+        criteria = [*RUBRIC, "total", "ungrounded", "steps"]
         return {"predictor": self.name, "seeds": self.seeds, "cases": self.cases, "rubric": RUBRIC,
                 "mean": {c: self.mean(c) for c in criteria}, "spread": {c: self.spread(c) for c in criteria},
                 "per_seed": self.per_seed}
@@ -124,7 +131,7 @@ def evaluate_seeds(make: Callable[[int], object], seeds: Sequence[int], cases: S
     report = EvalReport(name, list(seeds), len(cases))
     for seed in seeds:
         scores = [score for _, _, score in evaluate_batch(make(seed), cases, max_steps)]
-        run = {c: statistics.fmean(getattr(s, c) for s in scores) for c in [*RUBRIC, "steps"]}
+        run = {c: statistics.fmean(getattr(s, c) for s in scores) for c in [*RUBRIC, "ungrounded", "steps"]}
         run["total"] = statistics.fmean(s.total for s in scores)
         report.per_seed.append(run)
     return report

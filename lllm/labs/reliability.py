@@ -10,6 +10,8 @@ ReAct agent on a fixed suite of goals and credits a case only when all three hol
 
 An echoed prompt, a tool call without an answer, or an answer without the tool scores nothing
 (the original collection scored its echoed instructions as 100%; site/design.md, "Lessons").
+A final answer that rests on no observation (`lllm/agents/grounding.py`: no tool answered, or it
+only repeats words of the goal) is counted in a column of its own, "ungrounded", and never passes.
 
 Tools are recorded by handing `run_react` wrapped *copies*; the original Tool records are frozen
 and never patched, so nothing needs restoring, even when the agent raises.
@@ -27,7 +29,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-from lllm.agents.react import run_react
+from lllm.agents.react import grounding, run_react
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.labs.scoring import answer_matches, squash
 
@@ -97,10 +99,11 @@ class CaseResult:
     steps: int
     stop_reason: str
     error: str | None = None
+    ungrounded: bool = False          # a final answer resting on no observation (grounding.py)
 
     @property
     def success(self) -> bool:
-        return self.right_tool and self.right_args and self.right_answer
+        return self.right_tool and self.right_args and self.right_answer and not self.ungrounded
 
 
 def _recording(tools: Sequence[Tool], calls: list) -> list[Tool]:
@@ -127,7 +130,8 @@ def evaluate_case(case: TestCase, predictor, tools: Sequence[Tool] = DEFAULT_TOO
     return CaseResult(case, trajectory.answer, calls, right_tool=bool(used),
                       right_args=any(squash(case.expected_arg_contains) in squash(a) for a in used),
                       right_answer=answer_matches(trajectory.answer, case.expected_answer),
-                      steps=len(trajectory.steps), stop_reason=trajectory.stop_reason)
+                      steps=len(trajectory.steps), stop_reason=trajectory.stop_reason,
+                      ungrounded=bool(grounding(trajectory)))
 # --8<-- [end:evaluate-case]
 
 
@@ -147,29 +151,32 @@ class LabReport:
         return self.passed / len(self.results) if self.results else 0.0
 
     def by_category(self) -> dict[str, dict[str, int]]:
-        """Per category: cases, passed, and how many had the right tool / args / answer."""
+        """Per category: cases, passed, how many had the right tool / args / answer, and how many
+        answers rested on no observation (ungrounded)."""
         table: dict[str, dict[str, int]] = {}
         for r in self.results:
-            row = table.setdefault(r.case.category, dict.fromkeys(["total", "passed", "tool", "args", "answer"], 0))
+            row = table.setdefault(r.case.category, dict.fromkeys(["total", "passed", "tool", "args", "answer", "ungrounded"], 0))
             for key, hit in [("total", True), ("passed", r.success), ("tool", r.right_tool),
-                             ("args", r.right_args), ("answer", r.right_answer)]:
+                             ("args", r.right_args), ("answer", r.right_answer), ("ungrounded", r.ungrounded)]:
                 row[key] += hit
         return table
 
     def format(self) -> str:
         lines = [f"Reliability lab: {len(self.results)} cases, predictor {self.predictor}",
                  f"overall: {self.passed}/{len(self.results)} passed ({100 * self.success_rate:.1f}%)", "",
-                 f"{'category':18} {'tool':>5} {'args':>5} {'answer':>6} {'passed':>7} {'success':>8}"]
+                 f"{'category':18} {'tool':>5} {'args':>5} {'answer':>6} {'ungrounded':>10} {'passed':>7} {'success':>8}"]
         for category, row in self.by_category().items():
-            lines.append(f"{category:18} {row['tool']:5d} {row['args']:5d} {row['answer']:6d} "
+            lines.append(f"{category:18} {row['tool']:5d} {row['args']:5d} {row['answer']:6d} {row['ungrounded']:10d} "
                          f"{row['passed']:4d}/{row['total']:<2d} {100 * row['passed'] / row['total']:7.1f}%")
         lines.append("(a case passes only with the right tool, the right args and the right final answer)")
+        lines.append("(ungrounded: a final answer not grounded in any observation; it never passes)")
         failures = [r for r in self.results if not r.success]
         if failures:
             lines += ["", f"failures ({len(failures)}):"]
             for r in failures:
                 calls = ", ".join(f"{n}[{a}]" for n, a in r.tool_calls) or "no tool"
                 why = r.error or f"called {calls}; answer {_short(r.answer)} ({r.stop_reason})"
+                why += ", not grounded in any observation" if r.ungrounded else ""
                 lines.append(f"- [{r.case.category}] {r.case.goal!r}: wanted {r.case.expected_tool}"
                              f"[..{r.case.expected_arg_contains}..] -> {r.case.expected_answer!r}; {why}")
         return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Layer 3 · reasoning frameworks (seed 003): Framework, Agent, Task (Environment), Model.
+"""Layer 3 · reasoning frameworks: Framework, Agent, Task (Environment), Model.
 
 The framework API sits at the top of the folder; the tasks and the stand-in models have folders
 of their own. Read in this order: `records.py` (State, Inference, Verification), `data.py`,

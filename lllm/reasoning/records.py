@@ -1,6 +1,6 @@
 """Layer 3 · the records every reasoning framework passes around: State, Inference, Verification.
 
-Read this first in `lllm.reasoning`. The API (seed 003) has four parts — Framework, Agent,
+Read this first in `lllm.reasoning`. The API has four parts — Framework, Agent,
 Task, Model — and these three records are all they share:
 
     State         where a puzzle stands: the puzzle, what is left, the steps so far, randomness

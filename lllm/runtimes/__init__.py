@@ -1,6 +1,6 @@
 """Layer 3 · runtimes: ways to build agents on top of the Predictor seam.
 
-`lllm.runtimes.native` is the LLLM native runtime (seed 004): Tactic, Agent, Prompt, Dialog,
+`lllm.runtimes.native` is the LLLM native runtime: Tactic, Agent, Prompt, Dialog,
 with parsers, repair handlers, tools and configuration, in pure Python.
 
 `lllm.runtimes.python` wraps a plain function as a protocol Tactic (`as_tactic`),

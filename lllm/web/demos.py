@@ -55,7 +55,8 @@ from lllm.labs.reliability import CATEGORIES, SUITE, run_lab
 from lllm.agents.memory import LongTermMemory, format_memories, words
 from lllm.labs.memory_explainer import DEMO_GOALS, explain_memory
 from lllm.predictors.contract import ScriptedPredictor
-from lllm.agents.react import FORCED_RE, run_react, terminal_text
+from lllm.agents.grounding import label
+from lllm.agents.react import FORCED_RE, grounding, run_react, terminal_text, trajectory_json
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS
 from lllm.web.browser import browser_models     # the page's TinyLLMs (re-exported: the page's JS names it here)
 
@@ -92,7 +93,8 @@ def react_demo(p: dict, make: Callable[..., object], progress) -> dict:
     with redirect_stdout(terminal):
         trajectory = run_react(p.get("goal", ""), make(_int(p, "seed", 0)), max_steps=_steps(p, 5),
                                verbose=True, return_trajectory=True)
-    return {"trajectory": trajectory.to_dict(), "trace": terminal.getvalue()}
+    flag = label(grounding(trajectory))                # as `react --verbose` ends, when it applies
+    return {"trajectory": trajectory_json(trajectory), "trace": terminal.getvalue() + (f"[AGENT] {flag}\n" if flag else "")}
 
 
 def lab_demo(p: dict, make: Callable[..., object], progress) -> dict:
@@ -126,7 +128,7 @@ def memory_demo(p: dict, make: Callable[..., object], progress) -> dict:
         turns = explain_memory(make(_int(p, "seed", 0)), goals, window=window, max_steps=_steps(p, 4))
     remembered = [f"user: {t.goal} | agent: {t.answer}" for t in turns]   # what explain_memory adds
     return {"turns": [{"goal": t.goal, "memory_block": t.memory_block, "answer": t.answer,
-                       "trajectory": t.trajectory.to_dict(),
+                       "trajectory": trajectory_json(t.trajectory),
                        "short_term_after": remembered[max(0, i + 1 - window):i + 1]}
                       for i, t in enumerate(turns)],
             "trace": terminal.getvalue()}
@@ -179,7 +181,7 @@ def versus_demo(p: dict, make: Callable[..., object], progress) -> dict:
     for name, predictor in predictors.items():
         progress(f"{name}: {goal}")
         trajectory = run_react(goal, predictor, max_steps=max_steps, return_trajectory=True)
-        runs.append({"brain": name, "trajectory": trajectory.to_dict(), "terminal": terminal_text(trajectory),
+        runs.append({"brain": name, "trajectory": trajectory_json(trajectory), "terminal": terminal_text(trajectory),
                      "command": _react_command(goal, name, max_steps)})
     return {"runs": runs}
 
@@ -197,7 +199,7 @@ def judge_demo(p: dict, make: Callable[..., object], progress) -> dict:
     progress(f"{JUDGE_BRAIN}: {goal}")
     trajectory = run_react(goal, predictor, max_steps=max_steps, return_trajectory=True)
     judged = judge(goal, trajectory)
-    return {"brain": JUDGE_BRAIN, "trajectory": trajectory.to_dict(), "terminal": terminal_text(trajectory),
+    return {"brain": JUDGE_BRAIN, "trajectory": trajectory_json(trajectory), "terminal": terminal_text(trajectory),
             "command": _react_command(goal, JUDGE_BRAIN, max_steps), "judgement": judged,
             "verdict": _verdict(judged, trajectory)}
 

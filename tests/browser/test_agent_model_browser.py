@@ -23,7 +23,7 @@ import pytest
 
 from conftest import ROOT, origin, watch
 from lllm.predictors import make_predictor
-from lllm.agents.react import run_react
+from lllm.agents.react import run_react, terminal_text, trajectory_json
 from support.model_files import MODEL, require_agent_model
 from support.runtime import CELL, run_demo
 
@@ -55,10 +55,6 @@ def demo_on(page, kind: str = "versus"):
     return page.locator(selector)
 
 
-def terminal_text(trajectory) -> str:
-    """What `python -m lllm react GOAL` prints: the rendering, then why it stopped without an answer."""
-    end = "" if trajectory.answer is not None else f"(no final answer: {trajectory.stop_reason})\n"
-    return trajectory.render() + "\n" + end
 
 
 # ---- the demo: both columns are CPython's runs ----------------------------------------------------
@@ -79,13 +75,15 @@ def test_both_columns_are_the_cpython_trajectories(tab, agent_model, goal):
     assert [r["brain"] for r in run["result"]["runs"]] == ["tinyllm", "tinyllm-agent"]
     for got in run["result"]["runs"]:
         expected = run_react(goal, BRAINS[got["brain"]](agent_model), return_trajectory=True)
-        assert got["trajectory"] == json.loads(json.dumps(expected.to_dict())), got["brain"]   # raw outputs too
+        assert got["trajectory"] == json.loads(json.dumps(trajectory_json(expected))), got["brain"]   # raw outputs too
         column = demo.locator(f".lllm-demo__column[data-brain='{got['brain']}']")
         assert column.locator(".lllm-demo__terminal pre").text_content() == terminal_text(expected)
         assert column.locator(".lllm-demo__raw").all_text_contents() == [s.raw for s in expected.steps]
         assert column.locator(".lllm-demo__step-title").all_text_contents() == ["the model's step"] * len(expected.steps)
         summary = column.locator(".lllm-demo__terminal summary").text_content()
         assert summary.endswith(f"--predictor {got['brain']}" + (" --temperature 0" if got["brain"] == "tinyllm" else ""))
+    echoed = demo.locator(".lllm-demo__column[data-brain='tinyllm-agent'] .lllm-demo__ungrounded").count()
+    assert echoed == (goal == "Say the word tiger.")       # an echo rests on the goal, not on an observation
     assert any("/model/tinyllm-agent.onnx" in u for u in tab.requests)
 
 
@@ -108,7 +106,7 @@ def test_a_gallery_row_runs_its_goal_in_the_demo_as_the_gallery_says(tab, agent_
     result = demo.evaluate("el => el.lllmResult")
     agent = next(r for r in result["runs"] if r["brain"] == "tinyllm-agent")
     expected = run_react(goal.goal, BRAINS["tinyllm-agent"](agent_model), return_trajectory=True)
-    assert agent["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    assert agent["trajectory"] == json.loads(json.dumps(trajectory_json(expected)))
     assert hg.gallery_row(goal, expected) == row
 
 
@@ -124,7 +122,7 @@ def test_the_typed_goal_box_runs_the_agent_model_and_judges_it_as_cpython_does(t
     run = run_demo(demo, goal=goal)
     assert run["state"] == "done", demo.text_content()
     expected = run_react(goal, BRAINS["tinyllm-agent"](agent_model), return_trajectory=True)
-    assert run["result"]["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    assert run["result"]["trajectory"] == json.loads(json.dumps(trajectory_json(expected)))
     assert run["result"]["judgement"] == judge(goal, expected)
     shown = demo.locator(".lllm-demo__verdict")
     assert shown.get_attribute("data-verdict") == verdict
@@ -259,6 +257,6 @@ def test_the_cards_reading_fields_are_honoured_as_in_cpython(browser, site_serve
     watched.page.goto(site_server.url + PAGE)
     run = run_demo(demo_on(watched.page), goal=goal)
     assert run["state"] == "done"
-    assert run["result"]["runs"][1]["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    assert run["result"]["runs"][1]["trajectory"] == json.loads(json.dumps(trajectory_json(expected)))
     watched.assert_clean()
     context.close()

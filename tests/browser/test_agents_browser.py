@@ -26,6 +26,7 @@ pytestmark = pytest.mark.browser
 MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
 TIMEOUT = 240_000   # ms: a cold boot plus a TinyLLM batch on a busy 2-core machine
 from support.runtime import CELL, run_demo  # noqa: E402
+from support.model_files import require_agent_model  # noqa: E402
 AGENT_PAGES = ["index", "react", "brains", "memory", "memory-explainer", "lab", "evaluator", "inference-playground"]
 
 
@@ -81,7 +82,8 @@ def test_react_demo_is_the_terminal_trace_with_the_rule_brain(tab, site_server):
     assert "calc[6 * 7]" in steps.nth(0).locator(".lllm-demo__action").text_content()
     assert steps.nth(0).locator(".lllm-demo__obs").text_content() == "42"
     assert "Question: What is 6 times 7?" in steps.nth(0).locator(".lllm-demo__tail").text_content()
-    assert demo.locator(".lllm-demo__answer").text_content() == "Final answer: 42"
+    assert demo.locator(".lllm-demo__answer").text_content() == "Final answer: 42"     # grounded: no label
+    assert demo.locator(".lllm-demo__ungrounded").count() == 0
 
 
 def test_react_demo_is_the_terminal_trace_with_tinyllm(tab, site_server):
@@ -108,6 +110,22 @@ def test_what_the_model_causes_is_a_visible_capped_step(tab, site_server):
     assert demo.locator(".lllm-demo__answer").text_content() == "Stopped without an answer (max steps)."
 
 
+@pytest.mark.parametrize("goal, copied", [("What is the capital of France?", "capital"),
+                                          ("Where does Lina live?", "Where")])
+def test_an_answer_resting_on_nothing_is_labelled_on_the_agent_tuned_brain(tab, site_server, goal, copied):
+    """The agent-tuned TinyLLM copies a goal word; the page says so, from Python's typed verdict."""
+    require_agent_model()
+    demo = visit(tab, site_server, "agents/react/")
+    run = run_demo(demo, goal=goal, brain="tinyllm-agent", max_steps=5)
+    assert run["state"] == "done"
+    assert run["result"]["trajectory"] == json.loads(lllm_cli("react", goal, "--predictor", "tinyllm-agent", "--json"))
+    assert run["result"]["trace"] == lllm_cli("react", goal, "--predictor", "tinyllm-agent", "--verbose")
+    assert demo.locator(".lllm-demo__answer").text_content() == (
+        f"Final answer: {copied} — not grounded in any observation: no tool answered; "
+        "the answer only repeats words of the goal")
+    assert demo.locator(".lllm-demo__ungrounded").is_visible()
+
+
 @pytest.mark.parametrize("fields, message", [
     ({"goal": "   ", "brain": "rule"}, "goal is empty: ask the agent a question"),
     ({"goal": "hi", "brain": "scripted", "script": "---"}, "the script has no replies"),
@@ -131,8 +149,8 @@ def test_lab_table_is_the_cpython_lab(tab, site_server):
     rows = [[td.strip() for td in row.split("\t")] for row in demo.locator("tbody tr").all_inner_texts()]
     for row in rows[:-1]:
         c = report["by_category"][row[0]]
-        assert row[1:5] == [str(c["tool"]), str(c["args"]), str(c["answer"]), f"{c['passed']}/{c['total']}"]
-    assert rows[-1][0] == "overall" and rows[-1][4] == "30/34" and rows[-1][5] == "88.2%"
+        assert row[1:6] == [str(c["tool"]), str(c["args"]), str(c["answer"]), str(c["ungrounded"]), f"{c['passed']}/{c['total']}"]
+    assert rows[-1][0] == "overall" and rows[-1][5] == "30/34" and rows[-1][6] == "88.2%"
     assert demo.locator(".lllm-demo__failures li").count() == 4
 
 

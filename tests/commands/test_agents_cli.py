@@ -77,7 +77,7 @@ def test_lab_prints_the_rule_brain_report(capsys):
 def test_lab_json(capsys):
     status, out, _ = run(capsys, "lab", "--predictor", "rule", "--category", "lookup", "--json")
     assert status == 0 and json.loads(out)["by_category"] == {
-        "lookup": {"total": 8, "passed": 8, "tool": 8, "args": 8, "answer": 8}}
+        "lookup": {"total": 8, "passed": 8, "tool": 8, "args": 8, "answer": 8, "ungrounded": 0}}
 
 
 def test_evaluate_prints_mean_and_spread(capsys):

@@ -82,3 +82,11 @@ def test_compare_builds_one_row_per_predictor():
     assert [(r.name, r.passed, r.calls, r.seconds) for r in rows] == [("rule", 1, 2, 2.0), ("echo", 0, 4, 4.0)]
     assert rows[0].ms_per_call == 1000.0 and rows[0].chars_per_second == rows[0].chars / 2
     assert format_table(rows).splitlines()[1].startswith("rule                        1/1         2  1000.00")
+
+
+def test_ungrounded_is_counted_with_weight_zero():
+    replies = {0: ["Action: calc[17*23]", "Final Answer: 391"], 1: ["Final Answer: 17"]}
+    report = evaluate_seeds(lambda seed: ScriptedPredictor(replies[seed]), [0, 1], [CASE], name="two")
+    assert [run["ungrounded"] for run in report.per_seed] == [0.0, 1.0] and "ungrounded" not in RUBRIC
+    assert "ungrounded            0.50   0.707  ##########" in report.format()
+    assert report.to_dict()["mean"]["ungrounded"] == 0.5

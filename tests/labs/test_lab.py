@@ -124,3 +124,21 @@ def test_before_after_bad_input_is_one_line(capsys):
         main(["lab", "--before-after", "--per-group", "0"])
     assert exit_.value.code == 2
     assert capsys.readouterr().err.strip() == "lllm lab: error: --per-group must be >= 1, got 0"
+
+
+def test_an_ungrounded_answer_is_counted_apart_and_never_passes():
+    """The right tool and args, a matching answer, but the tool refused: the answer rests on nothing."""
+    case = TestCase("Who is Pip?", "lookup", "pip", "lookup", "cat")
+    result = evaluate_case(case, ScriptedPredictor(["Action: lookup[pip and mira]", "Final Answer: a cat"]))
+    assert (result.right_tool, result.right_args, result.right_answer) == (True, True, True)
+    assert result.ungrounded and not result.success
+    report = LabReport("scripted", [result])
+    assert report.by_category()["lookup"]["ungrounded"] == 1
+    assert "answer 'a cat' (final answer), not grounded in any observation" in report.format()
+
+
+def test_the_rule_brain_has_one_ungrounded_answer():
+    report = run_lab(RulePredictor(), name="rule")
+    assert [r.case.goal for r in report.results if r.ungrounded] == [
+        "There are 7 white ducks and 9 brown ducks. How many ducks?"]
+    assert report.by_category()["word-problem"]["ungrounded"] == 1

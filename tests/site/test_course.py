@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from html import escape as html_escape
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -25,7 +26,8 @@ from hooks import recorded  # noqa: E402
 from hooks.course import CourseError, load  # noqa: E402
 
 UNIT = {"id": "one", "title": "One", "minutes": 20, "why": "Because.", "pages": ["tinyllm/generation.md"],
-        "run": "tinyllm/generation.md", "quiz": "generation", "exercise": "gen-pick-code"}
+        "run": "tinyllm/generation.md", "quiz": "generation", "exercise": "gen-pick-code",
+        "exercise_title": "Pick the next character"}
 
 
 def write(tmp_path, units, title="A course") -> Path:
@@ -60,6 +62,7 @@ def test_a_minimal_file_loads(tmp_path):
     ({"minutes": 0}, "units[0] (one).minutes", "from 5 to 120"),
     ({"quiz": "react"}, "units[0] (one).quiz", "is not shown on any of the unit's pages"),
     ({"colour": "blue"}, "units[0].colour", "unknown field"),
+    ({"exercise_title": " "}, "units[0] (one).exercise_title", "expected text"),
 ])
 def test_a_bad_unit_names_the_file_and_the_field(tmp_path, change, field, words):
     with pytest.raises(CourseError) as caught:
@@ -110,7 +113,8 @@ def test_the_course_page_lists_the_units_in_order(site_build):
     assert headings == [u.id for u in units]
     for n, unit in enumerate(units, 1):
         assert f"Unit {n} · {unit.title}" in page
-        assert f"<code>{unit.exercise}</code>" in page and f"About {unit.minutes} min." in page
+        assert f"<em>{html_escape(unit.exercise_title, quote=False)}</em>" in page and f"About {unit.minutes} min." in page
+        assert unit.exercise not in page.replace(f'"{unit.exercise}"', ""), "an exercise is named by its title, not its id"
     assert 'data-course-progress="course"' in page and "data-course-summary" in page
 
 
@@ -141,6 +145,24 @@ def test_each_units_last_page_ends_with_next_in_the_course(site_build):
             assert "this was the last unit" in tail
     others = [p for u in units for p in u.pages[:-1]]
     assert all("lllm-course-next" not in html(site_build, url_of(p).lstrip("/") + "index.html") for p in others)
+
+
+def footer_link(page: str, which: str) -> str | None:
+    match = re.search(r'<a href="([^"]+)" class="md-footer__link md-footer__link--' + which + '"', page)
+    return match.group(1) if match else None
+
+
+def test_the_footer_follows_the_course_inside_and_between_units(site_build):
+    """Unit 1's first page must lead to Unit 1's second, not to Unit 2 (the nav's order)."""
+    order = [p for u in load().units for p in u.pages]
+    for here, following in zip(order, order[1:]):
+        page = html(site_build, url_of(here).lstrip("/") + "index.html")
+        assert resolve(here, footer_link(page, "next")) == url_of(following), here
+        back = html(site_build, url_of(following).lstrip("/") + "index.html")
+        assert resolve(following, footer_link(back, "prev")) == url_of(here), following
+    first = load().units[0].pages
+    assert resolve(first[0], footer_link(html(site_build, url_of(first[0]).lstrip("/") + "index.html"), "next")) \
+        == url_of(first[1])
 
 
 def test_course_json_has_every_unit_with_urls(site_build):

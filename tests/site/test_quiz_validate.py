@@ -289,7 +289,18 @@ def test_build_embeds_the_quiz_encoded_and_out_of_search(tmp_path):
     quiz = json.loads(base64.b64decode(blob))
     choices = {c["key"]: c for c in quiz["questions"][0]["choices"]}     # by key: the order is hashed
     assert choices[1]["why"] == "That was the old echo bug." and choices[0]["correct"] is True
-    assert quiz["questions"][0]["source"] == {"label": "index.md#start", "url": "./#start"}
+    assert quiz["questions"][0]["source"] == {"label": "Home, start", "url": "./#start", "path": "index.md#start"}
+
+
+def test_a_code_source_is_named_in_words_and_linked_to_its_api_reference():
+    from hooks.quiz import source_view
+    pages = {"api/model.md": "api/model/", "agents/react.md": "agents/react/"}
+    assert source_view("lllm/model/sampling.py:sampler", "agents/react/", pages) == {
+        "label": "the sampler in sampling.py", "url": "../../api/model/#lllm.model.sampling",
+        "path": "lllm/model/sampling.py:sampler"}
+    assert source_view("export/data.py:dataset", "agents/react/", pages) == {      # export/ has no API page
+        "label": "the dataset in data.py", "url": None, "path": "export/data.py:dataset"}
+    assert source_view("lllm/labs/human_in_loop.py", "agents/react/", pages)["label"] == "human_in_loop.py"
 
 
 def test_marker_naming_an_unknown_quiz_fails_the_build(tmp_path):

@@ -389,7 +389,7 @@ def test_every_lllm_module_belongs_to_a_roadmap_piece():
 def test_roadmap_covers_the_seeds():
     names = {item.name for item in roadmap.load().items}
     for expected in ["TinyLLM", "Predictor", "ReAct agent", "Memory", "Reliability lab", "Trajectory evaluator",
-                     "Inference playground", "Memory explainer", "Synthetic data factory", "Typed workflow",
+                     "Brain timings", "Memory explainer", "Synthetic data factory", "Typed workflow",
                      "Human-in-the-loop", "Multi-agent debate", "Prompt", "Dialog", "Tactic", "Tools",
                      "Framework", "Environment", "State", "Data", "Verification and Inference"]:
         assert expected in names

@@ -273,11 +273,11 @@ def test_versus_shows_what_each_terminal_command_prints(agent_model, goal):
     ("How old is Tom?", "The page cannot judge this goal: it knows the right answer only for arithmetic")])
 def test_judge_runs_the_agent_model_and_says_whether_it_was_right(agent_model, goal, verdict):
     from lllm.labs.heldout.structure import judge
-    from lllm.agents.react import run_react
+    from lllm.agents.react import run_react, trajectory_json
     out = demo({"demo": "judge", "goal": goal}, **cpython_models(agent_model))
     assert out["ok"] and out["verdict"].startswith(verdict)
     expected = run_react(goal, make_predictor(f"tinyllm-agent:{agent_model}"), return_trajectory=True)
-    assert out["trajectory"] == json.loads(json.dumps(expected.to_dict()))
+    assert out["trajectory"] == json.loads(json.dumps(trajectory_json(expected)))
     assert out["judgement"] == judge(goal, expected)
     done = subprocess.run([sys.executable, *shlex.split(out["command"])[1:]], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
@@ -319,3 +319,12 @@ def test_the_widget_marks_failed_steps_by_their_typed_outcome():
     widget = (ROOT / "site" / "assets" / "agents" / "demos.mjs").read_text(encoding="utf-8")
     listed = re.search(r"^const FAILED = new Set\((\[.*\])\);$", widget, re.M).group(1)
     assert set(json.loads(listed)) == {outcome.value for outcome in FAILED}
+
+
+@pytest.mark.parametrize("goal", ["What is the capital of France?", "Where does Lina live?"])
+def test_react_demo_carries_the_grounding_verdict_of_the_agent_model(agent_model, goal):
+    """The page draws the label from this typed list (and the trace's last line), not from the text."""
+    out = demo({"demo": "react", "goal": goal, "brain": "tinyllm-agent"}, **cpython_models(agent_model))
+    assert out["trajectory"]["ungrounded"] == ["no tool answered", "the answer only repeats words of the goal"]
+    assert out["trace"].splitlines()[-1] == ("[AGENT] not grounded in any observation: no tool answered; "
+                                             "the answer only repeats words of the goal")

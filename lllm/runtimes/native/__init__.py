@@ -1,4 +1,4 @@
-"""Layer 3 · the LLLM native runtime (seed 004): Tactic, Agent, Prompt, Dialog, in pure Python.
+"""Layer 3 · the LLLM native runtime: Tactic, Agent, Prompt, Dialog, in pure Python.
 
 Read in this order: `core/` (parsers -> tools -> prompt -> handlers -> dialog -> chat_format ->
 config), `invokers/` (the model behind an Agent), `proxies/` (outside APIs as tools), then

@@ -49,6 +49,7 @@ function bar(fraction, label) {
 
 // A step that failed, by its typed outcome (lllm/agents/react.py: Outcome), never by its text.
 const FAILED = new Set(["repair", "unknown tool", "tool error", "predictor error"]);
+const UNGROUNDED = "not grounded in any observation";   // grounding.py: LABEL
 
 // ---- the controls each demo needs -----------------------------------------------------------------
 
@@ -179,6 +180,11 @@ function renderSteps(trajectory, { tail = true } = {}) {
   const end = trajectory.answer !== null
     ? el("p", { class: "lllm-demo__answer" }, `Final answer: ${trajectory.answer}`)
     : el("p", { class: "lllm-demo__answer lllm-demo__answer--none" }, `Stopped without an answer (${trajectory.stop_reason}).`);
+  // Python's typed verdict (lllm/agents/grounding.py), never this page's reading of the text.
+  if (trajectory.ungrounded?.length) {
+    end.classList.add("lllm-demo__answer--ungrounded");
+    end.append(el("span", { class: "lllm-demo__ungrounded" }, ` — ${UNGROUNDED}: ${trajectory.ungrounded.join("; ")}`));
+  }
   return [list, end];
 }
 
@@ -202,17 +208,17 @@ const RENDER = {
   },
   lab(out) {
     const r = out.report;
-    const rows = Object.entries(r.by_category).map(([name, c]) => [name, c.tool, c.args, c.answer, `${c.passed}/${c.total}`, bar(c.passed / c.total, pct(c.passed / c.total))]);
-    rows.push(["overall", "", "", "", `${r.passed}/${r.total}`, bar(r.success_rate, pct(r.success_rate))]);
+    const rows = Object.entries(r.by_category).map(([name, c]) => [name, c.tool, c.args, c.answer, c.ungrounded, `${c.passed}/${c.total}`, bar(c.passed / c.total, pct(c.passed / c.total))]);
+    rows.push(["overall", "", "", "", "", `${r.passed}/${r.total}`, bar(r.success_rate, pct(r.success_rate))]);
     const nodes = [el("p", { class: "lllm-demo__summary" }, `overall: ${r.passed}/${r.total} passed (${pct(r.success_rate)}), predictor ${r.predictor}`),
-      table(["category", "tool", "args", "answer", "passed", "success"], rows, "lllm-demo__table")];
+      table(["category", "tool", "args", "answer", "ungrounded", "passed", "success"], rows, "lllm-demo__table")];
     const failures = r.results.filter((x) => !x.success);
     if (failures.length) {
       const list = el("ul", { class: "lllm-demo__failures" });
       for (const f of failures) {
         const calls = f.tool_calls.map(([n, a]) => `${n}[${a}]`).join(", ") || "no tool";
         list.append(el("li", {}, `[${f.case.category}] ${f.case.goal} — wanted ${f.case.expected_tool}[..${f.case.expected_arg_contains}..] → ${f.case.expected_answer}; `
-          + (f.error ?? `called ${calls}; answer ${f.answer === null ? "none" : JSON.stringify(f.answer)} (${f.stop_reason})`)));
+          + (f.error ?? `called ${calls}; answer ${f.answer === null ? "none" : JSON.stringify(f.answer)} (${f.stop_reason})${f.ungrounded ? `, ${UNGROUNDED}` : ""}`)));
       }
       nodes.push(el("p", { class: "lllm-demo__label" }, `failures (${failures.length})`), list);
     }
@@ -223,6 +229,7 @@ const RENDER = {
     return [el("p", { class: "lllm-demo__summary" }, `${r.cases} cases × ${r.seeds.length} seed(s) [${r.seeds.join(", ")}], predictor ${r.predictor}`),
       chart(r),
       el("p", { class: "lllm-demo__note" }, `mean steps per case: ${r.mean.steps.toFixed(2)} (spread ${r.spread.steps.toFixed(3)}). `
+        + `Answers ${UNGROUNDED} (ungrounded): ${pct(r.mean.ungrounded)}. `
         + `Per seed total: ${r.per_seed.map((run, i) => `seed ${r.seeds[i]}: ${run.total.toFixed(2)}`).join(", ")}.`),
       terminal("the same report in a terminal (python -m lllm evaluate)", out.text)];
   },

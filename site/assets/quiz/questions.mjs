@@ -29,9 +29,10 @@ export function normalise(text) {
   return out.trim();
 }
 
+// What the question is about, in plain words (hooks/quiz.py: source_view); the exact source is the tooltip.
 function sourceLine(source) {
-  const label = el("code", {}, source.label);
-  return el("p", { class: "lllm-q__source" }, "About: ", source.url ? el("a", { href: source.url }, label) : label);
+  const label = source.url ? el("a", { href: source.url, title: source.path }, source.label) : el("span", { title: source.path }, source.label);
+  return el("p", { class: "lllm-q__source" }, "About: ", label);
 }
 
 // ---- one question --------------------------------------------------------------------------------
