@@ -28,7 +28,6 @@ from __future__ import annotations
 import ast
 import json
 import linecache
-import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any, Callable, Sequence
 
@@ -36,6 +35,7 @@ from lllm.model.generate import EMPTY_PROMPT, Generation, NumberSlots, check_cou
 from lllm.model.sampling import Mulberry32, check_sampling
 from lllm.model.tokenizer import CharTokenizer
 from lllm.predictors.specs import use_platform_models
+from lllm.web.tracebacks import describe
 
 __all__ = ["BrowserPredictor", "BrowserBackend", "STORY_MODEL", "browser_models", "from_browser", "page_card", "page_tokenizer",
            "run_cell"]
@@ -179,12 +179,13 @@ class _Stream:
 def run_cell(code: str, namespace: dict, send_stdout: Callable[[str], Any],
              send_stderr: Callable[[str], Any], filename: str = "<cell>") -> dict:
     """Run `code` in `namespace` like a notebook cell: stdout/stderr stream out as they are written;
-    returns {stdout, stderr, value (repr of a final expression, or None), error (a traceback without
-    this function's frame, or None)}."""
+    returns {stdout, stderr, value (repr of a final expression, or None), error (the error and the
+    cell's lines first, tracebacks.describe; or None), traceback (the full one, without this function's
+    frame; or None)}."""
     use_platform_models(browser_models())     # in this page, "tinyllm" means the page's TinyLLM
     out, err = _Stream(send_stdout), _Stream(send_stderr)
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)  # source lines in tracebacks
-    value = error = None
+    value = error = full = None
     with redirect_stdout(out), redirect_stderr(err):
         try:
             tree = ast.parse(code, filename)
@@ -193,7 +194,6 @@ def run_cell(code: str, namespace: dict, send_stdout: Callable[[str], Any],
             if last is not None:
                 result = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
                 value = None if result is None else repr(result)
-        except BaseException as e:          # the reader's code: every failure becomes a traceback
-            tb = None if isinstance(e, SyntaxError) else e.__traceback__.tb_next   # drop run_cell's frame
-            error = "".join(traceback.format_exception(type(e), e, tb))
-    return {"stdout": "".join(out.parts), "stderr": "".join(err.parts), "value": value, "error": error}
+        except BaseException as e:          # the reader's code: every failure is described, never raised
+            error, full = describe(e, filename, skip=1)    # skip=1: run_cell's own frame
+    return {"stdout": "".join(out.parts), "stderr": "".join(err.parts), "value": value, "error": error, "traceback": full}

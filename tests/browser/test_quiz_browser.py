@@ -1,7 +1,8 @@
 """Quizzes in real Chromium, on the real site: answering gives the right feedback and score, progress
 survives a reload and can be reset, exported and imported, the review page brings back what is due,
-a code attempt is graded by the page's Python and locks after its tries, corrupt progress is reset
-with a notice, and no answer or explanation is in the page source or the search index.
+a code attempt is graded by the page's Python and locks after its tries, corrupt progress is put
+aside with a notice (restoring it: test_progress_recovery_browser.py), and no answer or explanation
+is in the page source or the search index.
 
 Uses tests/conftest.py: `site_server` (the site built once with --strict, served on loopback with
 the _headers CSP) and `page` (a fresh context, off-origin requests blocked, console errors kept).
@@ -186,13 +187,13 @@ def test_progress_exports_and_imports_as_a_file(page, site_server, browser, tmp_
     page.assert_clean()
 
 
-def test_corrupt_progress_is_reset_with_a_notice(page, site_server):
+def test_corrupt_progress_is_put_aside_with_a_notice(page, site_server):
     pg = page.page
     open_quiz(page, site_server)
     pg.evaluate("localStorage.setItem('lllm.quiz.v1', '{not json')")
     pg.reload()
     quiz = pg.locator('.lllm-quiz[data-quiz-topic="predictor"]')
-    expect(quiz.locator(".lllm-quiz__notice")).to_contain_text("could not be read, so it was reset")
+    expect(pg.locator("#lllm-recovery[role=alert]")).to_contain_text("could not be read")
     expect(quiz.locator(".lllm-quiz__score")).to_have_text("Score: 0 of 6 right · 0 of 6 answered.")
     answer_choice(pg, "predictor-returns", 0)
     stored = json.loads(pg.evaluate("localStorage.getItem('lllm.quiz.v1')"))

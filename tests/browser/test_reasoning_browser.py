@@ -110,3 +110,45 @@ def test_the_lab_runs_on_the_pages_own_tinyllm(page, site_server):
     assert 0 < result["usage"]["tokens_out"] <= 80                  # max_new_tokens is sent to the page's model
     assert "TinyLLM in this page" in lab.locator(".lllm-reasoning-lab__note").text_content()
     page.assert_clean()
+
+
+OVERLAPS = """svg => {
+  const boxes = [...svg.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()]);
+  const frame = svg.getBoundingClientRect(), found = [];
+  for (const [i, [a, r]] of boxes.entries()) {
+    if (r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.top < frame.top - 0.5 || r.bottom > frame.bottom + 0.5) found.push(`${a} leaves the chart`);
+    for (const [b, s] of boxes.slice(i + 1))
+      if (r.left < s.right - 0.5 && s.left < r.right - 0.5 && r.top < s.bottom - 0.5 && s.top < r.bottom - 0.5) found.push(`${a} / ${b}`);
+  }
+  return {found, count: boxes.length};
+}"""
+
+
+def test_the_lab_reads_plainly_and_fits_a_phone(browser, site_server):
+    """At 390 px: the method menu says what each method is (its value is still the CLI's name); the
+    benchmark chart's labels overlap nothing and stay inside it; the table's last column is visible
+    without scrolling sideways."""
+    from conftest import origin, watch
+    watched = watch(browser.new_context(service_workers="block", viewport={"width": 390, "height": 800}), {origin(site_server.url)})
+    try:
+        lab = open_lab(watched, site_server)
+        options = lab.locator("select[name=framework] option")
+        assert options.evaluate_all("os => os.map(o => o.value)") == ["io", "cot", "cot-sc", "react", "reflexion",
+                                                                       "tot-bfs", "tot-dfs", "got", "rap", "foa"]
+        labels = options.all_text_contents()
+        assert labels[0] == "Input–output, one call (io)" and labels[5] == "Tree of thoughts, breadth-first (tot-bfs)"
+        assert all(len(label) > len(value) + 3 for label, value in zip(labels, ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "got", "rap", "foa"]))
+        lab.locator("input[name=limit]").fill("3")
+        press(lab, "bench")
+        chart = lab.locator(".lllm-reasoning-lab__output svg")
+        result = chart.evaluate(OVERLAPS)
+        assert result["count"] >= 8 and not result["found"], result
+        table = lab.locator(".lllm-reasoning-lab__output table")
+        fit = table.evaluate("""t => { const box = t.parentElement.getBoundingClientRect();
+          const last = [...t.querySelectorAll('tr > :last-child')].map(c => c.getBoundingClientRect().right);
+          return {right: Math.max(...last), edge: Math.min(box.right, innerWidth), hidden: t.scrollWidth - t.clientWidth,
+                  page: document.documentElement.scrollWidth - innerWidth}; }""")
+        assert fit["right"] <= fit["edge"] + 0.5 and fit["hidden"] <= 1 and fit["page"] <= 0, fit
+        watched.assert_clean()
+    finally:
+        watched.page.context.close()

@@ -93,13 +93,44 @@ def test_run_imports_lllm(page):
     assert result == {"stdout": "0.1.0 emscripten\n", "stderr": "", "value": "42"}
 
 
-def test_run_rejects_with_a_readable_traceback(page):
+def test_run_rejects_with_the_error_first_and_the_full_traceback_kept(page):
     ready(page)
-    message = page.evaluate("lllm.run('def f():\\n    return 1 / 0\\nf()').then(() => 'no error', e => e.name + ': ' + e.message)")
-    assert message.startswith("PythonError: Traceback (most recent call last):")
-    assert 'File "<cell>", line 2, in f' in message and "return 1 / 0" in message
-    assert message.rstrip().endswith("ZeroDivisionError: division by zero")
-    assert "run_cell" not in message   # the runner's own frame is not shown
+    error = page.evaluate("lllm.run('def f():\\n    return 1 / 0\\nf()').then(() => null, e => ({name: e.name, message: e.message, traceback: e.traceback}))")
+    assert error["name"] == "PythonError"
+    assert error["message"] == "ZeroDivisionError: division by zero\n  line 2 of the cell: return 1 / 0\n  line 3 of the cell: f()\n"
+    full = error["traceback"]
+    assert full.startswith("Traceback (most recent call last):")
+    assert 'File "<cell>", line 2, in f' in full and "return 1 / 0" in full
+    assert full.rstrip().endswith("ZeroDivisionError: division by zero")
+    assert "run_cell" not in full   # the runner's own frame is not shown
+
+
+def test_a_cells_error_shows_its_line_first_and_the_full_traceback_a_click_away(page):
+    """An error raised inside a library: the cell shows the error and the cell's line, the library's
+    frames only in the folded full traceback; the next good run clears it."""
+    ready(page)
+    cell = page.locator("div.runnable.highlight").first
+    bar = cell.locator("xpath=following-sibling::div[1]")
+    output = page.locator(".lllm-cell__output").first
+    cell.locator("code").fill("import json\njson.loads('{')")
+    bar.get_by_role("button", name="Run").click()
+    expect(cell).to_have_attribute("data-lllm-result", "error", timeout=LOAD_TIMEOUT)
+    shown = output.locator(".lllm-out--error").inner_text().splitlines()
+    assert shown[0].startswith("json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes")
+    assert shown[1] == "  line 2 of the cell: json.loads('{')"
+    assert len(shown) == 3 and "library frames hidden" in shown[2]
+    details = output.locator("details.lllm-out__traceback")
+    assert not details.evaluate("d => d.open")
+    assert not details.locator("span").is_visible()          # folded: a click away
+    details.locator("summary").click()
+    assert "json/decoder.py" in details.locator("span").inner_text() and details.locator("span").is_visible()
+    colours = details.locator("summary").evaluate("s => [getComputedStyle(s).color, getComputedStyle(s).backgroundColor]")
+    assert colours[1] == "rgba(0, 0, 0, 0)", colours       # a plain line, not Material's admonition box
+    cell.locator("code").fill("print('fine')")
+    bar.get_by_role("button", name="Run").click()
+    expect(cell).to_have_attribute("data-lllm-result", "ok", timeout=LOAD_TIMEOUT)
+    assert output.text_content() == "fine\n"
+    bar.get_by_role("button", name="Reset").click()
 
 
 def test_cells_run_the_browser_predictor_like_cpython(page):
@@ -138,6 +169,22 @@ def test_python_in_the_page_matches_python_in_the_terminal(page):
     ready(page)
     got = page.evaluate("code => lllm.run(code, {namespace: 'parity'})", PARITY_CELL)
     assert got["value"] == repr(expected)
+
+
+def test_a_good_run_clears_the_playgrounds_last_error(page):
+    root = page.locator(".lllm-playground")
+    status = root.locator(".lllm-pg__status")
+    root.locator("textarea").fill("Once")
+    root.locator("input[name=maxNewTokens]").fill("20")
+    root.locator("input[name=topP]").fill("0")
+    root.get_by_role("button", name="Generate").click()
+    page.locator('.lllm-playground[data-done="error"]').wait_for(timeout=LOAD_TIMEOUT)
+    assert "top-p must be in (0, 1]" in status.text_content()
+    root.locator("input[name=topP]").fill("1")
+    root.get_by_role("button", name="Generate").click()
+    page.locator('.lllm-playground[data-done="ok"]').wait_for(timeout=LOAD_TIMEOUT)
+    assert "top-p" not in status.text_content(), "the last run's error is still shown above a good run"
+    assert root.locator(".lllm-pg__completion").text_content()
 
 
 def test_the_playground_shows_text_while_it_is_generated(page):

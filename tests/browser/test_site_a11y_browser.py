@@ -110,3 +110,35 @@ def test_a_demo_runs_by_keyboard_alone(browser, site_server):
         assert "Final answer: 391" in demo.text_content()
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_offline_footer_and_its_list_of_saved_pages_are_legible(browser, site_server, scheme):
+    """The footer's "Pages saved on this device" (offline.mjs, with the service worker on) sits in
+    Material's .md-typeset, where a <details> becomes a white admonition box: its white summary
+    text was on near-white. axe's color-contrast rule checks every text node of the footer's status."""
+    context = browser.new_context(color_scheme=scheme)        # service workers allowed: the list needs them
+    watched = watch(context, {origin(site_server.url)})
+    try:
+        pg = watched.page
+        summary = pg.locator(".lllm-offline__pages > summary")
+        for path in ("", "design/", "deploying/", "roadmap/", "performance/", "design/"):   # until two are saved
+            pg.goto(site_server.url + path, wait_until="load")
+            try:
+                summary.wait_for(timeout=15_000)
+                break
+            except Exception:   # noqa: BLE001 - not listed yet: the worker saves a page once it controls one
+                continue
+        assert summary.text_content() == "Pages saved on this device"
+        summary.click()
+        pg.locator(".lllm-offline__pages a").first.wait_for()
+        pg.add_script_tag(path=str(AXE))
+        result = pg.evaluate("""() => axe.run('.lllm-offline', {runOnly: {type: 'rule', values: ['color-contrast']}})
+          .then(r => ({violations: r.violations.flatMap(v => v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)),
+                       passed: r.passes.flatMap(v => v.nodes.map(n => n.target.join(' '))),
+                       unsure: r.incomplete.flatMap(v => v.nodes.map(n => n.target.join(' ')))}))""")
+        assert not result["violations"], result
+        assert any("summary" in t for t in result["passed"]), result       # the summary was measured, not skipped
+        assert not result["unsure"], result
+    finally:
+        context.close()

@@ -133,7 +133,7 @@ def run(code: str, namespace: dict | None = None) -> tuple[dict, list[str]]:
 
 def test_run_cell_captures_output_and_the_last_expression():
     result, streamed = run("print('hello')\nx = 6\nx * 7")
-    assert result == {"stdout": "hello\n", "stderr": "", "value": "42", "error": None}
+    assert result == {"stdout": "hello\n", "stderr": "", "value": "42", "error": None, "traceback": None}
     assert "".join(streamed) == "hello\n"
 
 
@@ -144,16 +144,20 @@ def test_cells_share_a_namespace():
     assert run("None", namespace)[0]["value"] is None
 
 
-def test_run_cell_turns_errors_into_tracebacks_without_its_own_frame():
+def test_run_cell_puts_the_error_and_the_cells_lines_first_and_keeps_the_full_traceback():
     result, _ = run("print('before')\ndef f():\n    return 1 / 0\nf()")
     assert result["stdout"] == "before\n"
-    assert result["error"].startswith("Traceback (most recent call last):\n")
-    assert 'File "<cell>", line 3, in f' in result["error"] and "return 1 / 0" in result["error"]
-    assert result["error"].endswith("ZeroDivisionError: division by zero\n")
-    assert "run_cell" not in result["error"] and "browser.py" not in result["error"]
+    assert result["error"] == ("ZeroDivisionError: division by zero\n"
+                               "  line 3 of the cell: return 1 / 0\n"
+                               "  line 4 of the cell: f()\n")
+    full = result["traceback"]
+    assert full.startswith("Traceback (most recent call last):\n")
+    assert 'File "<cell>", line 3, in f' in full and "return 1 / 0" in full
+    assert full.endswith("ZeroDivisionError: division by zero\n")
+    assert "run_cell" not in full and "browser.py" not in full
 
 
 def test_run_cell_reports_syntax_errors_with_the_line():
     result, _ = run("x = 1\nprint(x +)")
-    assert "Traceback" not in result["error"]
-    assert 'File "<cell>", line 2' in result["error"] and "SyntaxError" in result["error"]
+    assert result["error"] == "SyntaxError: invalid syntax\n  line 2 of the cell: print(x +)\n"
+    assert "Traceback" not in result["traceback"] and 'File "<cell>", line 2' in result["traceback"]

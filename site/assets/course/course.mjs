@@ -12,6 +12,7 @@
 // on every write) and on "storage" (another tab wrote). Setup runs from document$ (instant navigation).
 
 import * as store from "../quiz/store.mjs";
+import "../quiz/recovery.mjs";          // every page checks that saved progress is readable (its notice)
 import { el } from "../runtime/dom.mjs";
 
 const ROOT = new URL("../../", import.meta.url);        // the site root: this file is assets/course/course.mjs

@@ -139,6 +139,12 @@ export function mountAll(scope = document) {
   }
 }
 
+// Progress restored (recovery.mjs): mount every quiz again from the store.
+window.addEventListener("lllm:restored", () => {
+  document.querySelectorAll(".lllm-quiz[data-quiz-ready]").forEach((root) => delete root.dataset.quizReady);
+  mountAll();
+});
+
 if (window.document$ && typeof window.document$.subscribe === "function") {
   window.document$.subscribe(() => mountAll());
 } else if (document.readyState === "loading") {

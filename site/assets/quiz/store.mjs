@@ -11,6 +11,13 @@
 // "read:tinyllm/data.md": {last: 1764700000000}. Export and import carry both, with the same rule.
 // Every write fires a "lllm:progress" event on window, so widgets can redraw.
 //
+// Nothing is lost silently. Every write also keeps a copy under KEY + ".saved". If KEY cannot be
+// read (not JSON, or a record that is not a record), its text is put aside under KEY + ".corrupt"
+// and a fresh store takes its place, so the page works; while that copy waits, `pending()` is true
+// and .saved stays as it was (the last readable progress) until the learner chooses (recovery.mjs
+// shows the choice on whichever page opens first): `restore()` merges back every record still
+// readable in the two (the latest of each wins, as an import does) or `startOver()` deletes them.
+//
 // SM-2 (Wozniak 1990), as used here. A review is graded with a quality q from 0 to 5:
 //   auto-graded questions give 4 when right and 1 when wrong; a code attempt gives 5, 4 or 3 when
 //   it passes on the first, second or a later try and 1 when the tries run out; a reflection is
@@ -25,7 +32,8 @@ export const FORMAT = "lllm-quiz-progress/1";
 export const DAY = 24 * 60 * 60 * 1000;
 
 let memory = null;       // the store when localStorage is blocked (progress lasts until the page closes)
-let notice = null;       // set when saved progress was unreadable and had to be reset
+let notice = null;       // set when storage is blocked or full (shown once by quiz.mjs)
+const ASIDE = KEY + ".corrupt", SAVED = KEY + ".saved";
 
 // ---- the schedule -------------------------------------------------------------------------------
 
@@ -80,19 +88,22 @@ function read() {
   let data = null;
   try { data = JSON.parse(raw); } catch (e) { /* handled below */ }
   if (validStore(data)) return data;
-  notice = "Your saved quiz progress could not be read, so it was reset. (The unreadable copy is kept in localStorage as " + KEY + ".corrupt.)";
   const fresh = { version: 1, questions: {} };
   try {
-    localStorage.setItem(KEY + ".corrupt", raw);
+    if (localStorage.getItem(ASIDE) === null) localStorage.setItem(ASIDE, raw);   // a waiting copy is never replaced
     localStorage.setItem(KEY, JSON.stringify(fresh));
-  } catch (e) { /* storage full or blocked: nothing more to do */ }
+  } catch (e) {
+    notice = "Your saved quiz progress could not be read, and this browser's storage is full or blocked.";
+  }
   return fresh;
 }
 
 function write(data) {
   if (!memory) {
     try {
-      localStorage.setItem(KEY, JSON.stringify(data));
+      const text = JSON.stringify(data);
+      localStorage.setItem(KEY, text);
+      if (localStorage.getItem(ASIDE) === null) localStorage.setItem(SAVED, text);
     } catch (e) {
       notice = "Quiz progress could not be saved (storage is full or blocked).";
     }
@@ -100,7 +111,45 @@ function write(data) {
   window.dispatchEvent(new CustomEvent("lllm:progress"));
 }
 
-/** A message to show once if saved progress was unreadable (or storage is unavailable). */
+// ---- unreadable progress: put aside until the learner restores it or starts over -----------------
+
+/** True while an unreadable copy waits for the learner's choice (reading the store first puts it aside). */
+export function pending() {
+  read();
+  try { return localStorage.getItem(ASIDE) !== null; } catch (e) { return false; }
+}
+
+/** The readable part of a stored or exported text: {questions, course} with only valid records, or null. */
+function salvage(text) {
+  let data;
+  try { data = JSON.parse(text); } catch (e) { return null; }
+  if (!data || typeof data !== "object" || !data.questions || typeof data.questions !== "object") return null;
+  const questions = Object.fromEntries(Object.entries(data.questions).filter(([, r]) => validRecord(r)));
+  const course = Object.fromEntries(Object.entries(data.course && typeof data.course === "object" ? data.course : {})
+    .filter(([, m]) => validMarks({ m })));
+  return { questions, course };
+}
+
+/** Bring back what can be read from the copy put aside and the last saved copy; returns how many records. */
+export function restore() {
+  const data = read();
+  const changed = new Set();
+  for (const text of [localStorage.getItem(ASIDE), localStorage.getItem(SAVED)]) {
+    const found = text === null ? null : salvage(text);
+    if (found) merge(data, found.questions, found.course).forEach((k) => changed.add(k));
+  }
+  localStorage.removeItem(ASIDE);
+  write(data);
+  return changed.size;
+}
+
+/** Delete the unreadable copy (and the saved one with it): progress goes on from what is in the store now. */
+export function startOver() {
+  localStorage.removeItem(ASIDE);
+  write(read());
+}
+
+/** A message to show once if storage is blocked or full (unreadable progress is recovery.mjs's notice). */
 export function takeNotice() {
   read();
   const message = notice;
@@ -170,18 +219,27 @@ export function importText(text) {
     throw new Error(`This file is not LLLM quiz progress (expected "format": "${FORMAT}" and a questions object).`);
   }
   const store = read();
-  let count = 0;
-  for (const [id, record] of Object.entries(data.questions)) {
+  const changed = merge(store, data.questions, data.course);
+  write(store);
+  return changed.filter((k) => !k.startsWith("course:")).length;
+}
+
+/** Merge records into the store (the record reviewed most recently wins); returns the keys taken. */
+function merge(store, questions, course = {}) {
+  const taken = [];
+  for (const [id, record] of Object.entries(questions)) {
     const mine = store.questions[id];
     if (!mine || (record.last || 0) >= (mine.last || 0)) {
       store.questions[id] = record;
-      count += 1;
+      taken.push(id);
     }
   }
-  for (const [key, m] of Object.entries(data.course || {})) {
+  for (const [key, m] of Object.entries(course || {})) {
     const mine = store.course?.[key];
-    if (!mine || m.last >= mine.last) store.course = { ...(store.course || {}), [key]: m };
+    if (!mine || m.last >= mine.last) {
+      store.course = { ...(store.course || {}), [key]: m };
+      taken.push(`course:${key}`);
+    }
   }
-  write(store);
-  return count;
+  return taken;
 }

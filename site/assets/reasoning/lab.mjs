@@ -17,6 +17,13 @@ import { playRecorded } from "../runtime/recorded.mjs";
 
 const NAMESPACE = "lllm-reasoning-lab";
 const FRAMEWORKS = ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "got", "rap", "foa"];
+// The menu's words; the values (and the table's and chart's short names) are the CLI's `--framework` names.
+const FRAMEWORK_NAMES = {
+  io: "Input–output, one call", cot: "Chain of thought", "cot-sc": "Chain of thought, self-consistency",
+  react: "ReAct: think, act, observe", reflexion: "Reflexion: retry after a self-critique",
+  "tot-bfs": "Tree of thoughts, breadth-first", "tot-dfs": "Tree of thoughts, depth-first",
+  got: "Graph of thoughts", rap: "RAP: Monte-Carlo tree search", foa: "Fleet of agents",
+};
 const TASK_FRAMEWORKS = { game24: FRAMEWORKS, brookfield: ["io", "cot", "react", "reflexion", "tot-bfs"] };
 const STYLE = `
 .lllm-reasoning-lab { margin: 1em 0 1.5em; padding: 0.8em 1em; border-left: 3px solid var(--md-accent-fg-color); background: var(--md-code-bg-color); font-size: 0.75rem; }
@@ -34,7 +41,10 @@ const STYLE = `
 .lllm-reasoning-lab__verdict { font-weight: 600; margin-top: 0.5em; }
 .lllm-reasoning-lab__error { color: #c62828; font-weight: 600; }
 .lllm-reasoning-lab__note { font-style: italic; }
-.lllm-reasoning-lab svg text { font-size: 10px; fill: currentColor; }`;
+.lllm-reasoning-lab svg text { font-size: 10px; fill: currentColor; }
+.lllm-reasoning-lab select { max-width: 100%; }
+.md-typeset .lllm-reasoning-lab__output table:not([class]) { font-size: 0.64rem; }
+.md-typeset .lllm-reasoning-lab__output table:not([class]) :is(th, td) { min-width: 0; padding: 0.4em 0.5em; }`;
 
 const numberInput = (name, value, min, max, step) => input(name, value, { type: "number", min, max, step });
 const interval = (s) => `${(100 * s.low).toFixed(0)}–${(100 * s.high).toFixed(0)}%`;
@@ -136,15 +146,52 @@ function chart(summary) {
     if (near) near.names.push(s.framework);
     else labels.push({ names: [s.framework], x: px, y: py, success: s.success });
   }
-  for (const { names, x: px, y: py, success } of labels) add("text", { x: px + 6, y: py + 3 }, `${names.join(", ")} ${(100 * success).toFixed(0)}%`);
+  for (const { names, x: px, y: py, success } of labels) {
+    add("text", { x: px + 6, y: py + 3, class: "lllm-reasoning-lab__label", "data-x": px, "data-y": py }, `${names.join(", ")} ${(100 * success).toFixed(0)}%`);
+  }
   return svg;
+}
+
+/** Once the chart is in the page (text has a size only then): move each point's label down until it
+ * overlaps no other text, to the point's left if it would leave the chart, with a line back to its
+ * point when moved; the chart grows taller if the labels need it. Works in the chart's own units, so
+ * it holds at any width. */
+function separateLabels(svg) {
+  const W = svg.viewBox.baseVal.width;
+  let H = svg.viewBox.baseVal.height;
+  const placed = [...svg.querySelectorAll("text:not(.lllm-reasoning-lab__label)")].map((t) => t.getBBox());
+  const hits = (b) => placed.find((p) => b.x < p.x + p.width && p.x < b.x + b.width && b.y < p.y + p.height && p.y < b.y + b.height);
+  const labels = [...svg.querySelectorAll(".lllm-reasoning-lab__label")].sort((a, b) => a.getBBox().y - b.getBBox().y);
+  for (const label of labels) {
+    const px = Number(label.dataset.x), py = Number(label.dataset.y);
+    let box = label.getBBox();
+    if (box.x + box.width > W) {
+      label.setAttribute("text-anchor", "end");
+      label.setAttribute("x", px - 6);
+      box = label.getBBox();
+    }
+    for (let hit = hits(box); hit; hit = hits(box)) {
+      label.setAttribute("y", Number(label.getAttribute("y")) + hit.y + hit.height - box.y + 1);
+      box = label.getBBox();
+    }
+    placed.push(box);
+    H = Math.max(H, box.y + box.height + 2);
+    if (box.y > py) {
+      const leader = document.createElementNS("http://www.w3.org/2000/svg", "line");
+      const lx = label.getAttribute("text-anchor") === "end" ? box.x + box.width : box.x;
+      for (const [k, v] of Object.entries({ x1: px, y1: py, x2: lx, y2: box.y + box.height / 2, stroke: "currentColor", "stroke-opacity": 0.35 })) leader.setAttribute(k, v);
+      svg.insertBefore(leader, label);
+    }
+  }
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
 }
 
 function summaryTable(summary) {
   const unit = summary[0]?.unit ?? "chars";
-  return table(["framework", "success", "95% interval", "calls/puzzle", "hits/puzzle", `${unit} in`, `${unit} out`],
-    summary.map((s) => [s.framework, pct(s.success), interval(s), s.calls.toFixed(1), s.hits.toFixed(1),
-                        s.tokens_in.toFixed(0), s.tokens_out.toFixed(0)]));
+  // Five columns, each able to wrap, so the whole table fits a 390 px phone without scrolling sideways.
+  return table(["framework", "success (95% interval)", "calls per puzzle", "cache hits per puzzle", `${unit} in / out`],
+    summary.map((s) => [s.framework, `${pct(s.success)} (${interval(s)})`, s.calls.toFixed(1), s.hits.toFixed(1),
+                        `${s.tokens_in.toFixed(0)} / ${s.tokens_out.toFixed(0)}`]));
 }
 
 function sweepTable(result) {
@@ -181,7 +228,11 @@ async function ask(root, params, status, output) {
       if (["got", "rap"].includes(result.framework)) output.append(searchPicture(result));
       await growTree(result, output, () => root.lllmTicket === ticket);
     } else if (params.kind === "sweep") output.append(sweepTable(result));
-    else output.append(summaryTable(result.summary), chart(result.summary));
+    else {
+      const picture = chart(result.summary);
+      output.append(summaryTable(result.summary), picture);
+      separateLabels(picture);
+    }
     if (root.lllmTicket === ticket) root.dataset.state = "done";
     root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "reasoning-lab" } }));   // the course counts it
   } catch (error) {
@@ -209,7 +260,7 @@ function setUp(root) {
   const task = select("task", Object.keys(TASK_FRAMEWORKS), "game24");
   const model = select("model", ["stand-in", "tinyllm"], "stand-in");
   const puzzle = numberInput("puzzle", 900, 0, 1361, 1);
-  const framework = select("framework", FRAMEWORKS, "got");
+  const framework = select("framework", FRAMEWORKS.map((f) => [f, `${FRAMEWORK_NAMES[f]} (${f})`]), "got");
   const rate = numberInput("error_rate", 0.5, 0, 1, 0.1);
   const noise = numberInput("value_noise", 0.5, 0, 1, 0.1);
   const seed = numberInput("seed", 1, 0, 1000000, 1);

@@ -11,6 +11,7 @@
 // Python starts loading when a cell is first focused, typed in or run (intent.mjs), not when it is seen.
 
 import { lllm } from "./lllm.mjs";
+import { showError } from "./cell-error.mjs";
 
 function button(label, title, onClick) {
   const b = document.createElement("button");
@@ -66,7 +67,7 @@ function setUpCell(block) {
       block.dataset.lllmResult = "ok";
       block.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "cell" } }));   // the course counts it
     } catch (error) {
-      append(output, (error.name === "PythonError" || error.name === "Stopped" ? "" : "Error: ") + error.message, "error");
+      showError(output, error);      // the error and the cell's lines first, the full traceback folded
       block.dataset.lllmResult = error.name === "Stopped" ? "stopped" : "error";
     } finally {
       unsubscribe();

@@ -248,8 +248,9 @@ export const lllm = {
 
   /**
    * Run Python code; cells of one page share a namespace (by default the page's path).
-   * Resolves to {stdout, stderr, value}; rejects with an Error whose message is the traceback
-   * (and whose stdout/stderr hold what was printed before it).
+   * Resolves to {stdout, stderr, value}; rejects with an Error whose message is the error and the
+   * cell's own lines (lllm/web/tracebacks.py), whose traceback is the full one, and whose
+   * stdout/stderr hold what was printed before it.
    */
   async run(code, { namespace = location.pathname, onStdout = null, onStderr = null } = {}) {
     if (!SYNC) throw new Error(NO_PYTHON_MESSAGE);
@@ -257,7 +258,7 @@ export const lllm = {
     if (result.error) {
       const error = new Error(result.error);
       error.name = "PythonError";
-      Object.assign(error, { stdout: result.stdout, stderr: result.stderr });
+      Object.assign(error, { stdout: result.stdout, stderr: result.stderr, traceback: result.traceback ?? null });
       throw error;
     }
     return { stdout: result.stdout, stderr: result.stderr, value: result.value };

@@ -69,6 +69,7 @@ function setUp(root) {
     const params = { prompt: prompt.value };
     for (const [name] of CONTROLS) params[name] = Number(inputs[name].value);
     shownPrompt.textContent = prompt.value;
+    if (root.dataset.done === "error") status.textContent = "";   // the last run's error is not this run's
     completion.textContent = "";
     speed.textContent = "";
     root.dataset.done = "";
