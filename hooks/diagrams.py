@@ -18,7 +18,7 @@ browser for the whole build, started only when a diagram is not in the cache; ev
 page is drawn in one call. A diagram Mermaid cannot draw stops the build, naming page and diagram.
 
 Cache: build/diagrams-svg/<key>.svg, the key a hash of the diagram's text and of everything else that
-shapes the drawing (Mermaid's and Material's versions, the settings, this file, diagrams.css), so a
+shapes the drawing (Mermaid's and Material's versions, the settings, this file, our diagram CSS), so a
 rebuild draws nothing it has drawn before.
 
     >>> blocks('<p>x</p><pre class="mermaid"><code>flowchart TD\\n  A --&gt; B</code></pre>')
@@ -41,8 +41,7 @@ from mkdocs.exceptions import PluginError
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "build" / "diagrams-svg"          # build/ is shared: a folder of our own, written atomically
 MERMAID = ROOT / "node_modules" / "mermaid"
-MATERIAL = ROOT / ".venv"                         # found through the installed package (material_assets())
-DIAGRAM_CSS = ROOT / "site" / "assets" / "stylesheets" / "diagrams.css"
+STYLESHEETS = [ROOT / "site/assets/stylesheets/lllm.css", ROOT / "site/assets/stylesheets/diagrams.css"]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 BLOCK = re.compile(r'<pre class="mermaid"><code>(.*?)</code></pre>', re.S)
 NO_BROWSER = "Diagrams are drawn at build time in Chromium, and none could be started ({why}): run `make browsers`."
@@ -148,7 +147,7 @@ def fingerprint() -> str:
     from importlib.metadata import version
     parts = [json.loads((MERMAID / "package.json").read_text(encoding="utf-8"))["version"],
              version("mkdocs-material"), Path(__file__).read_text(encoding="utf-8"),
-             DIAGRAM_CSS.read_text(encoding="utf-8")]
+             *(css.read_text(encoding="utf-8") for css in STYLESHEETS)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -221,7 +220,7 @@ class Renderer:
         self.page = self.browser.new_page()
         self.page.set_content(PAGE)
         styles = material_assets() / "stylesheets"
-        for css in [*sorted(styles.glob("*.min.css")), ROOT / "site/assets/stylesheets/lllm.css", DIAGRAM_CSS]:
+        for css in [*sorted(styles.glob("*.min.css")), *STYLESHEETS]:
             self.page.add_style_tag(path=str(css))
         self.page.add_script_tag(path=str(MERMAID / "dist" / "mermaid.min.js"))
         self.settings = material_mermaid_settings()
