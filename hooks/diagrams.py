@@ -44,6 +44,7 @@ MERMAID = ROOT / "node_modules" / "mermaid"
 STYLESHEETS = [ROOT / "site/assets/stylesheets/lllm.css", ROOT / "site/assets/stylesheets/diagrams.css"]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 BLOCK = re.compile(r'<pre class="mermaid"><code>(.*?)</code></pre>', re.S)
+SOURCE = Path(__file__).read_text(encoding="utf-8")   # as imported: part of every cache key
 NO_BROWSER = "Diagrams are drawn at build time in Chromium, and none could be started ({why}): run `make browsers`."
 
 
@@ -129,7 +130,7 @@ def shared_styles(svgs: list[tuple[str, str]]) -> list[str]:
 
 def slim(svg: str) -> str:
     """Drop what the drawing does not use: edges' points (base64, read only by Mermaid's own scripts)
-    and the arrow heads no edge points to (Mermaid defines a dozen in every SVG): half its markup."""
+    and the arrow heads no edge points to (Mermaid defines a dozen in every SVG)."""
     svg = re.sub(r'\sdata-points="[^"]*"', "", svg)
     used = set(re.findall(r"url\(#([^)]+)\)", svg))
     return re.sub(r'<marker id="([^"]+)".*?</marker>', lambda m: m.group(0) if m.group(1) in used else "", svg, flags=re.S)
@@ -146,7 +147,7 @@ def fingerprint() -> str:
     """Everything but the text that shapes a drawing; part of every cache key."""
     from importlib.metadata import version
     parts = [json.loads((MERMAID / "package.json").read_text(encoding="utf-8"))["version"],
-             version("mkdocs-material"), Path(__file__).read_text(encoding="utf-8"),
+             version("mkdocs-material"), SOURCE,
              *(css.read_text(encoding="utf-8") for css in STYLESHEETS)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -178,7 +179,13 @@ def material_mermaid_settings() -> dict:
         raise DiagramError("hooks/diagrams.py: Material's Mermaid settings were not found in its bundle; "
                            "read how this Material version calls mermaid.initialize and update the pattern.")
     sequence = json.loads(re.sub(r"(\w+):", r'"\1":', call.group(2)))
-    return {"startOnLoad": False, "layout": "dagre", "themeCSS": json.loads(theme.group(1)), "sequence": sequence}
+    return {"startOnLoad": False, "layout": "dagre", "themeCSS": json.loads(theme.group(1)) + OUR_CSS,
+            "sequence": sequence}
+
+
+# A box with a colour of its own (`classDef … color:`) keeps its text colour: Material's CSS gives every
+# label's <p> the scheme's label colour, light in dark mode, on the box's light fill (1.05:1).
+OUR_CSS = '.label[style*="color"] .nodeLabel p{color:inherit}'
 
 
 # The page Mermaid draws in: Material's stylesheets and ours, a typeset article like a page's, in the

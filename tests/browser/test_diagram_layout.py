@@ -53,7 +53,9 @@ LABELS = """() => {
   document.querySelectorAll('.lllm-mermaid > svg').forEach((svg, n) => {
     const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
     svg.querySelectorAll('.node').forEach(node => {
-      const label = node.querySelector('.nodeLabel'), shape = node.querySelector('rect, polygon, path, circle');
+      // the text's own element (Mermaid wraps it in a <p>): its colour is what the reader sees
+      const label = node.querySelector('.nodeLabel p') || node.querySelector('.nodeLabel');
+      const shape = node.querySelector('rect, polygon, path, circle');
       if (!label || !label.textContent.trim() || !shape) return;
       const style = getComputedStyle(shape), fill = rgba(style.fill);
       const box = over([fill[0], fill[1], fill[2], fill[3] * Number(style.fillOpacity)], page);
@@ -61,9 +63,10 @@ LABELS = """() => {
       out.push({diagram: n, text: label.textContent.trim().slice(0, 30), contrast: ratio(text, box),
                 px: parseFloat(getComputedStyle(label).fontSize) * scale});
     });
-    svg.querySelectorAll('.edgeLabel').forEach(label => {
-      if (!label.textContent.trim() || label.closest('.edgeLabel') !== label) return;
-      const box = over(rgba(getComputedStyle(label).backgroundColor), page);
+    svg.querySelectorAll('span.edgeLabel').forEach(outer => {
+      const label = outer.querySelector('p') || outer;
+      if (!label.textContent.trim()) return;
+      const box = over(rgba(getComputedStyle(label).backgroundColor), over(rgba(getComputedStyle(outer).backgroundColor), page));
       const text = over(rgba(getComputedStyle(label).color), box);
       out.push({diagram: n, text: label.textContent.trim().slice(0, 30), contrast: ratio(text, box),
                 px: parseFloat(getComputedStyle(label).fontSize) * scale});

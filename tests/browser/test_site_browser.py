@@ -173,7 +173,9 @@ NATURAL_WIDTH = """async (i) => {
     svg = canvas && canvas.shadowRoot && canvas.shadowRoot.querySelector('svg');
   }
   if (!svg) return null;
-  const result = {natural: svg.viewBox.baseVal.width, shown: svg.getBoundingClientRect().width};
+  const box = svg.querySelector('.node rect, .node polygon');    // styled by the page's shared CSS, copied in
+  const result = {natural: svg.viewBox.baseVal.width, shown: svg.getBoundingClientRect().width,
+                  fill: box && getComputedStyle(box).fill};
   document.querySelector('dialog.lllm-zoom').close();
   return result;
 }"""
@@ -193,6 +195,7 @@ def test_architecture_diagrams_are_legible_and_enlarge(page, site_server):
         size = page.page.evaluate(NATURAL_WIDTH, i)
         assert size, f"diagram {i}: Enlarge drew nothing"
         assert abs(size["shown"] - size["natural"]) < 2, f"diagram {i}: Enlarge shows {size}"
+        assert size["fill"] not in (None, "rgb(0, 0, 0)"), f"diagram {i}: Enlarge lost the diagram's CSS: {size}"
         host = frames.nth(i).locator("div.mermaid").bounding_box()["width"]
         scale = min(1.0, host / size["natural"])
         assert scale >= 0.7, f"diagram {i} is drawn at {scale:.0%} of its natural size: text too small"

@@ -42,7 +42,10 @@
     document.querySelectorAll(".lllm-mermaid > svg > style").forEach(function (style) {
       copy.prepend(style.cloneNode(true));              // the shared CSS, wherever on the page it is
     });
-    root.append(copy);
+    var frame = document.createElement("div");   // the shared CSS is scoped to `.lllm-mermaid > svg`
+    frame.className = "lllm-mermaid";
+    frame.append(copy);
+    root.append(frame);
     naturalSize(copy);
     document.body.append(dialog);
     dialog.showModal();
