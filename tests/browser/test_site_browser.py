@@ -1,8 +1,8 @@
 """The built site in real Chromium, served by hooks/serve.py and by `wrangler pages dev`.
 
-Every page: zero console errors, zero requests to another origin, every Mermaid block rendered;
-search finds a known word; instant navigation works; heavy files (Mermaid, Pyodide, onnxruntime)
-are fetched only by the pages that need them; under wrangler the CSP header is present and a
+Every page: zero console errors, zero requests to another origin, every diagram in the page as an
+SVG (drawn at build time) and no Mermaid fetched; search finds a known word; instant navigation
+works; heavy files (Pyodide, onnxruntime) are fetched only by the pages that need them; under wrangler the CSP header is present and a
 missing path answers 404.
 """
 
