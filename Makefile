@@ -68,7 +68,7 @@ browsers:
 chromium: browsers
 
 # ---- Site --------------------------------------------------------------------------------------
-site: venv node models
+site: venv node models browsers   # browsers: Chromium draws the diagrams (hooks/diagrams.py)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 serve: site

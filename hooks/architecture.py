@@ -137,9 +137,11 @@ def item_edges(roadmap, modules: dict[str, Module]) -> tuple[set[tuple[str, str]
 
 FAMILIES = {"000": "Prototype collection", "004": "Native runtime", "003": "Reasoning frameworks"}
 STATUS_CLASSES = {"done": "done", "in progress": "progress", "planned": "planned"}
-CLASS_DEFS = ["    classDef done fill:#c8e6c9,stroke:#2e7d32",
-              "    classDef progress fill:#fff3c4,stroke:#b28704",
-              "    classDef planned fill:#eeeeee,stroke:#9e9e9e,stroke-dasharray:4 3"]
+# Light fills in both colour schemes, so the text on them is dark in both (the scheme's own label
+# colour is light in dark mode: 1.05:1 on these fills; tests/browser/test_diagram_layout.py checks it).
+CLASS_DEFS = ["    classDef done fill:#c8e6c9,stroke:#2e7d32,color:#1b5e20",
+              "    classDef progress fill:#fff3c4,stroke:#b28704,color:#5c4300",
+              "    classDef planned fill:#eeeeee,stroke:#9e9e9e,stroke-dasharray:4 3,color:#333333"]
 
 
 def reaches(edges: set[tuple[str, str]], start: str, goal: str, through=None) -> bool:

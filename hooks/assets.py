@@ -21,12 +21,8 @@ NODE_MODULES = ROOT / "node_modules"
 MODEL_DIR = ROOT / "build" / "model"
 
 # (source folder under node_modules, glob, destination folder in the site)
-VENDOR: list[tuple[str, str, str]] = [
-    # Mermaid's ES module build: a 31 KB entry plus content-hashed chunks, so a page fetches
-    # only the chunks its diagram types need. Loaded by site/assets/javascripts/mermaid-stub.js.
-    ("mermaid/dist", "mermaid.esm.min.mjs", "assets/vendor/mermaid"),
-    ("mermaid/dist/chunks/mermaid.esm.min", "*.mjs", "assets/vendor/mermaid/chunks/mermaid.esm.min"),
-]
+# (None today: Mermaid, the one such file, now draws the diagrams at build time, hooks/diagrams.py.)
+VENDOR: list[tuple[str, str, str]] = []
 
 # files from build/model/ -> destination folder in the site
 MODEL_FILES: dict[str, str] = {"loss.svg": "assets/model"}

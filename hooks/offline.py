@@ -10,8 +10,8 @@ its folder, `agents/react/`; the runtime's files with runtime.json's `?v=` tags)
 hash of its bytes; `version` is the hash of them all, so a new deploy installs a new service worker
 with a cache of its own (sw.js explains how it takes over and what it carries over).
 `pages`: every page with its title, for the footer's "available offline" list. `runtime`: what the runtime workers fetch (Pyodide, onnxruntime-web, the lllm wheel, every
-built model), saved as they download it. `onUse`: folders saved only when used (Mermaid's chunks,
-search languages). Everything else is saved when used, or once the reader's runtime has answered
+built model), saved as they download it. `onUse`: folders saved only when used (search
+languages). Everything else is saved when used, or once the reader's runtime has answered
 and the connection allows (sw.js).
 
 List it after hooks/runtime.py in mkdocs.yml: it reads the files that hook copies.
@@ -26,9 +26,9 @@ import re
 from pathlib import Path
 
 SKIP = ("_headers", "_redirects", "sw.js", "sitemap.xml", "sitemap.xml.gz")
-# Saved only when used, never in the background: Mermaid on diagram pages, search languages other
+# Saved only when used, never in the background: search languages other
 # than English. The runtime's big files have their own list. Source maps are never saved.
-ON_USE = ("assets/vendor/", "assets/javascripts/lunr/", "assets/runtime/vendor/", "assets/runtime/model/")
+ON_USE = ("assets/javascripts/lunr/", "assets/runtime/vendor/", "assets/runtime/model/")
 
 
 def runtime_urls(site: Path) -> list[str]:

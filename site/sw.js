@@ -14,7 +14,7 @@
 //             pages a reader opens, the runtime's files as the runtime workers download them
 //             (lllm.mjs starts them only once this worker controls the page, for this reason).
 //             Two requests for one file at once share one download.
-//   "rest"    every other page and file but the onUse folders (Mermaid's chunks, search languages:
+//   "rest"    every other page and file but the onUse folders (search languages:
 //             saved when used), and the runtime's unused parts (the other model), only
 //             when offline.mjs asks: after the runtime has answered, and only when the connection
 //             allows (not with Save-Data or on a 2G/3G connection). A few files at a time, each

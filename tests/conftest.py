@@ -24,10 +24,10 @@ Example:
         assert page.page.title().startswith("LLLM")
         page.assert_clean()
 
-Pages may take a while to render diagrams on a busy 2-core machine: wait for a condition,
+Pages may take a while to start their widgets on a busy 2-core machine: wait for a condition,
 never for a fixed time. Both servers send the site's Content-Security-Policy (no 'unsafe-eval'),
 so pass Playwright a function, not a bare expression, which it would have to eval:
-`page.page.wait_for_function("n => document.querySelectorAll('div.mermaid').length >= n", arg=3)`.
+`page.page.wait_for_function("n => document.querySelectorAll('.lllm-cell__bar').length >= n", arg=3)`.
 `watch(context, origins)` builds a WatchedPage in a context you manage (module-scoped sweeps).
 """
 

@@ -1,8 +1,8 @@
 """The built site in real Chromium, served by hooks/serve.py and by `wrangler pages dev`.
 
-Every page: zero console errors, zero requests to another origin, every Mermaid block rendered;
-search finds a known word; instant navigation works; heavy files (Mermaid, Pyodide, onnxruntime)
-are fetched only by the pages that need them; under wrangler the CSP header is present and a
+Every page: zero console errors, zero requests to another origin, every diagram in the page as an
+SVG (drawn at build time) and no Mermaid fetched; search finds a known word; instant navigation
+works; heavy files (Pyodide, onnxruntime) are fetched only by the pages that need them; under wrangler the CSP header is present and a
 missing path answers 404.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-MERMAID_FILES = "/assets/vendor/mermaid/"
+MERMAID_FILES = re.compile(r"mermaid", re.I)   # any file of Mermaid's: diagrams are drawn at build time
 RUNTIME_FILES = re.compile(r"/vendor/pyodide/|/vendor/ort/|\.whl$|\.onnx$|pyodide|ort-wasm")
 LIVE_CODE = re.compile(r'class="[^"]*\b(lllm-playground|lllm-demo|lllm-oversight|runnable)\b')
 
@@ -33,27 +33,16 @@ def site_pages(site_dir: Path) -> list[tuple[str, Path, int]]:
 
 
 def mermaid_blocks(html: str) -> int:
-    return len(re.findall(r'<pre class="mermaid"', html))
-
-
-SCROLL_TO_EACH_DIAGRAM = """async () => {
-  const until = Date.now() + 90000;
-  for (let pre; (pre = document.querySelector('pre.mermaid')) && Date.now() < until; ) {
-    pre.scrollIntoView();
-    await new Promise(resolve => setTimeout(resolve, 100));
-  }
-  window.scrollTo(0, 0);
-}"""
+    """The diagrams in a built page: each drawn at build time to an SVG in a `div.mermaid` (hooks/diagrams.py)."""
+    return len(re.findall(r'<div class="mermaid lllm-mermaid"><svg ', html))
 
 
 def wait_for_diagrams(page, expected: int) -> None:
-    """Material replaces each `pre.mermaid` by a rendered `div.mermaid` (closed shadow root), once
-    the block comes near the viewport (site/assets/javascripts/mermaid-stub.js): scroll to each."""
-    if expected:
-        page.evaluate(SCROLL_TO_EACH_DIAGRAM)
-        page.wait_for_function(
-            "n => document.querySelectorAll('div.mermaid').length >= n && !document.querySelector('pre.mermaid')",
-            arg=expected, timeout=90_000)
+    """Every diagram is in the HTML as an SVG: nothing to wait for but the page itself. No Mermaid
+    block may be left for Material to draw (it would fetch Mermaid from a CDN)."""
+    page.wait_for_function(
+        "n => document.querySelectorAll('div.mermaid > svg').length >= n && !document.querySelector('pre.mermaid')",
+        arg=expected, timeout=90_000)
 
 
 def sweep(page, server) -> dict[str, tuple[Path, list[str]]]:
@@ -65,7 +54,7 @@ def sweep(page, server) -> dict[str, tuple[Path, list[str]]]:
         assert response.status == status, f"/{path}: HTTP {response.status}, expected {status}"
         blocks = mermaid_blocks(html_file.read_text(encoding="utf-8"))
         wait_for_diagrams(page.page, blocks)
-        rendered = page.page.evaluate("document.querySelectorAll('div.mermaid').length")
+        rendered = page.page.evaluate("document.querySelectorAll('div.mermaid > svg').length")
         assert rendered == blocks, f"/{path}: {rendered} diagrams rendered, {blocks} in the HTML"
         # the playground in view starts its model's download (load on intent, ~15 MB): let it finish
         page.page.wait_for_load_state("networkidle", timeout=180_000)
@@ -91,15 +80,14 @@ def test_every_page_is_clean_and_renders_its_diagrams(local_sweep, site_server):
     assert "architecture/" in local_sweep
 
 
-def test_pages_without_diagrams_fetch_no_mermaid(local_sweep, site_server):
-    for path, (html_file, urls) in local_sweep.items():
-        has_diagrams = mermaid_blocks(html_file.read_text(encoding="utf-8")) > 0
-        mermaid = [u for u in urls if MERMAID_FILES in u]
-        if has_diagrams:
-            assert mermaid, f"/{path} has diagrams but fetched no Mermaid"
-        else:
-            assert not mermaid, f"/{path} has no diagram but fetched {mermaid}"
-    assert not any(MERMAID_FILES in u for u in local_sweep["roadmap/"][1])
+def test_no_page_fetches_mermaid(local_sweep, site_server):
+    """Diagrams are drawn at build time: a page with diagrams fetches no more than one without."""
+    with_diagrams = [path for path, (html_file, _) in local_sweep.items()
+                     if mermaid_blocks(html_file.read_text(encoding="utf-8"))]
+    assert len(with_diagrams) >= 20, f"only {with_diagrams} have diagrams: is the sweep seeing them?"
+    for path, (_, urls) in local_sweep.items():
+        mermaid = [u for u in urls if MERMAID_FILES.search(u)]
+        assert not mermaid, f"/{path} fetched {mermaid}"
 
 
 def test_pages_without_live_code_fetch_no_runtime(local_sweep, site_server):
@@ -185,7 +173,9 @@ NATURAL_WIDTH = """async (i) => {
     svg = canvas && canvas.shadowRoot && canvas.shadowRoot.querySelector('svg');
   }
   if (!svg) return null;
-  const result = {natural: svg.viewBox.baseVal.width, shown: svg.getBoundingClientRect().width};
+  const box = svg.querySelector('.node rect, .node polygon');    // styled by the page's shared CSS, copied in
+  const result = {natural: svg.viewBox.baseVal.width, shown: svg.getBoundingClientRect().width,
+                  fill: box && getComputedStyle(box).fill};
   document.querySelector('dialog.lllm-zoom').close();
   return result;
 }"""
@@ -205,6 +195,7 @@ def test_architecture_diagrams_are_legible_and_enlarge(page, site_server):
         size = page.page.evaluate(NATURAL_WIDTH, i)
         assert size, f"diagram {i}: Enlarge drew nothing"
         assert abs(size["shown"] - size["natural"]) < 2, f"diagram {i}: Enlarge shows {size}"
+        assert size["fill"] not in (None, "rgb(0, 0, 0)"), f"diagram {i}: Enlarge lost the diagram's CSS: {size}"
         host = frames.nth(i).locator("div.mermaid").bounding_box()["width"]
         scale = min(1.0, host / size["natural"])
         assert scale >= 0.7, f"diagram {i} is drawn at {scale:.0%} of its natural size: text too small"

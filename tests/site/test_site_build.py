@@ -70,9 +70,10 @@ def target_file(site: Path, page: Path, url: str, site_path: str) -> Path | None
 def test_build_is_strict_and_complete(site_build):
     for name in ["index.html", "404.html", "_headers", "_redirects", "architecture/index.html",
                  "roadmap/index.html", "deploying/index.html", "tinyllm/index.html",
-                 "assets/model/loss.svg", "assets/vendor/mermaid/mermaid.esm.min.mjs",
-                 "assets/javascripts/mermaid-stub.js", "search/search_index.json"]:
+                 "assets/model/loss.svg", "assets/javascripts/diagrams.js", "search/search_index.json"]:
         assert (site_build.dir / name).is_file(), f"public/{name} missing from the build"
+    # diagrams are drawn at build time (hooks/diagrams.py): no Mermaid is shipped
+    assert not list(site_build.dir.rglob("*mermaid*")), "a Mermaid file is still shipped"
     # the loss curve is the real one from `make model`, not the local-iteration placeholder
     assert "run `make model` first" not in (site_build.dir / "assets/model/loss.svg").read_text()
     assert "WARNING" not in site_build.log

@@ -2,14 +2,13 @@
 // frame scrolls sideways at a legible scale (site/assets/stylesheets/diagrams.css), and an
 // "Enlarge" button opens the diagram at its natural size in a full-window dialog.
 //
-// Material draws each diagram into a closed shadow root, so the drawn SVG cannot be reached from
-// here. Instead the Mermaid text is read from the <pre> while Material is still drawing it (it
-// replaces the <pre> only when mermaid.render resolves), and Enlarge draws it again with the same
-// window.mermaid. No framework, no inline handlers, nothing evaluated: it works under the site's CSP.
+// Every diagram is drawn at build time (hooks/diagrams.py) as an SVG in the page, so Enlarge shows a
+// copy of that SVG at the width of its viewBox. The copy goes into a shadow root of its own: its ids
+// (arrow heads) stay apart from the original's, and the page's --md-mermaid-* colours still reach it.
+// The page's one copy of the diagrams' CSS lives in its first SVG, so it is carried into the copy too.
+// No framework, no inline handlers, nothing evaluated: it works under the site's CSP.
 (function () {
   "use strict";
-  var sources = new WeakMap();   // frame -> Mermaid text
-  var drawn = 0;
 
   function button(text, className, onClick) {
     var b = document.createElement("button");
@@ -29,38 +28,38 @@
     svg.style.height = box.height + "px";
   }
 
-  function enlarge(text) {
+  function enlarge(svg) {
     var dialog = document.createElement("dialog");
     dialog.className = "lllm-zoom";
     dialog.setAttribute("aria-label", "Diagram at full size");
     var canvas = document.createElement("div");
-    canvas.className = "lllm-zoom__canvas";
-    canvas.textContent = "Drawing the diagram…";
+    canvas.className = "lllm-zoom__canvas mermaid lllm-mermaid";
     dialog.append(button("Close", "lllm-zoom__close", function () { dialog.close(); }), canvas);
     dialog.addEventListener("close", function () { dialog.remove(); });
     dialog.addEventListener("click", function (event) { if (event.target === dialog) dialog.close(); });
+    var root = canvas.attachShadow({ mode: "open" });   // open: tests can look at the SVG
+    var copy = svg.cloneNode(true);
+    document.querySelectorAll(".lllm-mermaid > svg > style").forEach(function (style) {
+      copy.prepend(style.cloneNode(true));              // the shared CSS, wherever on the page it is
+    });
+    var frame = document.createElement("div");   // the shared CSS is scoped to `.lllm-mermaid > svg`
+    frame.className = "lllm-mermaid";
+    frame.append(copy);
+    root.append(frame);
+    naturalSize(copy);
     document.body.append(dialog);
     dialog.showModal();
-    window.mermaid.render("lllm-zoom-" + ++drawn, text).then(function (result) {
-      canvas.textContent = "";
-      var root = canvas.attachShadow({ mode: "open" });   // open: tests can look at the SVG
-      root.innerHTML = result.svg;
-      naturalSize(root.querySelector("svg"));
-    }, function (error) {
-      canvas.textContent = "Could not draw the diagram: " + ((error && error.message) || error);
-    });
   }
 
   function setUpPage() {
     document.querySelectorAll(".lllm-diagram").forEach(function (frame) {
       if (frame.dataset.lllmDiagram) return;      // document$ fires again on instant navigation
-      var pre = frame.querySelector("pre");
-      if (!pre || !window.mermaid) return;        // already drawn before we saw it: the frame still scrolls
+      var svg = frame.querySelector(".lllm-mermaid > svg");
+      if (!svg) return;
       frame.dataset.lllmDiagram = "ready";
-      sources.set(frame, pre.textContent);
       var bar = document.createElement("div");
       bar.className = "lllm-diagram__bar";
-      bar.append(button("Enlarge", "lllm-diagram__enlarge", function () { enlarge(sources.get(frame)); }));
+      bar.append(button("Enlarge", "lllm-diagram__enlarge", function () { enlarge(svg); }));
       frame.parentNode.insertBefore(bar, frame);
     });
   }
