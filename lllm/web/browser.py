@@ -36,6 +36,7 @@ from lllm.model.generate import EMPTY_PROMPT, Generation, NumberSlots, check_cou
 from lllm.model.sampling import Mulberry32, check_sampling
 from lllm.model.tokenizer import CharTokenizer
 from lllm.predictors.specs import use_platform_models
+from lllm.web.sandbox import use_page_sandbox
 
 __all__ = ["BrowserPredictor", "BrowserBackend", "STORY_MODEL", "browser_models", "from_browser", "page_card", "page_tokenizer",
            "run_cell"]
@@ -182,6 +183,7 @@ def run_cell(code: str, namespace: dict, send_stdout: Callable[[str], Any],
     returns {stdout, stderr, value (repr of a final expression, or None), error (a traceback without
     this function's frame, or None)}."""
     use_platform_models(browser_models())     # in this page, "tinyllm" means the page's TinyLLM
+    use_page_sandbox()                        # and run_python runs in an opaque-origin frame
     out, err = _Stream(send_stdout), _Stream(send_stderr)
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)  # source lines in tracebacks
     value = error = None

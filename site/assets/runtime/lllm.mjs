@@ -17,6 +17,7 @@
 // as long as the tab, so they are shared across Material's instant navigations (this module is not
 // re-run by them).
 import { mark, timeline } from "./timeline.mjs";
+import { serveSandbox, stopSandbox } from "./sandbox.mjs";
 
 const JSPI = typeof WebAssembly === "object" && typeof WebAssembly.Suspending === "function"
   && typeof WebAssembly.promising === "function";
@@ -103,9 +104,10 @@ function startPython() {
   setStatus({ state: "loading", stage: "Starting Python", percent: 0, error: null, pythonReady: false });
   pythonWorker = spawn("./worker.mjs", "lllm-python");
   mark("page: Python worker spawned");
-  const channel = new MessageChannel();
+  const channel = new MessageChannel(), sandbox = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
-  pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC }, [channel.port2]);
+  serveSandbox(sandbox.port1);   // run_python's interpreter, started when first called
+  pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC, sandbox: sandbox.port2 }, [channel.port2, sandbox.port2]);
 }
 
 /** The model worker (onnxruntime-web) alone; startPython() adds Python when something asks for it. */
@@ -280,12 +282,13 @@ export const lllm = {
   },
 
   /** End whatever is running (even `while True: pass`, or a long generation) by restarting the
-   *  workers that were running; Python state is lost. */
+   *  workers that were running, and removing run_python's frame; Python state is lost. */
   stop() {
     if (!modelWorker) return;   // nothing started (or still waiting for the service worker)
     const hadPython = Boolean(gates.python);
     modelWorker.terminate();
     pythonWorker?.terminate();
+    stopSandbox();
     modelWorker = pythonWorker = null;
     failAll(Object.assign(new Error("Stopped: Python was restarted, so names defined by earlier cells are gone."), { name: "Stopped" }));
     startModel();
