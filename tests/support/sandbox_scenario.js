@@ -73,7 +73,7 @@ print(type(m.interpreter).__name__, getattr(m.interpreter, "boundary", None))`, 
     report.control.interpreter = await manager('"in-process"', "control", true);
     await attack(report.control, "control");
     await caches.delete("attack");
-    await new Promise((r) => { const q = indexedDB.deleteDatabase("attack"); q.onsuccess = q.onerror = r; });
+    await new Promise((r) => { const q = indexedDB.deleteDatabase("attack"); q.onsuccess = q.onerror = q.onblocked = r; });
   } catch (e) {
     report.errors.push(String(e?.stack ?? e));
   }
