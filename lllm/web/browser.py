@@ -183,7 +183,7 @@ def run_cell(code: str, namespace: dict, send_stdout: Callable[[str], Any],
     returns {stdout, stderr, value (repr of a final expression, or None), error (a traceback without
     this function's frame, or None)}."""
     use_platform_models(browser_models())     # in this page, "tinyllm" means the page's TinyLLM
-    use_page_sandbox()                        # and run_python runs in an opaque-origin frame
+    use_page_sandbox(lambda message: _settle(_page().sandbox(message)))   # run_python: an opaque-origin frame
     out, err = _Stream(send_stdout), _Stream(send_stderr)
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)  # source lines in tracebacks
     value = error = None

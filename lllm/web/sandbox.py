@@ -33,12 +33,6 @@ __all__ = ["FrameInterpreter", "use_page_sandbox"]
 _SESSIONS = itertools.count(1)
 
 
-def _page_ask(message: dict) -> dict:
-    """One question to the page's sandbox (sandbox.mjs), blocking until its answer."""
-    from lllm.web.browser import _page, _settle
-    return json.loads(_settle(_page().sandbox(json.dumps(message, default=repr))))
-
-
 def _worker_source() -> str:
     from lllm.runtimes.native.sandbox import worker
     return pathlib.Path(worker.__file__).read_text(encoding="utf-8")
@@ -47,9 +41,8 @@ def _worker_source() -> str:
 class FrameInterpreter:
     boundary = "opaque-origin frame"
 
-    def __init__(self, call_api, budget: dict, ask=None):
-        self.call_api, self.budget = call_api, dict(budget)
-        self.ask = ask or _page_ask
+    def __init__(self, call_api, budget: dict, ask):
+        self.call_api, self.budget, self.ask = call_api, dict(budget), ask
         self.session = f"session-{next(_SESSIONS)}"
         self.source = _worker_source()         # sent with every run: a frame started anew needs it (6 KB)
 
@@ -74,11 +67,15 @@ class FrameInterpreter:
             pass
 
 
-def use_page_sandbox() -> None:
-    """Make "frame" run_python's interpreter in this page (the code-cell runner calls this). Only once
-    Pydantic is installed: the sandbox package sits inside the native runtime, which imports it."""
+def use_page_sandbox(send) -> None:
+    """Make "frame" run_python's interpreter in this page; `send(text) -> text` is one blocking question
+    to the page's sandbox.mjs (the code-cell runner passes it). Only once Pydantic is installed: the
+    sandbox package sits inside the native runtime, which imports it."""
     import importlib.util
     if importlib.util.find_spec("pydantic") is None:
         return
     from lllm.runtimes.native.sandbox import use_platform_sandbox
-    use_platform_sandbox("frame", FrameInterpreter)
+
+    def ask(message: dict) -> dict:
+        return json.loads(send(json.dumps(message, default=repr)))
+    use_platform_sandbox("frame", lambda call_api, budget: FrameInterpreter(call_api, budget, ask))
