@@ -17,7 +17,6 @@
 // as long as the tab, so they are shared across Material's instant navigations (this module is not
 // re-run by them).
 import { mark, timeline } from "./timeline.mjs";
-import { serveSandbox, stopSandbox } from "./sandbox.mjs";
 
 const JSPI = typeof WebAssembly === "object" && typeof WebAssembly.Suspending === "function"
   && typeof WebAssembly.promising === "function";
@@ -38,6 +37,7 @@ export const NO_PYTHON_MESSAGE = "Running Python in this page needs one of two b
   + "TinyLLM's text generation still works here.";
 
 let modelWorker = null, pythonWorker = null;
+let sandboxModule = null;    // Promise of sandbox.mjs, once run_python has been called
 let nextId = 1;
 const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStderr}
 const listeners = new Set(); // status listeners
@@ -106,7 +106,8 @@ function startPython() {
   mark("page: Python worker spawned");
   const channel = new MessageChannel(), sandbox = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
-  serveSandbox(sandbox.port1);   // run_python's interpreter, started when first called
+  // run_python's interpreter (sandbox.mjs): loaded, and its frame started, when first called
+  sandbox.port1.onmessage = ({ data }) => (sandboxModule ??= import("./sandbox.mjs")).then((m) => m.answerSandbox(sandbox.port1, data));
   pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC, sandbox: sandbox.port2 }, [channel.port2, sandbox.port2]);
 }
 
@@ -288,7 +289,7 @@ export const lllm = {
     const hadPython = Boolean(gates.python);
     modelWorker.terminate();
     pythonWorker?.terminate();
-    stopSandbox();
+    sandboxModule?.then((m) => m.stopSandbox());
     modelWorker = pythonWorker = null;
     failAll(Object.assign(new Error("Stopped: Python was restarted, so names defined by earlier cells are gone."), { name: "Stopped" }));
     startModel();

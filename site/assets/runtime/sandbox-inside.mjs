@@ -43,6 +43,8 @@ export function frameMain() {
       return;
     }
     worker.onmessage = ({ data }) => port.postMessage(data);   // the page checks every message
+    worker.onerror = (e) => port.postMessage({ failed: `run_python's isolated interpreter failed: ${e.message}` });
+    worker.onmessageerror = () => port.postMessage({ failed: "run_python's isolated interpreter could not read a message" });
     port.onmessage = ({ data }) => {
       if (data.stop) worker.terminate();
       else if ("result" in data || "error" in data) wake(data);
@@ -56,6 +58,7 @@ export function frameMain() {
  *  worker.py's run_code for each {session, run, budget, source?}; CALL_API blocks on `shared`. */
 export function workerMain(loadPyodide, createPyodideModule, indexURL) {
   postMessage({ hello: true });
+  onmessageerror = () => postMessage({ failed: "run_python's isolated interpreter could not read its files" });
   const FRAME = `
 import builtins, json
 from _lllm_sandbox import run_code

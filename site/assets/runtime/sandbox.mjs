@@ -91,26 +91,24 @@ function fromFrame(data) {
   answer({ value: JSON.stringify(callApi ? { call_api: data.call_api } : { done: data.done }) });
 }
 
-/** Serve worker.mjs's questions on `port` (its `_lllm_page.sandbox`): answered through its
- *  SharedArrayBuffer (atomics) or by message (jspi). */
-export function serveSandbox(port) {
-  port.onmessage = async ({ data: { id, args: [text], reply } }) => {
-    const answer = (a) => (reply ? writeAnswer(reply, a) : port.postMessage({ id, ...a }));
-    try {
-      const message = JSON.parse(text);
-      if (message.close) {
-        frame?.then((f) => f.port.postMessage(message), () => {});
-        return answer({ value: "{}" });
-      }
-      if (!frame || !(await frame).element.isConnected) frame = startFrame();
-      frame.catch(() => { frame = null; });
-      const { port: toFrame } = await frame;
-      current = { session: message.session, answer };
-      toFrame.postMessage(message);
-    } catch (e) {
-      answer({ error: String(e.message ?? e) });
+/** Answer one of worker.mjs's questions on `port` (its `_lllm_page.sandbox`): through its
+ *  SharedArrayBuffer (atomics) or by message (jspi). lllm.mjs imports this module on the first one. */
+export async function answerSandbox(port, { id, args: [text], reply }) {
+  const answer = (a) => (reply ? writeAnswer(reply, a) : port.postMessage({ id, ...a }));
+  try {
+    const message = JSON.parse(text);
+    if (message.close) {
+      frame?.then((f) => f.port.postMessage(message), () => {});
+      return answer({ value: "{}" });
     }
-  };
+    if (!frame || !(await frame).element.isConnected) frame = startFrame();
+    frame.catch(() => { frame = null; });
+    const { port: toFrame } = await frame;
+    current = { session: message.session, answer };
+    toFrame.postMessage(message);
+  } catch (e) {
+    answer({ error: String(e.message ?? e) });
+  }
 }
 
 /** End the isolated interpreter (Stop): its frame goes, and with it the worker, whatever it runs. */
