@@ -19,7 +19,7 @@ from support import engines
 pytestmark = pytest.mark.browser
 SCENARIO = Path(__file__).resolve().parents[1] / "support" / "sandbox_scenario.js"
 REFUSED_AT_ONCE = ["localStorage", "document", "parent", "pagePython", "lllm"]
-REFUSED_LATER = {"caches": "reached", "indexedDB": "opened", "fetch": "fetched"}
+REFUSED_LATER = {"caches": "lllm-", "indexedDB": "opened", "fetch": "fetched"}   # "lllm-": sw.js's cache names
 
 
 @pytest.fixture(scope="module", params=["chromium", "firefox", "webkit"])
@@ -47,7 +47,13 @@ def test_reaching_the_page_fails_with_a_clear_error(report, attack):
 @pytest.mark.parametrize("attack", sorted(REFUSED_LATER))
 def test_storage_and_the_origin_refuse_the_frame(report, attack):
     said = report["isolated"][attack]
-    assert "refused" in said and REFUSED_LATER[attack] not in said, said
+    if attack == "caches" and "refused" not in said:
+        # WebKit gives the frame's data: worker a Cache Storage of its own opaque origin: empty, not the site's
+        assert said == "['reached caches []', 'opened']", said
+    elif attack == "fetch" and said == "[]":
+        pass      # WebKit: the fetch from the data: worker neither answers nor fails within 5 s (never "fetched")
+    else:
+        assert "refused" in said and REFUSED_LATER[attack] not in said, said
 
 
 @pytest.mark.parametrize("attack", sorted(REFUSED_LATER) + ["pagePython", "lllm"])
@@ -75,4 +81,4 @@ def test_the_ordinary_case(report):
     assert (ordinary["callApi"], ordinary["persists"], ordinary["allowedImport"]) == ("4.5", "5.5", "4.0")
     assert ordinary["forbiddenImport"].startswith("Error: ImportError: run_python may not import 'js'")
     assert ordinary["steps"] == "Error: BudgetExceeded: stopped after 100000 steps"
-    assert ordinary["cut"].endswith("... (output cut at 2000 characters)") and len(ordinary["cut"]) < 2100
+    assert ordinary["cut"] == "2036 characters, ending xxxx\n... (output cut at 2000 characters)"

@@ -17,7 +17,9 @@ async (arg) => {
   const before = { caches: await cacheNames(), databases: await databases() };
   const windowMessages = [];
   addEventListener("message", (e) => windowMessages.push(String(JSON.stringify(e.data)).slice(0, 200)));
-  const cell = (code, ns) => lllm.run(code, { namespace: ns }).then((r) => r.stdout.trim(), (e) => `RAISED ${e.name}: ${e.message}`);
+  // every call has an answer: a hang reports TIMEOUT (and which call) instead of stalling the test
+  const cell = (code, ns) => Promise.race([lllm.run(code, { namespace: ns }).then((r) => r.stdout.trim(), (e) => `RAISED ${e.name}: ${e.message}`),
+    sleep(240_000).then(() => `TIMEOUT in ${ns}: ${code.slice(0, 120)}`)]);
   const manager = (kind, ns, extra) => cell(`
 from lllm.runtimes.native import ProxyManager
 from lllm.runtimes.native.proxies.base import RUN_PYTHON_BUDGET
@@ -34,7 +36,7 @@ print(type(m.interpreter).__name__, getattr(m.interpreter, "boundary", None))`, 
     pagePython: `try:\n    import _lllm_page\n    print("reached", _lllm_page.card_json)\n${refused()}`,
     lllm: `try:\n    import lllm\n    print("reached", lllm.__name__)\n${refused()}`,
     // asynchronous ones: started now, read by the next call once their promises have settled
-    caches: `import js\nr_caches = []\ntry:\n    js.caches.keys().then(lambda k: r_caches.append(f"reached {k.length} caches"), lambda e: r_caches.append(f"refused: {e}"))\n    js.caches.open("attack").then(lambda c: r_caches.append("opened"), lambda e: r_caches.append(f"refused: {e}"))\nexcept Exception as e:\n    r_caches.append(f"refused: {type(e).__name__}: {e}")`,
+    caches: `import js\nr_caches = []\ntry:\n    js.caches.keys().then(lambda k: r_caches.append(f"reached caches {list(k)}"), lambda e: r_caches.append(f"refused: {e}"))\n    js.caches.open("attack").then(lambda c: r_caches.append("opened"), lambda e: r_caches.append(f"refused: {e}"))\nexcept Exception as e:\n    r_caches.append(f"refused: {type(e).__name__}: {e}")`,
     indexedDB: `import js\nfrom pyodide.ffi import create_proxy\nr_idb = []\ntry:\n    q = js.indexedDB.open("attack")\n    q.addEventListener("success", create_proxy(lambda e: r_idb.append("opened")))\n    q.addEventListener("error", create_proxy(lambda e: r_idb.append(f"refused: {q.error}")))\nexcept Exception as e:\n    r_idb.append(f"refused: {type(e).__name__}: {e}")`,
     fetch: `import js\nr_fetch = []\ntry:\n    js.fetch("${ORIGIN}assets/runtime/runtime.json").then(lambda resp: r_fetch.append(f"fetched {resp.status}"), lambda e: r_fetch.append(f"refused: {e}"))\nexcept Exception as e:\n    r_fetch.append(f"refused: {type(e).__name__}: {e}")`,
     postMessage: `import js\njs.postMessage(js.JSON.parse('{"session": "forged", "done": "forged"}'))\njs.postMessage("hello, page")\nprint("sent")`,
@@ -42,7 +44,7 @@ print(type(m.interpreter).__name__, getattr(m.interpreter, "boundary", None))`, 
   const LATER = { caches: "r_caches", indexedDB: "r_idb", fetch: "r_fetch" };
   async function attack(into, ns) {
     for (const [name, code] of Object.entries(ATTACKS)) into[name] = await py(code, ns);
-    await sleep(2000);
+    await sleep(5000);
     for (const [name, variable] of Object.entries(LATER)) into[name] = await py(`print(${variable})`, ns);
   }
   try {
@@ -77,5 +79,6 @@ print(type(m.interpreter).__name__, getattr(m.interpreter, "boundary", None))`, 
   } catch (e) {
     report.errors.push(String(e?.stack ?? e));
   }
+  if (report.ordinary.cut) report.ordinary.cut = `${report.ordinary.cut.length} characters, ending ${report.ordinary.cut.slice(-40)}`;
   return report;
 }
