@@ -10,13 +10,13 @@ Storage, no IndexedDB, no service worker, and the site's files are cross-origin 
 interpreter runs the same `run_code` under the same budget, and `CALL_API` is its one channel out:
 a message this side answers by calling the proxy here (the protocol of `process.py`:
 `{"call_api": [path, params]}` out, `{"result": ...}` or `{"error": [type, message]}` back,
-`{"done": text}` at the end). Variables persist per interpreter (one `session` each). The page's
+`{"done": text}` at the end; the page passes CALL_API's JSON on as text, so a float stays a float). Variables persist per interpreter (one `session` each). The page's
 Stop ends that frame with the rest of the runtime.
 
 Usage (`ask` is the page's channel; here a list of replies stands in for it):
 
     >>> from lllm.runtimes.native.sandbox.worker import BUDGET
-    >>> replies = iter([{"call_api": ["demo/n", {}]}, {"done": "42"}])
+    >>> replies = iter([{"call_api_json": '{"call_api": ["demo/n", {}]}'}, {"done": "42"}])
     >>> python = FrameInterpreter(lambda path, params: 21, BUDGET, ask=lambda message: next(replies))
     >>> python.run('print(CALL_API("demo/n", {}) * 2)'), python.boundary
     ('42', 'opaque-origin frame')
@@ -48,8 +48,8 @@ class FrameInterpreter:
 
     def run(self, code: str) -> str:
         reply = self.send({"run": code, "budget": self.budget, "source": self.source})
-        while "call_api" in reply:             # the sandboxed code is blocked in CALL_API: answer it
-            path, params = reply["call_api"]
+        while "call_api_json" in reply:        # the sandboxed code is blocked in CALL_API: answer it
+            path, params = json.loads(reply["call_api_json"])["call_api"]
             try:
                 answer = {"result": self.call_api(path, params)}
             except Exception as exc:           # the model's mistake: it becomes that code's exception

@@ -17,8 +17,8 @@ export function frameMain() {
     }
     const HEADER = 8, SIZE = 1 << 22;
     const shared = new SharedArrayBuffer(HEADER + SIZE);
-    const wake = (answer) => {       // as answer.mjs's writeAnswer: the worker waits in Atomics.wait
-      let bytes = new TextEncoder().encode(JSON.stringify(answer));
+    const wake = (text) => {         // as answer.mjs's writeAnswer: the worker waits in Atomics.wait
+      let bytes = new TextEncoder().encode(text);
       if (bytes.length > SIZE) bytes = new TextEncoder().encode(JSON.stringify({ error: ["ValueError", "the CALL_API result is over 4 MiB"] }));
       const flag = new Int32Array(shared, 0, 2);
       new Uint8Array(shared, HEADER, bytes.length).set(bytes);
@@ -47,7 +47,7 @@ export function frameMain() {
     worker.onmessageerror = () => port.postMessage({ failed: "run_python's isolated interpreter could not read a message" });
     port.onmessage = ({ data }) => {
       if (data.stop) worker.terminate();
-      else if ("result" in data || "error" in data) wake(data);
+      else if (typeof data.answer === "string") wake(data.answer);   // CALL_API's result, as JSON text
       else worker.postMessage(data);
     };
     worker.postMessage({ files, shared }, Object.values(files));
@@ -81,7 +81,7 @@ def close(session):
   const bridge = (text) => {
     const flag = new Int32Array(shared, 0, 2);
     Atomics.store(flag, 0, 0);
-    postMessage(JSON.parse(text));
+    postMessage({ session: JSON.parse(text).session, request: text });   // text: JSON's floats stay floats
     Atomics.wait(flag, 0, 0);
     return new TextDecoder().decode(new Uint8Array(shared, 8, flag[1]).slice());
   };

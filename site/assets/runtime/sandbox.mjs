@@ -84,11 +84,15 @@ function fromFrame(data) {
     return waiting?.answer({ error: data.failed });
   }
   if (!current || data?.session !== current.session) return;
-  const callApi = Array.isArray(data.call_api) && data.call_api.length === 2 && typeof data.call_api[0] === "string";
-  if (typeof data.done !== "string" && !callApi) return;
+  let callApi = null;        // a CALL_API goes on as the worker's own JSON text (JavaScript would turn 33.0 into 33)
+  try {
+    callApi = typeof data.request === "string" ? JSON.parse(data.request).call_api : null;
+  } catch { /* not JSON: dropped below */ }
+  const isCall = Array.isArray(callApi) && callApi.length === 2 && typeof callApi[0] === "string";
+  if (typeof data.done !== "string" && !isCall) return;
   const { answer } = current;
   current = null;
-  answer({ value: JSON.stringify(callApi ? { call_api: data.call_api } : { done: data.done }) });
+  answer({ value: isCall ? JSON.stringify({ call_api_json: data.request }) : JSON.stringify({ done: data.done }) });
 }
 
 /** Answer one of worker.mjs's questions on `port` (its `_lllm_page.sandbox`): through its
@@ -105,7 +109,7 @@ export async function answerSandbox(port, { id, args: [text], reply }) {
     frame.catch(() => { frame = null; });
     const { port: toFrame } = await frame;
     current = { session: message.session, answer };
-    toFrame.postMessage(message);
+    toFrame.postMessage("result" in message || "error" in message ? { answer: text } : message);
   } catch (e) {
     answer({ error: String(e.message ?? e) });
   }
