@@ -45,7 +45,10 @@ function workerSource(asm, main) {
   const exports = /export\s*\{\s*([\w$]+) as loadPyodide,\s*([\w$]+) as version\s*\};?/;
   if (!/export default _createPyodideModule;?\s*$/.test(asm) || !exports.test(main))
     throw new Error("run_python's interpreter does not know this Pyodide build's module layout");
-  return asm.replace(/export default _createPyodideModule;?\s*$/, "").replaceAll("import.meta.url", JSON.stringify(`${INDEX}pyodide.asm.mjs`))
+  // Pyodide probes for a classic worker with importScripts("data:..."), which the CSP refuses and
+  // Firefox reports as an error: it loads no script here, so the probe gets its answer (no) at once.
+  return "globalThis.importScripts = () => { throw new Error(\"run_python's interpreter loads no scripts\"); };\n"
+    + asm.replace(/export default _createPyodideModule;?\s*$/, "").replaceAll("import.meta.url", JSON.stringify(`${INDEX}pyodide.asm.mjs`))
     + `\n;(() => {\n${main.replace(exports, "const loadPyodide = $1;").replace(/\/\/# sourceMappingURL=.*$/m, "")}\n`
     + `(${workerMain})(loadPyodide, _createPyodideModule, ${JSON.stringify(INDEX)});\n})();\n`;
 }
