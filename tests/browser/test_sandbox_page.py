@@ -37,7 +37,8 @@ def report(request, site_server):
 def test_run_python_runs_in_the_frame_and_the_console_stays_clean(report):
     assert report["isolated"]["interpreter"] == "FrameInterpreter opaque-origin frame"
     assert report["control"]["interpreter"] == "InProcessInterpreter None"
-    assert report["console"] == []
+    # the one error allowed: the fetch attack refused by the CSP (Firefox logs it)
+    assert [line for line in report["console"] if "connect-src" not in line or "runtime.json" not in line] == []
 
 
 @pytest.mark.parametrize("attack", REFUSED_AT_ONCE)
