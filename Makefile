@@ -90,6 +90,7 @@ bench: venv models
 	$(PY) bench/sandbox_bench.py
 	$(PY) bench/site_bench.py
 	$(PY) bench/page_bench.py
+	$(PY) bench/page_sandbox_bench.py
 	$(PY) bench/engine_bench.py --out bench/results/first-visit.md
 	$(PY) bench/lighthouse_bench.py --out bench/results/lighthouse.md
 

@@ -36,6 +36,7 @@ from lllm.model.sampling import Mulberry32, check_sampling
 from lllm.model.tokenizer import CharTokenizer
 from lllm.predictors.specs import use_platform_models
 from lllm.web.tracebacks import describe
+from lllm.web.sandbox import use_page_sandbox
 
 __all__ = ["BrowserPredictor", "BrowserBackend", "STORY_MODEL", "browser_models", "from_browser", "page_card", "page_tokenizer",
            "run_cell"]
@@ -183,6 +184,7 @@ def run_cell(code: str, namespace: dict, send_stdout: Callable[[str], Any],
     cell's lines first, tracebacks.describe; or None), traceback (the full one, without this function's
     frame; or None)}."""
     use_platform_models(browser_models())     # in this page, "tinyllm" means the page's TinyLLM
+    use_page_sandbox(lambda message: _settle(_page().sandbox(message)))   # run_python: an opaque-origin frame
     out, err = _Stream(send_stdout), _Stream(send_stderr)
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)  # source lines in tracebacks
     value = error = full = None

@@ -37,6 +37,7 @@ export const NO_PYTHON_MESSAGE = "Running Python in this page needs one of two b
   + "TinyLLM's text generation still works here.";
 
 let modelWorker = null, pythonWorker = null;
+let sandboxModule = null;    // Promise of sandbox.mjs, once run_python has been called
 let nextId = 1;
 const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStderr}
 const listeners = new Set(); // status listeners
@@ -103,9 +104,11 @@ function startPython() {
   setStatus({ state: "loading", stage: "Starting Python", percent: 0, error: null, pythonReady: false });
   pythonWorker = spawn("./worker.mjs", "lllm-python");
   mark("page: Python worker spawned");
-  const channel = new MessageChannel();
+  const channel = new MessageChannel(), sandbox = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
-  pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC }, [channel.port2]);
+  // run_python's interpreter (sandbox.mjs): loaded, and its frame started, when first called
+  sandbox.port1.onmessage = ({ data }) => (sandboxModule ??= import("./sandbox.mjs")).then((m) => m.answerSandbox(sandbox.port1, data));
+  pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC, sandbox: sandbox.port2 }, [channel.port2, sandbox.port2]);
 }
 
 /** The model worker (onnxruntime-web) alone; startPython() adds Python when something asks for it. */
@@ -281,12 +284,13 @@ export const lllm = {
   },
 
   /** End whatever is running (even `while True: pass`, or a long generation) by restarting the
-   *  workers that were running; Python state is lost. */
+   *  workers that were running, and removing run_python's frame; Python state is lost. */
   stop() {
     if (!modelWorker) return;   // nothing started (or still waiting for the service worker)
     const hadPython = Boolean(gates.python);
     modelWorker.terminate();
     pythonWorker?.terminate();
+    sandboxModule?.then((m) => m.stopSandbox());
     modelWorker = pythonWorker = null;
     failAll(Object.assign(new Error("Stopped: Python was restarted, so names defined by earlier cells are gone."), { name: "Stopped" }));
     startModel();

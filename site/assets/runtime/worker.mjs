@@ -11,7 +11,8 @@
 //              with pyodide.ffi.run_sync (Python entered through callPromising).
 // Either way lllm/web/browser.py sees the same `_lllm_page` functions and the same answers.
 //
-// Messages in:  {type: "port", port, sync}  the MessagePort to the model worker (sent first)
+// Messages in:  {type: "port", port, sync, sandbox}  the MessagePort to the model worker (sent first),
+//               and one to the page's run_python interpreter (sandbox.mjs)
 //               {id, type: "run", code, namespace}
 // Messages out: {type: "progress", part: "python", stage, loaded, total} | {type: "ready", python, warm}
 //               {type: "python-error", error} | {id, type: "stdout" | "stderr", text}
@@ -31,6 +32,7 @@ let pyodide = null;
 let manifest = null;          // runtime.json (hooks/runtime.py)
 const namespaces = new Map(); // page key -> Python dict shared by that page's cells
 let toModel = null;           // Promise of the MessagePort to model.mjs
+let sandboxPort = null;       // the MessagePort to the page's run_python interpreter (sandbox.mjs)
 
 // Pyodide fetches its wasm and stdlib with fetch(): globalThis.fetch counts them (see below)
 const fetchCounted = countingFetch((loaded, stage) => postMessage({ type: "progress", part: "python", stage, loaded, total: manifest?.bytes.python ?? 0 }));
@@ -73,9 +75,10 @@ function asForward(out) {
  * What lllm/web/browser.py sees as the module `_lllm_page`: each model's card and the token loop,
  * every function naming its model. One question to the model worker per predictor call.
  */
-function pageModule(port) {
+function pageModule(port, sandbox) {
   const then = (answer, f) => (answer instanceof Promise ? answer.then(f) : f(answer));
   return {
+    sandbox: (message) => ask(sandbox, "sandbox", [message]),   // lllm/web/sandbox.py: run_python's interpreter
     card_json: (name) => ask(port, "card", [name]),
     generate: (name, ids, maxNewTokens, temperature, topK, topP, rngState, stop) =>
       ask(port, "generate", [name, Array.from(ids), maxNewTokens, temperature, topK, topP, rngState, Array.from(stop ?? [])]),
@@ -182,7 +185,7 @@ async function loadPython() {
   }
   const port = await toModel;   // awaited only now: it reached this worker up to 0.25 s late in Chromium on a busy machine
   if (!SYNC) throw new Error("no way to block on the model (neither JSPI nor cross-origin isolation)");
-  pyodide.registerJsModule("_lllm_page", pageModule(port));
+  pyodide.registerJsModule("_lllm_page", pageModule(port, sandboxPort));
   mark("python: ready");
   return warm;
 }
@@ -227,6 +230,7 @@ pythonReady.then(
 onmessage = async ({ data: msg }) => {
   if (msg.type === "port") {
     SYNC = msg.sync;
+    sandboxPort = listen(msg.sandbox);
     return gotPort(listen(msg.port));
   }
   try {

@@ -1,0 +1,132 @@
+// run_python's isolated interpreter, the page side. Read lllm/web/sandbox.py first (the Python
+// side, in worker.mjs's Pyodide), then sandbox-inside.mjs (the frame's and its worker's code).
+//
+// Why a frame: the code run_python runs was written by a model, so it is treated as hostile. In the
+// page's own Python it could `import js` and reach the Python worker's globals, the site's caches
+// (Cache Storage, where sw.js keeps the site for offline use), IndexedDB (the Python snapshot) and
+// the origin with fetch. Here it runs in a second Pyodide, in a Web Worker of an
+// `<iframe sandbox="allow-scripts" srcdoc>`: its origin is opaque ("null"), so localStorage (the
+// learner's progress), Cache Storage and IndexedDB refuse it, no service worker controls it, and
+// the site's files are cross-origin to it (COEP and CORS refuse the fetch). Measured in Chromium,
+// Firefox ESR and WebKitGTK (December 2026): each gives such a frame `crossOriginIsolated` (the
+// frame's `allow="cross-origin-isolated"`), so its worker blocks in CALL_API on Atomics.wait
+// exactly as worker.mjs does on the model; Chromium and Firefox start the worker from a Blob,
+// WebKit only from a data: URL (hence `worker-src data:` in site/_headers).
+//
+// Nothing is downloaded twice and nothing is fetched inside: the page reads Pyodide's files
+// (already in the service worker's cache or the HTTP cache, as worker.mjs fetched them) and hands
+// their bytes to the frame, transferred. Pyodide's JavaScript goes in as the worker's own source
+// (a frame inherits the page's CSP, whose script-src takes no blob: import). The frame starts only
+// when run_python is first called, so a first visit costs nothing more.
+//
+// The one channel: worker.mjs asks here (one question at a time, its Python blocked) with
+// {session, run, budget, source} | {session, result | error} | {session, close}; the answer is the
+// worker's next {done: text} or {call_api: [path, params]}. Anything else the frame sends is dropped.
+// stopSandbox() (lllm.stop) removes the frame, which ends its worker; the next call starts another.
+
+import { writeAnswer } from "./answer.mjs";
+import { frameMain, workerMain } from "./sandbox-inside.mjs";
+
+const HERE = new URL("./", import.meta.url);
+const PYODIDE_FILES = { wasm: "pyodide.asm.wasm", stdlib: "python_stdlib.zip", lock: "pyodide-lock.json" };
+const INDEX = "https://sandbox.invalid/pyodide/";   // the worker's Pyodide "fetches" from here: its own bytes
+
+let frame = null;        // Promise of {element, port} while a frame lives
+let current = null;      // {session, answer}: the question worker.mjs is blocked on
+
+async function download(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`Could not download ${url} for run_python's interpreter: HTTP ${response.status}`);
+  return response;
+}
+
+/** One classic script: Pyodide's two modules with their exports made plain, then workerMain. */
+function workerSource(asm, main) {
+  const exports = /export\s*\{\s*([\w$]+) as loadPyodide,\s*([\w$]+) as version\s*\};?/;
+  if (!/export default _createPyodideModule;?\s*$/.test(asm) || !exports.test(main))
+    throw new Error("run_python's interpreter does not know this Pyodide build's module layout");
+  // Pyodide probes for a classic worker with importScripts("data:..."), which the CSP refuses and
+  // Firefox reports as an error: it loads no script here, so the probe gets its answer (no) at once.
+  return "globalThis.importScripts = () => { throw new Error(\"run_python's interpreter loads no scripts\"); };\n"
+    + asm.replace(/export default _createPyodideModule;?\s*$/, "").replaceAll("import.meta.url", JSON.stringify(`${INDEX}pyodide.asm.mjs`))
+    + `\n;(() => {\n${main.replace(exports, "const loadPyodide = $1;").replace(/\/\/# sourceMappingURL=.*$/m, "")}\n`
+    + `(${workerMain})(loadPyodide, _createPyodideModule, ${JSON.stringify(INDEX)});\n})();\n`;
+}
+
+async function startFrame() {
+  const manifest = await (await download(new URL("runtime.json", HERE))).json();
+  const base = new URL(manifest.pyodide, HERE);
+  const text = (name) => download(new URL(name, base)).then((r) => r.text());
+  const bytes = (name) => download(new URL(name, base)).then((r) => r.arrayBuffer());
+  const [asm, main, ...buffers] = await Promise.all([text("pyodide.asm.mjs"), text("pyodide.mjs"),
+    ...Object.values(PYODIDE_FILES).map(bytes)]);
+  const files = Object.fromEntries(Object.values(PYODIDE_FILES).map((name, i) => [name, buffers[i]]));
+  const element = document.createElement("iframe");
+  element.setAttribute("sandbox", "allow-scripts");
+  element.setAttribute("allow", "cross-origin-isolated");
+  element.setAttribute("aria-hidden", "true");
+  element.title = "run_python's isolated interpreter";
+  element.hidden = true;
+  element.dataset.lllmSandbox = "";
+  element.srcdoc = `<!doctype html><script>(${frameMain})();<\/script>`;
+  const loaded = new Promise((resolve) => element.addEventListener("load", resolve, { once: true }));
+  document.body.append(element);
+  await loaded;
+  const channel = new MessageChannel();
+  channel.port1.onmessage = ({ data }) => fromFrame(data);
+  element.contentWindow.postMessage({ port: channel.port2, source: workerSource(asm, main), files }, "*", [channel.port2, ...buffers]);
+  return { element, port: channel.port1 };
+}
+
+/** The frame's messages: only the answer to the open question, in one of its two shapes. */
+function fromFrame(data) {
+  if (typeof data?.failed === "string") {
+    const waiting = current;
+    current = null;
+    stopSandbox();
+    return waiting?.answer({ error: data.failed });
+  }
+  if (!current || data?.session !== current.session) return;
+  let callApi = null;        // a CALL_API goes on as the worker's own JSON text (JavaScript would turn 33.0 into 33)
+  try {
+    callApi = typeof data.request === "string" ? JSON.parse(data.request).call_api : null;
+  } catch { /* not JSON: dropped below */ }
+  const isCall = Array.isArray(callApi) && callApi.length === 2 && typeof callApi[0] === "string";
+  if (typeof data.done !== "string" && !isCall) return;
+  const { answer } = current;
+  current = null;
+  answer({ value: isCall ? JSON.stringify({ call_api_json: data.request }) : JSON.stringify({ done: data.done }) });
+}
+
+/** Answer one of worker.mjs's questions on `port` (its `_lllm_page.sandbox`): through its
+ *  SharedArrayBuffer (atomics) or by message (jspi). lllm.mjs imports this module on the first one. */
+export async function answerSandbox(port, { id, args: [text], reply }) {
+  const answer = (a) => (reply ? writeAnswer(reply, a) : port.postMessage({ id, ...a }));
+  try {
+    const message = JSON.parse(text);
+    if (message.close) {
+      frame?.then((f) => f.port.postMessage(message), () => {});
+      return answer({ value: "{}" });
+    }
+    if (!frame || !(await frame).element.isConnected) frame = startFrame();
+    frame.catch(() => { frame = null; });
+    const { port: toFrame } = await frame;
+    current = { session: message.session, answer };
+    toFrame.postMessage("result" in message || "error" in message ? { answer: text } : message);
+  } catch (e) {
+    answer({ error: String(e.message ?? e) });
+  }
+}
+
+/** End the isolated interpreter (Stop): its frame goes, and with it the worker, whatever it runs. */
+export function stopSandbox() {
+  const ending = frame;
+  frame = null;
+  ending?.then(({ element, port }) => {
+    port.postMessage({ stop: true });
+    port.close();
+    element.remove();
+  }, () => {});
+  if (current) current.answer({ error: "Stopped: run_python's interpreter was ended." });
+  current = null;
+}
