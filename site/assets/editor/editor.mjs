@@ -87,10 +87,11 @@ export function codeEditor({ host, fallback, hide = fallback, original, draftKey
     }
     if (!hide.isConnected) return;                     // the reader has already left the page
     const focused = fallback.contains(document.activeElement);
+    // a highlighted block's text ends in a newline the page never shows: the editor starts without it
     const mount = document.createElement("div");
     mount.className = "lllm-editor";
     hide.after(mount);
-    editor = made({ parent: mount, doc: readFallback(), labelledBy, label, describedBy, onRun, readOnly, onChange: save });
+    editor = made({ parent: mount, doc: readFallback().replace(/\n$/, ""), labelledBy, label, describedBy, onRun, readOnly, onChange: save });
     hide.hidden = true;
     host.dataset.editor = "ready";
     if (focused) editor.focus();
