@@ -1,6 +1,6 @@
 """The code editor's bundle (hooks/editor.py): built from node_modules/ at the versions the lockfile
 pins, one ES module with the one export editor.mjs uses, within its byte budget, and fetched by no
-page until code comes near (no page names it; only site/assets/editor/editor.mjs imports it).
+page until code comes near (no page links or preloads it; only site/assets/editor/editor.mjs imports it).
 The browser side (typing, drafts, keys, loading on approach) is tests/browser/test_editor_browser.py."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def test_the_bundle_stays_within_its_budget(site_build):
 
 def test_no_page_loads_the_bundle_up_front(site_build):
     named = [p.relative_to(site_build.dir).as_posix() for p in site_build.dir.rglob("*.html")
-             if "codemirror.mjs" in p.read_text(encoding="utf-8")]
+             if re.search(r'(src|href)="[^"]*codemirror\.mjs"', p.read_text(encoding="utf-8"))]
     assert named == [], f"pages that name the editor's bundle (it must load only when code comes near): {named[:5]}"
     assert "assets/editor/codemirror.mjs" in (site_build.dir / "sw.js").read_text(encoding="utf-8"), \
         "the service worker's list has no editor: it would not work offline"
