@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 MERMAID_FILES = re.compile(r"mermaid", re.I)   # any file of Mermaid's: diagrams are drawn at build time
 RUNTIME_FILES = re.compile(r"/vendor/pyodide/|/vendor/ort/|\.whl$|\.onnx$|pyodide|ort-wasm")
-LIVE_CODE = re.compile(r'class="[^"]*\b(lllm-playground|lllm-demo|lllm-oversight|runnable)\b')
+LIVE_CODE = re.compile(r'class="[^"]*\b(lllm-playground|lllm-inside|lllm-demo|lllm-oversight|runnable)\b')
 
 
 def site_pages(site_dir: Path) -> list[tuple[str, Path, int]]:
