@@ -185,5 +185,5 @@ self.addEventListener("fetch", (event) => {
     const hit = await (await caches.open(CACHE)).match(request, { ignoreVary: true });
     if (hit && request.url === MANIFEST) return naming(hit);
     return hit ?? download(request, event);
-  })());
+  })().catch(() => fetch(request)));   // storage cleared or failing under us: the network, as if no worker
 });

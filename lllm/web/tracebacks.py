@@ -4,7 +4,7 @@ Read `browser.py`'s `run_cell` first: it runs a page's code cell and hands its e
 A plain traceback starts with the outermost call and walks down through every library frame (an
 agent's error can be 30 lines through lllm/), so the line that matters, the error and its message,
 comes last. `describe` turns it round: the error type and message first, then each line of the
-learner's own code (frames whose file is the cell, "<cell>") innermost first, and how many library
+learner's own code (frames whose file is the cell, `"<cell>"`) innermost first, and how many library
 frames it left out. The full traceback stays available (the page shows it a click away).
 
     >>> import linecache

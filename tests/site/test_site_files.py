@@ -107,6 +107,48 @@ def test_no_page_has_a_bare_word_in_angle_brackets():
     assert not found, f"write these as code (`<n>`) or &lt;n&gt;: {found}"
 
 
+HTML5 = set("""a abbr address area article aside audio b base bdi bdo blockquote body br button canvas caption
+    cite code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure
+    footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label legend li link main
+    map mark menu meta meter nav noscript object ol optgroup option output p picture pre progress q rp rt ruby s
+    samp script search section select slot small source span strong style sub summary sup table tbody td template
+    textarea tfoot th thead time title tr track u ul var video wbr math svg""".split())
+
+
+class UnknownTags(HTMLParser):
+    """Start tags that are no HTML element, outside <svg> and <math> (their own vocabularies)."""
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.foreign, self.unknown = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if self.foreign:
+            self.foreign += tag in ("svg", "math")
+        elif tag in ("svg", "math"):
+            self.foreign = 1
+        elif tag not in HTML5:
+            self.unknown.append(f"<{tag}>")
+
+    def handle_endtag(self, tag):
+        if self.foreign and tag in ("svg", "math"):
+            self.foreign -= 1
+
+
+def test_no_built_page_has_an_unknown_element(site_build):
+    """What the Markdown check above cannot see: API pages render docstrings, where `"<cell>"` in
+    prose vanished the same way (the HTML validator found it)."""
+    probe = UnknownTags()
+    probe.feed('<p>a "<cell>" b</p><svg><g><foreignObject><div>x</div></foreignObject></g></svg><br>')
+    assert probe.unknown == ["<cell>"]
+    found = {}
+    for page in sorted(site_build.dir.rglob("*.html")):
+        parser = UnknownTags()
+        parser.feed(page.read_text(encoding="utf-8"))
+        if parser.unknown:
+            found[str(page.relative_to(site_build.dir))] = sorted(set(parser.unknown))
+    assert not found, f"text in angle brackets became an element: write it as code: {found}"
+
+
 def test_the_reasoning_page_shows_the_placeholder(site_build):
     text = (site_build.dir / "reasoning" / "index.html").read_text(encoding="utf-8")
     plain = html.unescape(re.sub(r"<[^>]+>", "", text))

@@ -77,6 +77,19 @@ def run(session, code, budget, bridge):
 def close(session):
     namespaces.pop(session, None)
 `;
+  // Once Python has started, nothing in the frame needs the network: the model's code gets a clear
+  // error instead of a request (the opaque origin and the CSP stay the boundary; this is the early,
+  // readable refusal, as the import allow-list is for modules). WebKit otherwise leaves a fetch from
+  // this worker pending for ever. Removed along the prototype chain, so no original stays reachable.
+  function withoutNetwork() {
+    const refused = (what) => function () { throw new TypeError(`the isolated interpreter has no network: ${what} is refused`); };
+    for (const name of ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "importScripts"]) {
+      for (let o = globalThis; o; o = Object.getPrototypeOf(o)) {
+        if (Object.prototype.hasOwnProperty.call(o, name)) delete o[name];
+      }
+      globalThis[name] = name === "fetch" ? async () => refused("fetch")() : refused(name);
+    }
+  }
   let started = null, shared = null, frame = null;
   const bridge = (text) => {
     const flag = new Int32Array(shared, 0, 2);
@@ -96,6 +109,7 @@ def close(session):
       return await loadPyodide({ indexURL, createPyodideModule, stdout: () => {}, stderr: () => {} });
     } finally {
       globalThis.fetch = realFetch;
+      withoutNetwork();
     }
   }
   onmessage = async ({ data }) => {
