@@ -72,7 +72,7 @@ site: venv node models browsers   # browsers: Chromium draws the diagrams (hooks
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 serve: site
-	$(PY) -m hooks.serve --dir public --port $(PORT)
+	$(PY) -m hooks.serve --dir public --port $(PORT) --gzip
 
 deploy: site
 	npx wrangler pages deploy public

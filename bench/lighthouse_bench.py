@@ -6,8 +6,8 @@ compare runs made back to back, not across days). tests/ assert behaviour, never
     python bench/lighthouse_bench.py [--runs 3] [--out bench/results/lighthouse.md]
 
 The site is built (`mkdocs build`) and served by hooks/serve.py, so `_headers` applies (COOP/COEP,
-the CSP, Cache-Control) as on Cloudflare Pages, except that hooks/serve.py does not compress:
-Cloudflare sends text gzip'd or brotli'd, so Lighthouse sees heavier pages here than a reader gets.
+the CSP, Cache-Control) as on Cloudflare Pages, and text and WebAssembly go out gzip'd as Cloudflare
+sends them (Cloudflare may use brotli, a little smaller still).
 Lighthouse's CLI drives Debian's Chromium (CHROME_PATH=/usr/bin/chromium) with its default
 settings: a mobile phone, simulated slow 4G and a 4x slower CPU, a fresh profile every run (so
 every run is a first visit; it counts what a service worker answered as 0 bytes, which a first
@@ -93,7 +93,7 @@ def measures(report: dict, url: str) -> dict:
     audits, categories = report["audits"], report["categories"]
     cls = audits["cumulative-layout-shift"]
     return {
-        "performance": 100 * categories["performance"]["score"],
+        "performance": 100 * (categories["performance"]["score"] or 0),
         "tbt": audits["total-blocking-time"]["numericValue"],
         "cls": cls_probe(url) if cls.get("errorMessage") or cls.get("numericValue") is None else cls["numericValue"],
         "lcp": audits["largest-contentful-paint"]["numericValue"],
@@ -126,7 +126,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         site = build_site(Path(tmp) / "public", port)
-        server = make_server(site, port)
+        server = make_server(site, port, compress=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         version = subprocess.run(["node", str(LIGHTHOUSE), "--version"], capture_output=True, text=True).stdout.strip()
         lines = [HEADER, "|---|---|---|---|---|---|---|"]
@@ -143,7 +143,7 @@ def main() -> int:
     chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
     note = (f"Measured {datetime.date.today().isoformat()} on {machine()}, by `make bench` (bench/lighthouse_bench.py): "
             f"Lighthouse {version}, mobile (simulated slow 4G, 4x CPU slowdown), {chromium}, median of {args.runs} runs "
-            "per page; served by hooks/serve.py, uncompressed.")
+            "per page; served by hooks/serve.py with gzip.")
     print(note)
     if args.out:
         args.out.write_text(f"<!-- {note} -->\n" + "\n".join(lines) + f"\n\n{note}\n", encoding="utf-8")
