@@ -62,16 +62,19 @@ CLS_PROBE = """() => new Promise((resolve) => {
 
 def lighthouse(url: str, out: Path, attempts: int = 2) -> dict:
     """One Lighthouse run (a fresh Chromium profile); its JSON report. A run whose trace lost the
-    navigation (an occasional runtime error) is made again once."""
+    navigation (an occasional runtime error) or came back without a performance score (a metric
+    Lighthouse could not compute) is made again once."""
     command = ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
                "--only-categories=performance,accessibility", "--form-factor=mobile",
                f"--skip-audits={','.join(SKIPPED)}", f"--chrome-flags={CHROME_FLAGS}"]
     for _ in range(attempts):
         done = subprocess.run(command, env=dict(os.environ, CHROME_PATH=CHROMIUM), capture_output=True, text=True)
         report = json.loads(out.read_text(encoding="utf-8")) if done.returncode == 0 else {}
-        if report and not report.get("runtimeError"):
+        scored = report and report["categories"]["performance"]["score"] is not None
+        if report and not report.get("runtimeError") and scored:
             return report
-        error = report.get("runtimeError", {}).get("code") or (done.stderr.strip().splitlines() or ["no output"])[-1]
+        error = (report.get("runtimeError", {}).get("code") or ("no performance score" if report else None)
+                 or (done.stderr.strip().splitlines() or ["no output"])[-1])
     raise RuntimeError(f"Lighthouse failed on {url} {attempts} times: {error}")
 
 
@@ -93,7 +96,7 @@ def measures(report: dict, url: str) -> dict:
     audits, categories = report["audits"], report["categories"]
     cls = audits["cumulative-layout-shift"]
     return {
-        "performance": 100 * (categories["performance"]["score"] or 0),
+        "performance": 100 * categories["performance"]["score"],
         "tbt": audits["total-blocking-time"]["numericValue"],
         "cls": cls_probe(url) if cls.get("errorMessage") or cls.get("numericValue") is None else cls["numericValue"],
         "lcp": audits["largest-contentful-paint"]["numericValue"],
