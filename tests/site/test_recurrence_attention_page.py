@@ -91,3 +91,48 @@ def test_the_page_shows_the_quiz_and_is_a_course_unit():
     unit = next(u for u in course["units"] if u["id"] == "inside-model")
     assert unit["pages"] == ["tinyllm/recurrence-attention.md"] and unit["exercise"] == "attn-causal-code"
     assert "](inside.md)" in text(), "the page links the live view of the LSTM's gates"
+
+
+# ---- bench/attention_bench.py: what the page's table measures is the same arithmetic ---------------------
+
+bench_spec = importlib.util.spec_from_file_location("attention_bench", ROOT / "bench" / "attention_bench.py")
+bench = importlib.util.module_from_spec(bench_spec)
+bench_spec.loader.exec_module(bench)
+
+
+def test_the_benchmarks_attention_is_the_exercises():
+    solution = """
+import sys
+attend = sys.modules["attention_bench"].attend
+
+def attention(Q, K, V):
+    outputs = [attend(q, K[:i + 1], V[:i + 1]) for i, q in enumerate(Q)]
+    weights = [attend(q, K[:i + 1], [[1.0 if c == j else 0.0 for c in range(len(K))] for j in range(i + 1)])
+               for i, q in enumerate(Q)]
+    return outputs, weights
+"""
+    sys.modules["attention_bench"] = bench
+    result = harness.grade(solution, checks())
+    assert result["ok"], result["message"]
+
+
+def test_the_cache_changes_the_cost_not_the_answer():
+    rng = __import__("random").Random(3)
+    weights = bench.random_weights(4, rng)
+    xs = [[rng.gauss(0, 1) for _ in range(4)] for _ in range(6)]
+    cache = {"keys": [], "values": []}
+    for t in range(len(xs)):
+        cached = bench.cached_step(weights, xs[t], cache)
+        again = bench.uncached_step(weights, xs[:t + 1])
+        assert max(abs(a - b) for a, b in zip(cached, again)) < 1e-12, t
+    assert len(cache["keys"]) == len(xs)
+
+
+def test_the_lstm_step_keeps_its_size_and_the_bench_prints_its_table(capsys):
+    weights = bench.random_weights(3, __import__("random").Random(0))
+    h, c = bench.lstm_step(weights, [1.0, 0.0, -1.0], [0.0] * 3, [0.0] * 3)
+    assert len(h) == len(c) == 3 and all(-1 < v < 1 for v in h)
+    assert bench.main(["--width", "4", "--positions", "2", "4", "--repeats", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("one more character after n past positions, width 4")
+    assert [line.split()[0] for line in lines[2:]] == ["2", "4"] and lines[2].endswith("1.0x, 1.0x, 1.0x")
