@@ -176,6 +176,8 @@ class OpenAIService:
         self.first = models[0]
 
     def model(self, name) -> ServedModel:
+        if name is None:
+            raise RequestError(400, f"model is required: one of {', '.join(self.models)} (or default)", "model")
         if name == "default":
             return self.first
         if not isinstance(name, str) or name not in self.models:

@@ -157,3 +157,86 @@ def test_the_react_agent_answers_through_the_server_with_the_agent_brain(server)
     assert done.returncode == 0, done.stderr
     assert trajectory["answer"] == "391"
     assert any("calc[17 * 23]" in json.dumps(step) for step in trajectory["steps"])
+
+
+# ---- bad requests: OpenAI-shaped 4xx, never a 500 -------------------------------------------------------
+
+def test_an_unknown_model_is_openais_404_for_the_openai_client(client):
+    import openai
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.chat.completions.create(model="gpt-4", messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.status_code == 404 and caught.value.code == "model_not_found"
+    assert caught.value.body["param"] == "model" and "tinyllm-agent, tinyllm" in caught.value.body["message"]
+
+
+@pytest.mark.parametrize("field, value", [("temperature", "hot"), ("temperature", 3), ("max_tokens", -1),
+                                          ("max_tokens", 10**6), ("top_p", 0), ("seed", 1.5), ("n", 2), ("stop", [1])])
+def test_a_bad_field_is_openais_400_naming_it(client, field, value):
+    import openai
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.completions.create(model="tinyllm", prompt="Once", extra_body={field: value})
+    assert caught.value.status_code == 400 and caught.value.body["param"] == field
+    assert caught.value.body["type"] == "invalid_request_error"
+
+
+@pytest.mark.parametrize("method, path, content, status", [
+    ("POST", "/v1/chat/completions", b"{not json", 400), ("POST", "/v1/chat/completions", b'{"model": "tinyllm"}', 400),
+    ("POST", "/v1/completions", b'{"model": "tinyllm", "prompt": 5}', 400), ("GET", "/v1/completions", None, 405),
+    ("GET", "/v1/engines", None, 404), ("GET", "/v1/models/gpt-4", None, 404)])
+def test_bad_requests_over_http_are_openai_shaped(server, method, path, content, status):
+    response = httpx.request(method, server.base + path, content=content, timeout=30)
+    assert response.status_code == status and response.headers["content-type"] == "application/json"
+    assert set(response.json()["error"]) == {"message", "type", "param", "code"}
+
+
+# ---- CORS: the site's pages may call it, other sites may not ---------------------------------------------
+
+def preflight(server, origin: str, **extra):
+    headers = {"Origin": origin, "Access-Control-Request-Method": "POST",
+               "Access-Control-Request-Headers": "content-type,authorization", **extra}
+    return httpx.options(server.base + "/v1/chat/completions", headers=headers, timeout=30)
+
+
+@pytest.mark.parametrize("origin", ["https://lllm.pages.dev", "https://a1b2c3.lllm.pages.dev",
+                                    "http://127.0.0.1:8000", "http://localhost:5173"])
+def test_the_sites_origins_pass_the_preflight(server, origin):
+    answer = preflight(server, origin, **{"Access-Control-Request-Private-Network": "true"})
+    assert answer.status_code == 204 and answer.headers["access-control-allow-origin"] == origin
+    assert "POST" in answer.headers["access-control-allow-methods"]
+    assert answer.headers["access-control-allow-headers"] == "content-type,authorization"
+    assert answer.headers["access-control-allow-private-network"] == "true"
+    reply = httpx.post(server.base + "/v1/completions", headers={"Origin": origin}, timeout=60,
+                       json={"model": "tinyllm", "prompt": "Once", "max_tokens": 5})
+    assert reply.status_code == 200 and reply.headers["access-control-allow-origin"] == origin
+
+
+def test_another_sites_origin_is_refused(server):
+    answer = preflight(server, "https://evil.example")
+    assert answer.status_code == 403 and "access-control-allow-origin" not in answer.headers
+    assert answer.json()["error"]["code"] == "origin_not_allowed"
+    simple = httpx.post(server.base + "/v1/completions", headers={"Origin": "https://evil.example"}, timeout=30,
+                        content=b'{"model": "tinyllm", "prompt": "Once"}')
+    assert simple.status_code == 403
+
+
+def test_allow_origin_replaces_the_default_list_and_models_picks_the_brains():
+    custom = ModelServer("--models", "tinyllm", "--allow-origin", "https://mine.example").wait_until_up()
+    try:
+        assert preflight(custom, "https://mine.example").status_code == 204
+        assert preflight(custom, "http://127.0.0.1:8000").status_code == 403
+        models = httpx.get(custom.base + "/v1/models", timeout=30).json()
+        assert [m["id"] for m in models["data"]] == ["tinyllm"]
+        reply = httpx.post(custom.base + "/v1/completions", timeout=60,
+                           json={"model": "default", "prompt": "Once", "max_tokens": 30, "seed": 2}).json()
+        assert reply["model"] == "tinyllm" and reply["choices"][0]["text"] == cli_generate("Once", 30, 0.8, seed=2)["completion"]
+    finally:
+        assert custom.stop()[0] == 0
+
+
+def test_a_model_that_is_not_there_is_a_one_line_usage_error(tmp_path):
+    missing = tmp_path / "nope.onnx"
+    done = subprocess.run([sys.executable, "-m", "lllm", "serve-model", "--models", f"tinyllm:{missing}"],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith("lllm serve-model: error: tinyllm: ") and str(missing) in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
