@@ -85,6 +85,7 @@ class ServedModel:
     def stops(self, settings: Settings) -> tuple[str, ...]:
         return tuple(s for s in (*settings.stop, *self.ends) if s)
 
+# --8<-- [start:run]
     def run(self, prompt: str, settings: Settings, on_char=None) -> Completion:
         """The whole completion. `on_char(ch)` is told each character once the model has read it
         back (every one but the last); it may raise to stop the generation."""
@@ -102,6 +103,7 @@ class ServedModel:
         read = len(self.tokenizer.encode_lossy(last.prompt)[0]) or 1      # an empty prompt reads as "\n"
         wrote = len(last.completion) + len(last.stopped_by or "")
         return Completion(text, "stop" if last.stopped_by else "length", read, wrote)
+# --8<-- [end:run]
 
     def stream(self, prompt: str, settings: Settings) -> Iterator[str | Completion]:
         """Pieces of text while the model writes, then the Completion; closing it stops the model."""

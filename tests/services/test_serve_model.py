@@ -240,3 +240,34 @@ def test_a_model_that_is_not_there_is_a_one_line_usage_error(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("lllm serve-model: error: tinyllm: ") and str(missing) in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+# ---- the pages' commands and example run as written -------------------------------------------------------
+
+def page_text(page: str) -> str:
+    return (REPO / "site" / page).read_text(encoding="utf-8")
+
+
+def test_the_predictors_page_example_runs_against_the_server(server, capsys):
+    import re
+    code = re.search(r'```python title="talk to it with the openai package"\n(.*?)```', page_text("agents/brains.md"),
+                     re.S).group(1)
+    assert "http://127.0.0.1:8080/v1" in code
+    exec(compile(code.replace("http://127.0.0.1:8080", server.base), "brains.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "Action: calc[" in printed and "48" in printed and "#" not in printed
+
+
+def test_the_pages_serve_model_commands_parse_and_the_curl_gives_the_generate_text(server):
+    import re
+    import shlex
+    from lllm.commands import build_parser
+    lines = [line.split("  #")[0] for page in ("agents/brains.md", "playground.md")
+             for line in page_text(page).splitlines() if line.startswith("python -m lllm serve-model")]
+    assert len(lines) >= 3
+    for line in lines:
+        args = build_parser().parse_args(shlex.split(line)[3:])
+        assert args.command == "serve-model" and args.run.__name__ == "run_serve_model"
+    body = json.loads(re.search(r"-d '(\{.*?\})'", page_text("playground.md")).group(1))
+    reply = httpx.post(server.base + "/v1/completions", json=body, timeout=120).json()
+    assert reply["choices"][0]["text"] == cli_generate("Once", 200, 0.8, 0, 1.0, 0)["completion"]
