@@ -147,3 +147,30 @@ def test_wrong_routes_and_methods_are_openai_shaped(method, path, status, code):
 def test_a_body_that_is_not_a_json_object_is_a_400(body):
     status, reply = SERVICE.handle("POST", "/v1/completions", body)
     assert status == 400 and "JSON" in reply["error"]["message"]
+
+
+# ---- a client that leaves stops the model --------------------------------------------------------------------
+
+def test_closing_a_stream_stops_the_model_writing():
+    import threading
+    gate, calls = threading.Semaphore(0), []
+
+    def gated(ids, state):            # one model step per permit the test hands out
+        gate.acquire()
+        calls.append(len(ids))
+        return made_up(ids, state)
+
+    model = ServedModel("gated", gated, CharTokenizer(VOCAB))
+    for _ in range(6):
+        gate.release()
+    stream = model.stream("ab", Settings(max_tokens=4000, temperature=1.0, seed=1))
+    first = next(stream)
+    assert isinstance(first, str) and first
+    stream.close()
+    workers = [t for t in threading.enumerate() if t.name == "serve-gated"]
+    for _ in range(10):
+        gate.release()                # let a step in flight finish: the next one sees the client gone
+    for worker in workers:
+        worker.join(timeout=60)
+    assert workers and not any(w.is_alive() for w in workers)
+    assert len(calls) < 20            # of 4000 steps

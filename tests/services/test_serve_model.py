@@ -12,54 +12,17 @@ import os
 import pathlib
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
-from support.runtime import MODEL, cli_generate, free_port
+from support.model_server import AGENT_MODEL, ModelServer
+from support.runtime import MODEL, cli_generate
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")      # LiteLLM: no download of its price list
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-AGENT_MODEL = REPO / "build" / "model" / "tinyllm-agent.onnx"
 pytestmark = pytest.mark.skipif(not (MODEL.exists() and AGENT_MODEL.exists()),
                                 reason="needs build/model/tinyllm.onnx and tinyllm-agent.onnx (make model, make agent-model)")
-
-
-class ModelServer:
-    """`lllm serve-model` in a subprocess on a free loopback port; `stop()` sends SIGTERM."""
-
-    def __init__(self, *options: str):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "lllm", "serve-model", "--port", str(self.port), "--log-level", "warning", *options],
-            cwd=REPO, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def wait_until_up(self, timeout: float = 60) -> "ModelServer":
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                out, err = self.process.communicate()
-                pytest.fail(f"serve-model exited with {self.process.returncode}:\n{out}\n{err}")
-            try:
-                httpx.get(self.base + "/v1/models", timeout=1)
-                return self
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        self.stop()
-        pytest.fail("serve-model did not answer /v1/models in time")
-
-    def stop(self) -> tuple[int, str, str]:
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            out, err = self.process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            out, err = self.process.communicate()
-        return self.process.returncode, out, err
 
 
 @pytest.fixture(scope="module")
@@ -271,3 +234,15 @@ def test_the_pages_serve_model_commands_parse_and_the_curl_gives_the_generate_te
     body = json.loads(re.search(r"-d '(\{.*?\})'", page_text("playground.md")).group(1))
     reply = httpx.post(server.base + "/v1/completions", json=body, timeout=120).json()
     assert reply["choices"][0]["text"] == cli_generate("Once", 200, 0.8, 0, 1.0, 0)["completion"]
+
+
+def test_requests_at_the_same_time_each_get_their_own_seeded_text(server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ask(seed):
+        return httpx.post(server.base + "/v1/completions", timeout=120,
+                          json={"model": "tinyllm", "prompt": "The", "max_tokens": 60, "seed": seed}).json()
+    with ThreadPoolExecutor(4) as pool:
+        replies = list(pool.map(ask, [21, 22, 23, 24]))
+    for seed, reply in zip([21, 22, 23, 24], replies):
+        assert reply["choices"][0]["text"] == cli_generate("The", 60, 0.8, seed=seed)["completion"]
