@@ -19,6 +19,7 @@ from lllm.commands.args import UsageError, argument_type
 from lllm.services.http_server import INSTALL_SERVE, check_host, check_log_level, check_port, missing_server_packages
 
 DEFAULT_MODELS = "tinyllm-agent,tinyllm"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def add_cli(subparsers) -> None:
@@ -75,6 +76,11 @@ def run_serve_model(args) -> int:
     service = OpenAIService(open_models(args.models))
     # SIGTERM (a supervisor, Popen.terminate) stops it as Ctrl-C does, with exit status 0.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    run(service, args.host, args.port, tuple(args.allow_origin or DEFAULT_ORIGINS), args.log_level)
+    if args.host not in LOOPBACK:
+        print(f"lllm serve-model: note: --host {args.host} lets other machines reach the models", file=sys.stderr, flush=True)
+    try:
+        run(service, args.host, args.port, tuple(args.allow_origin or DEFAULT_ORIGINS), args.log_level)
+    except ValueError as error:                     # the port is taken, the host is not ours, ...
+        raise UsageError(str(error)) from None
     print("lllm serve-model: stopped", file=sys.stderr, flush=True)
     return 0

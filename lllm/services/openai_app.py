@@ -33,7 +33,7 @@ import re
 
 from lllm.services.openai_compat import OpenAIService, RequestError, error_body
 
-__all__ = ["DEFAULT_ORIGINS", "origin_matcher", "cors_headers", "create_app", "run"]
+__all__ = ["DEFAULT_ORIGINS", "origin_matcher", "cors_headers", "create_app", "listen", "run"]
 
 # The site as deployed (and its preview deployments), and any page served from this machine.
 DEFAULT_ORIGINS = ("https://lllm.pages.dev", "https://*.lllm.pages.dev",
@@ -100,9 +100,26 @@ def create_app(service: OpenAIService, origins=DEFAULT_ORIGINS):
     return app
 
 
+def listen(host: str, port: int):
+    """A listening socket on host:port, so a port that is taken is one clear error before anything starts."""
+    import socket
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as error:
+        reason = str(error.strerror or error).split(" (while")[0]        # Python adds the address again
+        raise ValueError(f"cannot listen on {host}:{port}: {reason}") from None
+
+
 def run(service: OpenAIService, host: str, port: int, origins=DEFAULT_ORIGINS, log_level: str = "info") -> None:
+    """Serve until Ctrl-C or SIGTERM; ValueError if host:port cannot be listened on."""
     import uvicorn
+    sock = listen(host, port)
     names = ", ".join(service.models)
     print(f"serving {names} on http://{host}:{port}/v1 (OpenAI-compatible: /v1/models, /v1/chat/completions, "
           "/v1/completions); Ctrl-C stops it", flush=True)
-    uvicorn.run(create_app(service, origins), host=host, port=port, log_level=log_level)
+    config = uvicorn.Config(create_app(service, origins), log_level=log_level)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:                       # Ctrl-C or SIGTERM: a clean stop, as uvicorn.run's
+        pass

@@ -48,6 +48,7 @@ from lllm.services.served_model import Completion, ServedModel, Settings
 __all__ = ["OpenAIService", "RequestError", "Chunks", "chat_prompt", "error_body", "read_settings"]
 
 MAX_TOKENS_LIMIT = 4096     # characters per request: a bound on how long one request may hold the model
+MAX_PROMPT_CHARS = 100_000  # the model reads the whole prompt in one pass: bound what one request may ask
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
@@ -190,6 +191,9 @@ class OpenAIService:
             return self.route(method, path.rstrip("/") or "/", body)
         except RequestError as error:
             return error.status, error_body(error)
+        except Exception as error:          # the model failed, not the request: still OpenAI's shape
+            return 500, error_body(RequestError(500, f"the model failed: {type(error).__name__}: {error}",
+                                                kind="server_error"))
 
     def route(self, method: str, path: str, body: bytes):
         if path == "/v1/models" or path.startswith("/v1/models/"):
@@ -227,6 +231,9 @@ class OpenAIService:
     def complete(self, chat: bool, body: dict):
         model = self.model(body.get("model"))
         prompt = chat_prompt(body.get("messages")) if chat else completion_prompt(body)
+        if len(prompt) > MAX_PROMPT_CHARS:
+            raise RequestError(400, f"the prompt is {len(prompt)} characters; this server reads at most "
+                                    f"{MAX_PROMPT_CHARS}", "messages" if chat else "prompt")
         settings = read_settings(body, model)
         stream = body.get("stream") or False
         if not isinstance(stream, bool):

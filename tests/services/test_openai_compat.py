@@ -174,3 +174,18 @@ def test_closing_a_stream_stops_the_model_writing():
         worker.join(timeout=60)
     assert workers and not any(w.is_alive() for w in workers)
     assert len(calls) < 20            # of 4000 steps
+
+
+def test_a_prompt_longer_than_the_server_reads_is_a_400():
+    status, reply = post("/v1/completions", {"model": "made-up", "prompt": "a" * 100_001})
+    assert status == 400 and reply["error"]["param"] == "prompt" and "100001 characters" in reply["error"]["message"]
+
+
+def test_a_model_that_fails_is_a_500_in_openais_shape_not_a_crash():
+    def broken(ids, state):
+        raise RuntimeError("onnxruntime fell over")
+    service = OpenAIService([ServedModel("broken", broken, CharTokenizer(VOCAB))])
+    status, reply = service.handle("POST", "/v1/completions", b'{"model": "broken", "prompt": "a"}')
+    assert status == 500 and reply["error"]["type"] == "server_error" and "fell over" in reply["error"]["message"]
+    status, chunks = service.handle("POST", "/v1/completions", b'{"model": "broken", "prompt": "a", "stream": true}')
+    assert status == 200 and frames(chunks)[-1]["error"]["type"] == "server_error"

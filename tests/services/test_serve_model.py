@@ -246,3 +246,10 @@ def test_requests_at_the_same_time_each_get_their_own_seeded_text(server):
         replies = list(pool.map(ask, [21, 22, 23, 24]))
     for seed, reply in zip([21, 22, 23, 24], replies):
         assert reply["choices"][0]["text"] == cli_generate("The", 60, 0.8, seed=seed)["completion"]
+
+
+def test_a_port_that_is_taken_is_a_one_line_usage_error(server):
+    done = subprocess.run([sys.executable, "-m", "lllm", "serve-model", "--models", "tinyllm", "--port", str(server.port)],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"lllm serve-model: error: cannot listen on 127.0.0.1:{server.port}: Address already in use\n"
