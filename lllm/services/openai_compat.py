@@ -126,7 +126,7 @@ def stop_strings(value) -> tuple[str, ...]:
 
 def read_settings(body: dict, model: ServedModel) -> Settings:
     """The generation settings in a request body; RequestError naming the field that is wrong."""
-    if number(body, "n", 1, 1, 1, integer=True) != 1:
+    if body.get("n") not in (None, 1) or body.get("n") is True:
         raise RequestError(400, "n must be 1: this server writes one completion per request", "n")
     limit = "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens"
     return Settings(max_tokens=number(body, limit, 200, 0, MAX_TOKENS_LIMIT, integer=True),
@@ -149,16 +149,28 @@ def completion_prompt(body: dict) -> str:
 # ---- the service ----------------------------------------------------------------------------------
 
 class Chunks:
-    """A streamed answer: `frames()` yields server-sent events, bytes, `data: [DONE]` last."""
+    """A streamed answer: `frames()` yields server-sent events, bytes, `data: [DONE]` last; the
+    model's pieces (`ServedModel.stream`) become OpenAI's chunks on the way."""
 
-    def __init__(self, pieces, make_chunk, usage: bool):
-        self.pieces, self.make_chunk, self.usage = pieces, make_chunk, usage
+    def __init__(self, chat: bool, head: dict, pieces, with_usage: bool):
+        self.chat, self.pieces, self.with_usage = chat, pieces, with_usage
+        self.head = {**head, "object": "chat.completion.chunk" if chat else "text_completion"}
+
+    def chunks(self):
+        if self.chat:                          # a chat stream opens with the assistant's role
+            yield {**self.head, "choices": [choice(True, "", None, role=True)]}
+        for piece in self.pieces:
+            if isinstance(piece, str):
+                yield {**self.head, "choices": [choice(self.chat, piece, None)]}
+                continue
+            yield {**self.head, "choices": [choice(self.chat, "", piece.finish_reason)]}
+            if self.with_usage:
+                yield {**self.head, "choices": [], "usage": usage(piece)}
 
     def frames(self):
         try:
-            for piece in self.pieces:
-                for chunk in self.make_chunk(piece, self.usage):
-                    yield f"data: {json.dumps(chunk)}\n\n".encode("utf-8")
+            for chunk in self.chunks():
+                yield f"data: {json.dumps(chunk)}\n\n".encode("utf-8")
         except Exception as error:            # the model failed mid-stream: the status is already 200
             body = error_body(RequestError(500, f"the model failed: {error}", kind="server_error"))
             yield f"data: {json.dumps(body)}\n\n".encode("utf-8")
@@ -218,8 +230,8 @@ class OpenAIService:
     def json(body: bytes) -> dict:
         try:
             data = json.loads(body or b"")
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise RequestError(400, f"the request body is not valid JSON ({error})") from None
+        except (ValueError, RecursionError) as error:   # not JSON, not UTF-8, nested too deep, a 5000-digit number
+            raise RequestError(400, f"the request body is not valid JSON ({str(error)[:200]})") from None
         if not isinstance(data, dict):
             raise RequestError(400, "the request body must be a JSON object")
         return data
@@ -235,7 +247,8 @@ class OpenAIService:
             raise RequestError(400, f"the prompt is {len(prompt)} characters; this server reads at most "
                                     f"{MAX_PROMPT_CHARS}", "messages" if chat else "prompt")
         settings = read_settings(body, model)
-        stream = body.get("stream") or False
+        stream = body.get("stream")
+        stream = False if stream is None else stream
         if not isinstance(stream, bool):
             raise RequestError(400, f"stream must be true or false, got {stream!r}", "stream")
         options = body.get("stream_options") or {}
@@ -247,19 +260,7 @@ class OpenAIService:
             done = model.run(prompt, settings)
             return 200, {**head, "object": "chat.completion" if chat else "text_completion",
                          "choices": [choice(chat, done.text, done.finish_reason, whole=True)], "usage": usage(done)}
-        first = [True] if chat else []        # a chat stream opens with the assistant's role
-
-        def make_chunk(piece, with_usage: bool):
-            kind = {**head, "object": "chat.completion.chunk" if chat else "text_completion"}
-            if isinstance(piece, str):
-                yield {**kind, "choices": [choice(chat, piece, None, role=bool(first and first.pop()))]}
-                return
-            if first:
-                yield {**kind, "choices": [choice(chat, "", None, role=first.pop())]}
-            yield {**kind, "choices": [choice(chat, "", piece.finish_reason)]}
-            if with_usage:
-                yield {**kind, "choices": [], "usage": usage(piece)}
-        return 200, Chunks(model.stream(prompt, settings), make_chunk, options.get("include_usage") is True)
+        return 200, Chunks(chat, head, model.stream(prompt, settings), options.get("include_usage") is True)
 
 
 def choice(chat: bool, text: str, finish_reason: str | None, whole: bool = False, role: bool = False) -> dict:

@@ -143,7 +143,7 @@ def test_wrong_routes_and_methods_are_openai_shaped(method, path, status, code):
     assert (answer, reply["error"]["code"]) == (status, code)
 
 
-@pytest.mark.parametrize("body", [b"{not json", b"\xff", b"[1]", b""])
+@pytest.mark.parametrize("body", [b"{not json", b"\xff", b"[1]", b"", b"[" * 100_000, b'{"seed": ' + b"9" * 5000 + b"}"])
 def test_a_body_that_is_not_a_json_object_is_a_400(body):
     status, reply = SERVICE.handle("POST", "/v1/completions", body)
     assert status == 400 and "JSON" in reply["error"]["message"]
