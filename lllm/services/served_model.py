@@ -8,8 +8,8 @@ prompt from `Question: ` with numbers as slots, as its predictor does, and the c
 numbers back). Counts are in characters, this model's tokens: `prompt_tokens` is what the model
 read, `completion_tokens` what it wrote (a stop string it wrote included, though not returned).
 
-`stream(prompt, settings)` yields the text in pieces while the model writes it, then the
-`Completion`; the pieces add up to `run`'s text. Two things are held back until they are settled:
+`stream(prompt, settings)` yields the text in pieces while the model writes it (a piece holds all
+it wrote since the reader last asked), then the `Completion`; the pieces add up to `run`'s text. Two things are held back until they are settled:
 the start of a stop string (it may be cut off) and a number slot still being written (`#1` may
 become `#12`).
 
@@ -127,6 +127,8 @@ class ServedModel:
         try:
             while True:
                 item = chars.get()
+                while isinstance(item, str) and not chars.empty():     # the reader fell behind: take
+                    item, written = chars.get(), written + item        # all the model wrote meanwhile
                 if isinstance(item, BaseException):
                     raise item
                 if isinstance(item, Completion):
