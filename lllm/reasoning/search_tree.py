@@ -65,6 +65,7 @@ class SearchNode:
 
 # ---- the path the framework answered with ----------------------------------------------------------
 
+# --8<-- [start:path]
 def answer_path(result: Result) -> list[int]:
     """Node ids from the root to the answer node (empty if no node holds the final state)."""
     by_id = {node.id: node for node in result.tree}
@@ -74,6 +75,7 @@ def answer_path(result: Result) -> list[int]:
         path.append(answer.id)
         answer = by_id.get(answer.parent) if answer.parent is not None else None
     return path[::-1]
+# --8<-- [end:path]
 
 
 # ---- the tree ----------------------------------------------------------------------------------------
