@@ -95,3 +95,50 @@ def test_the_search_tree_in_chromium_with_real_keys_at_390_px(browser, site_serv
         watched.assert_clean()
     finally:
         watched.page.context.close()
+
+
+def test_the_dialog_page_draws_the_fork_tree_of_the_cells_dialog(browser, site_server):
+    """The native Dialog page: run the cell, draw `dialog`'s fork tree; its lines are the ones
+    format_dialog_tree prints for the same cell in CPython; Left closes the root, Right opens it."""
+    from support.runtime import CELL, cpython_outputs
+    from lllm.runtimes.native.dialog_tree import format_dialog_tree
+
+    code = CELL.findall((ROOT / "site" / "native" / "dialog.md").read_text())[0]
+    namespace: dict = {}
+    exec(compile(code, "<cell>", "exec"), namespace)
+    want = format_dialog_tree(namespace["dialog"]).splitlines()
+    assert cpython_outputs([code])[0].rstrip("\n").endswith("\n".join(want))     # the cell prints the same lines
+    watched = watch(browser.new_context(service_workers="block", viewport={"width": 390, "height": 800}),
+                    {origin(site_server.url)})
+    pg = watched.page
+    try:
+        pg.goto(site_server.url + "native/dialog/")
+        widget = pg.locator(".lllm-dialog-tree")
+        widget.locator(".lllm-dialog-tree__draw").click()
+        from playwright.sync_api import expect
+        expect(widget).to_have_attribute("data-state", "error", timeout=300_000)     # no cell run yet: says so
+        assert "run the cell above first" in widget.text_content()
+        cell = pg.locator("div.runnable.highlight").first
+        cell.locator("xpath=following-sibling::div[1]").get_by_role("button", name="Run").click()
+        expect(cell).to_have_attribute("data-lllm-result", "ok", timeout=300_000)
+        widget.locator(".lllm-dialog-tree__draw").click()
+        expect(widget).to_have_attribute("data-state", "done", timeout=60_000)
+        lines = widget.locator("[role=treeitem]").evaluate_all("""items => items.map(li => {
+          let depth = 0;
+          for (let p = li.parentElement.closest('[role=treeitem]'); p; p = p.parentElement.closest('[role=treeitem]')) depth++;
+          return '  '.repeat(depth) + document.getElementById(li.getAttribute('aria-labelledby')).textContent; })""")
+        assert lines == want and len(lines) == 3
+        root = widget.locator("[role=treeitem]").first
+        root.focus()
+        pg.keyboard.press("ArrowLeft")
+        assert root.get_attribute("aria-expanded") == "false"
+        assert not widget.locator("[role=treeitem]").nth(1).is_visible()
+        pg.keyboard.press("ArrowRight")
+        pg.keyboard.press("ArrowDown")
+        assert pg.evaluate("document.activeElement.dataset.id") == "planner-1"
+        pg.add_script_tag(path=str(AXE))
+        assert pg.evaluate(SERIOUS) == []
+        assert pg.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
+        watched.assert_clean()
+    finally:
+        watched.page.context.close()
