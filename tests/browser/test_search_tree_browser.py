@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, origin, watch
 from support import engines
-from test_site_a11y_browser import AXE, SERIOUS
+from test_site_a11y_browser import AXE, SERIOUS, switch_palette
 
 pytestmark = pytest.mark.browser
 RUN = {"framework": "tot-bfs", "puzzle": 950, "seed": 1}
@@ -88,6 +88,8 @@ def test_the_search_tree_in_chromium_with_real_keys_at_390_px(browser, site_serv
         assert not closed.locator(":scope > ul > li").first.is_visible()
 
         pg.add_script_tag(path=str(AXE))
+        assert pg.evaluate(SERIOUS) == []
+        switch_palette(pg)                                       # the dark palette too
         assert pg.evaluate(SERIOUS) == []
         assert pg.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
         box = tree.bounding_box()
