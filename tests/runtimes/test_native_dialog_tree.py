@@ -49,3 +49,27 @@ def test_long_messages_are_cut_and_the_page_gets_json():
     assert last.endswith("…") and len(last) == 60
     assert json.loads(dialog_tree_json(root))["nodes"][0]["label"] == label
     assert json.loads(dialog_tree_json(None)) == {"ok": False, "error": "there is no dialog named `dialog` yet: run the cell above first"}
+
+
+def test_the_agent_loop_forks_one_working_dialog_per_model_call():
+    from lllm.runtimes.native import ScriptedInvoker
+    from lllm.runtimes.native.agent import Agent
+    from lllm.runtimes.native.core.prompt import Prompt
+    from lllm.runtimes.native.core.tools import tool
+
+    @tool(description="Add two numbers")
+    def add(a: int, b: int) -> str:
+        return str(a + b)
+
+    call = {"content": "", "function_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}
+    agent = Agent("solver", Prompt(path="solver/system", prompt="You add.", function_list=[add]),
+                  ScriptedInvoker([call, "It is 5."]))
+    agent.open("main")
+    agent.receive("What is 2 + 3?")
+    agent.respond()
+    nodes = dialog_tree_nodes(agent.dialog("main"))
+    assert [s.kind for s in agent.sessions[0].steps] == ["reply", "tool", "reply"]
+    assert [n["depth"] for n in nodes] == [0, 1, 1]                 # one working fork per model call
+    assert [n["split_point"] for n in nodes] == [None, 2, 4]       # after the question; after the tool's answer
+    assert nodes[2]["label"].endswith("| last: tool add: 5")
+    assert nodes[0]["label"] == "solver.main-0: 5 messages | the root | last: assistant: It is 5. | this dialog"

@@ -53,7 +53,8 @@ def _label(dialog: Dialog, current: Dialog) -> str:
     if dialog.tail is not None:
         last = " ".join(dialog.tail.content.split())
         last = last if len(last) <= CUT else last[:CUT - 1] + "…"
-        parts.append(f"last: {dialog.tail.role.value} {dialog.tail.name}: {last}")
+        who = " ".join(w for w in (dialog.tail.role.value, dialog.tail.name) if w)     # a reply may have no name
+        parts.append(f"last: {who}: {last}")
     if dialog is current:
         parts.append("this dialog")
     return " | ".join(parts)
