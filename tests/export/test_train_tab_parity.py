@@ -3,7 +3,9 @@ weights and the same batches give the same losses, step after step, within 1e-4 
 
 Node runs the page's own modules (tests/support/train_tab_run.mjs) and hands over its initial weights and
 the window starts of each batch; numpy then trains from those arrays with export.model.loss_and_grads,
-export.train.clip_global_norm and export.train.AdamW on export.data's windows of the same story."""
+export.train.clip_global_norm and export.train.AdamW on export.data's windows of the same story.
+The ONNX file the page writes for the trained weights (site/assets/train/onnx.mjs) is byte for byte
+what export.onnx_export.to_onnx serializes for them."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import pytest
 from conftest import ROOT
 from export.data import load_dataset
 from export.model import Config, loss_and_grads
+from export.onnx_export import to_onnx
 from export.train import AdamW, clip_global_norm
 
 RELATIVE = 1e-4
@@ -39,12 +42,19 @@ def shapes(c: dict) -> dict:
     return out
 
 
-def numpy_losses(js: dict) -> tuple[list[float], list[float]]:
+def config_of(js: dict) -> Config:
     c = js["config"]
-    config = Config(**{k: c[k] for k in ("vocab_size", "embed", "hidden", "layers", "window", "batch", "lr",
-                                         "weight_decay", "clip", "forget_bias", "loss", "seed")})
-    params = {k: np.frombuffer(base64.b64decode(js["init"][k]), "<f4").reshape(shape).copy()
-              for k, shape in shapes(c).items()}
+    return Config(**{k: c[k] for k in ("vocab_size", "embed", "hidden", "layers", "window", "batch", "lr",
+                                       "weight_decay", "clip", "forget_bias", "loss", "seed")})
+
+
+def weights(js: dict, which: str) -> dict:
+    return {k: np.frombuffer(base64.b64decode(js[which][k]), "<f4").reshape(shape).copy()
+            for k, shape in shapes(js["config"]).items()}
+
+
+def numpy_losses(js: dict) -> tuple[list[float], list[float]]:
+    config, params = config_of(js), weights(js, "init")
     tok, x, y = load_dataset(window=config.window)
     assert tok.vocab == js["vocab"]
     optimiser = AdamW(params, config.lr, config.weight_decay)
@@ -71,6 +81,7 @@ def test_js_trainer_losses_equal_numpys(settings, steps):
     assert worst < RELATIVE, f"JS {theirs[:3]} vs numpy {losses[:3]}: worst relative difference {worst:.2e}"
     assert max(abs(a["norm"] - b) / b for a, b in zip(js["steps"], norms)) < 1e-3
     assert losses[-1] < losses[0]                                     # and it learns
+    assert base64.b64decode(js["onnx"]) == to_onnx(weights(js, "final"), config_of(js)).SerializeToString()
 
 
 def test_a_different_seed_gives_a_different_start():

@@ -1,9 +1,11 @@
 // Replays the page's trainer (site/assets/train/trainer.mjs) in Node for the parity test and the
 // benchmark: node train_tab_run.mjs '{"settings": {...}, "steps": N}' prints one JSON object with the
 // vocabulary, the config, the initial weights (float32 bytes, base64), each step's batch (window
-// starts) and loss, and the milliseconds the steps took.
+// starts) and loss, the milliseconds the steps took, the final weights and the ONNX file the page
+// would write for them (onnx.mjs), base64.
 import { readFileSync } from "node:fs";
 import { createRun } from "../../site/assets/train/trainer.mjs";
+import { toOnnx } from "../../site/assets/train/onnx.mjs";
 
 const { settings = {}, steps = 10 } = JSON.parse(process.argv[2] ?? "{}");
 const story = readFileSync(new URL("../../export/story.txt", import.meta.url), "utf8");
@@ -17,4 +19,6 @@ for (let i = 0; i < steps; i++) {
   log.push({ loss, norm, starts });
 }
 const ms = performance.now() - t0;
-console.log(JSON.stringify({ vocab: run.vocab, config: run.config, init, steps: log, ms, validation: run.validate() }));
+const final = Object.fromEntries(Object.entries(run.params).map(([k, p]) => [k, bytes(p)]));
+const onnx = Buffer.from(toOnnx(run.params, run.config)).toString("base64");
+console.log(JSON.stringify({ vocab: run.vocab, config: run.config, init, final, onnx, steps: log, ms, validation: run.validate() }));
