@@ -85,7 +85,7 @@ export function mount(root) {
       field("temperature", gen.temperature), field("length", gen.length), write), written, command);
   root.replaceChildren(knobs, stage, news, chart, lossTable, samplesBox, exportBox);
 
-  const state = { points: [], weights: null, config: null, vocab: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null };
+  const state = { seen: {}, ms: [], points: [], weights: null, config: null, vocab: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null };
   root.lllmTrain = state;
   let worker = null, frame = 0, startedAt = 0;
   const setState = (s) => { root.dataset.state = s; };
@@ -94,7 +94,7 @@ export function mount(root) {
   const showStage = () => {
     frame = 0;
     const { stage: name, step } = state.stageAt ?? {};
-    if (!name) return;
+    if (!name || root.dataset.state !== "training") return;   // a late frame must not hide "Paused" or "Stopped"
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(0);
     stage.replaceChildren(`Step ${step} of ${state.total} (${seconds} s): `, el("a", { href: STAGES[name] }, name),
       ` · training loss ${state.lastTrain?.toFixed(3) ?? "…"} · validation loss ${state.lastValidation?.toFixed(3) ?? "…"}`);
@@ -119,9 +119,11 @@ export function mount(root) {
       news.textContent = `Training ${countParametersOf(m.config).toLocaleString("en")} parameters on ${m.trainWindows} windows; ${m.validationWindows} held-out windows measure the validation loss.`;
     } else if (m.type === "stage") {
       state.stageAt = m;
+      state.seen[m.stage] = (state.seen[m.stage] ?? 0) + 1;
       frame ||= requestAnimationFrame(showStage);
     } else if (m.type === "step") {
       state.step = m.step;
+      state.ms.push(m.ms);
       state.lastTrain = m.loss;
     } else if (m.type === "checkpoint") {
       Object.assign(state, { weights: m.weights, lastValidation: m.validation });
@@ -153,7 +155,7 @@ export function mount(root) {
       stage.textContent = "Hidden units must be at least 1, the learning rate above 0 and the seed a whole number.";
       return;
     }
-    Object.assign(state, { points: [], weights: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null });
+    Object.assign(state, { seen: {}, ms: [], points: [], weights: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null });
     samples.replaceChildren();
     lossRows.tBodies[0].replaceChildren();
     chart.replaceChildren();

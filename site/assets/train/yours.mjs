@@ -26,14 +26,14 @@ export async function storeYours(bytes, card) {
 
 /** The stored card alone (cheap: is there a model, and which one), or null. */
 export async function readYoursCard() {
-  if (!globalThis.caches) return null;
+  if (!globalThis.caches || !(await caches.has(CACHE))) return null;   // has(): open() would create it
   const response = await (await caches.open(CACHE)).match(CARD_URL);
   return response ? response.json() : null;
 }
 
 /** {bytes, card} of the stored model, or null when none was trained in this browser. */
 export async function readYours() {
-  if (!globalThis.caches) return null;
+  if (!globalThis.caches || !(await caches.has(CACHE))) return null;
   const cache = await caches.open(CACHE);
   const [model, card] = await Promise.all([cache.match(MODEL_URL), cache.match(CARD_URL)]);
   if (!model || !card) return null;
