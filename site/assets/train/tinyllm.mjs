@@ -49,15 +49,26 @@ export function countParameters(params) {
 
 // ---- matrix products: the three shapes training needs ----------------------------------------------
 
+// Each works on four rows (or columns) at once: every number loaded from the shared matrix is used
+// four times before the next is loaded, which measured twice as fast as the plain triple loop.
+
 /** C (M, N) (+)= A (M, K) @ B (K, N). */
 function matmul(A, B, C, M, K, N, add = false) {
   if (!add) C.fill(0, 0, M * N);
-  for (let i = 0; i < M; i++) {
-    const c = i * N;
+  let i = 0;
+  for (; i + 4 <= M; i += 4) {
+    const c0 = i * N, c1 = c0 + N, c2 = c1 + N, c3 = c2 + N;
     for (let k = 0; k < K; k++) {
-      const a = A[i * K + k];
-      if (a === 0) continue;
-      const b = k * N;
+      const a0 = A[i * K + k], a1 = A[(i + 1) * K + k], a2 = A[(i + 2) * K + k], a3 = A[(i + 3) * K + k], b = k * N;
+      for (let j = 0; j < N; j++) {
+        const v = B[b + j];
+        C[c0 + j] += a0 * v; C[c1 + j] += a1 * v; C[c2 + j] += a2 * v; C[c3 + j] += a3 * v;
+      }
+    }
+  }
+  for (; i < M; i++) {
+    for (let k = 0; k < K; k++) {
+      const a = A[i * K + k], b = k * N, c = i * N;
       for (let j = 0; j < N; j++) C[c + j] += a * B[b + j];
     }
   }
@@ -67,10 +78,17 @@ function matmul(A, B, C, M, K, N, add = false) {
 function matmulTN(A, B, C, M, K, N) {
   for (let i = 0; i < M; i++) {
     const b = i * N;
-    for (let k = 0; k < K; k++) {
-      const a = A[i * K + k];
-      if (a === 0) continue;
-      const c = k * N;
+    let k = 0;
+    for (; k + 4 <= K; k += 4) {
+      const a0 = A[i * K + k], a1 = A[i * K + k + 1], a2 = A[i * K + k + 2], a3 = A[i * K + k + 3];
+      const c0 = k * N, c1 = c0 + N, c2 = c1 + N, c3 = c2 + N;
+      for (let j = 0; j < N; j++) {
+        const v = B[b + j];
+        C[c0 + j] += a0 * v; C[c1 + j] += a1 * v; C[c2 + j] += a2 * v; C[c3 + j] += a3 * v;
+      }
+    }
+    for (; k < K; k++) {
+      const a = A[i * K + k], c = k * N;
       for (let j = 0; j < N; j++) C[c + j] += a * B[b + j];
     }
   }
@@ -80,10 +98,19 @@ function matmulTN(A, B, C, M, K, N) {
 function matmulNT(A, B, C, M, K, N) {
   for (let i = 0; i < M; i++) {
     const a = i * K;
-    for (let j = 0; j < N; j++) {
-      const b = j * K;
+    let j = 0;
+    for (; j + 4 <= N; j += 4) {
+      const b0 = j * K, b1 = b0 + K, b2 = b1 + K, b3 = b2 + K;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let k = 0; k < K; k++) {
+        const v = A[a + k];
+        s0 += v * B[b0 + k]; s1 += v * B[b1 + k]; s2 += v * B[b2 + k]; s3 += v * B[b3 + k];
+      }
+      C[i * N + j] = s0; C[i * N + j + 1] = s1; C[i * N + j + 2] = s2; C[i * N + j + 3] = s3;
+    }
+    for (; j < N; j++) {
       let s = 0;
-      for (let k = 0; k < K; k++) s += A[a + k] * B[b + k];
+      for (let k = 0; k < K; k++) s += A[a + k] * B[j * K + k];
       C[i * N + j] = s;
     }
   }
