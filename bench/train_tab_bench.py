@@ -10,7 +10,8 @@ machine is shared and noisy: compare numbers measured back to back, not across r
 Each engine trains `--steps` steps with the page's own buttons and reports each step's time from the
 worker (forward, loss, backward and update; the first five steps, while the JIT warms up, are left
 out); numpy runs export.model.loss_and_grads, export.train.clip_global_norm and AdamW.step on the
-same batches of the same story (one BLAS thread). Node runs the page's modules outside a browser.
+same batches of the same story (one BLAS thread), timed just before and after each engine (the
+faster of the two: the machine's load changes). Node runs the page's modules outside a browser.
 Reported: the median milliseconds per step, and each as a multiple of numpy's.
 """
 
@@ -93,11 +94,11 @@ def main(argv=None) -> int:
     url = f"http://127.0.0.1:{port}/{PAGE}"
     script = Path(tempfile.mkdtemp(prefix="lllm-bench-")) / "train_tab_page.js"
     script.write_text(PAGE_FUNCTION, encoding="utf-8")
-    results: dict[str, float | str] = {}
     js = node_run(args.steps)
-    results["numpy (CPython)"] = statistics.median(numpy_ms(js)[SKIP:])
-    results["node (same modules)"] = js["ms"] / args.steps
+    numpy = lambda: statistics.median(numpy_ms(js)[SKIP:])   # noqa: E731  (run next to each measurement)
+    results = [("node (mean of all)", js["ms"] / args.steps, numpy())]
     for engine in args.engines:
+        before = numpy()
         try:
             if engine == "chromium":
                 from playwright.sync_api import sync_playwright
@@ -107,19 +108,19 @@ def main(argv=None) -> int:
                     browser.close()
             else:
                 report = getattr(engines, engine)(url, {"steps": args.steps}, script=script)["report"]
-            results[f"{engine} (page)"] = statistics.median(report["ms"][SKIP:])
+            results.append((f"{engine} (page)", statistics.median(report["ms"][SKIP:]), min(before, numpy())))
         except Exception as e:   # an engine that is not installed is reported, not fatal
-            results[f"{engine} (page)"] = f"not measured: {str(e).splitlines()[0][:120]}"
+            results.append((f"{engine} (page)", f"not measured: {str(e).splitlines()[0][:120]}", before))
     server.shutdown()
-    numpy = results["numpy (CPython)"]
     print(f"one training step, page default configuration ({js['config']['hidden']} hidden units, batch "
           f"{js['config']['batch']} x {js['config']['window']}), median of steps {SKIP + 1}..{args.steps}")
-    print(f"measured {datetime.date.today().isoformat()} on {platform.node()} ({os.cpu_count()} cores, {platform.machine()})")
-    for name, value in results.items():
+    print(f"measured {datetime.date.today().isoformat()} on {platform.node()} ({os.cpu_count()} cores, {platform.machine()}); "
+          "numpy is timed just before and after each engine (the faster of the two), as the machine's load changes")
+    for name, value, base in results:
         if isinstance(value, str):
             print(f"  {name:22s} {value}")
         else:
-            print(f"  {name:22s} {value:8.1f} ms/step   {value / numpy:6.2f}x numpy")
+            print(f"  {name:22s} {value:8.1f} ms/step   numpy {base:6.1f} ms/step   {value / base:6.2f}x numpy")
     return 0
 
 
