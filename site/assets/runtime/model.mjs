@@ -10,7 +10,8 @@
 // At start it loads onnxruntime-web and compiles its wasm (in parallel with Pyodide in the other
 // worker), but no model: each model, named as in runtime.json (hooks/runtime.py: the story model
 // "tinyllm", the agent-tuned "tinyllm-agent"), loads the first time something asks for it, so a
-// page downloads only the model its first answer uses.
+// page downloads only the model its first answer uses. "tinyllm-yours" is the reader's own, trained
+// on /tinyllm/train/ and kept in this browser's Cache Storage (../train/yours.mjs).
 //
 // From the page:          {id, type: "generate" | "window" | "load", params, stream}
 //                         {type: "port", port}  a MessagePort to the (new) Python worker
