@@ -93,6 +93,7 @@ bench: venv models
 	$(PY) bench/site_bench.py
 	$(PY) bench/page_bench.py
 	$(PY) bench/page_sandbox_bench.py
+	$(PY) bench/train_tab_bench.py
 	$(PY) bench/engine_bench.py --out bench/results/first-visit.md
 	$(PY) bench/lighthouse_bench.py --out bench/results/lighthouse.md
 	@command -v java >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq default-jre-headless; else sudo apt-get install -y -qq default-jre-headless; fi; }
