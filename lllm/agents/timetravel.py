@@ -84,6 +84,7 @@ def _stopped(trajectory: Trajectory) -> Trajectory:
     return trajectory
 
 
+# --8<-- [start:go-on]
 def go_on(goal: str, steps: Sequence[Step], brain_for, tools: Sequence[Tool], max_steps: int) -> Trajectory:
     """The ReAct loop (think, act, observe) continued after `steps`, which stay as they are."""
     trajectory = _stopped(Trajectory(goal=goal, steps=list(steps)))
@@ -93,6 +94,7 @@ def go_on(goal: str, steps: Sequence[Step], brain_for, tools: Sequence[Tool], ma
         _stopped(trajectory)
     trajectory.stop_reason = trajectory.stop_reason or "max steps"
     return trajectory
+# --8<-- [end:go-on]
 
 
 def first_run(goal: str, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS, max_steps: int = 5) -> Trajectory:
@@ -128,6 +130,7 @@ def edited_step(step: Step, edit: dict, tools: Sequence[Tool], where: str = "edi
     return step
 
 
+# --8<-- [start:branch]
 def branch(parent: Trajectory, edit: dict, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS,
            max_steps: int = 5, where: str = "edit") -> Trajectory:
     """A new branch: `parent`'s steps before `edit["step"]` unchanged, that step edited, then the model again."""
@@ -138,6 +141,7 @@ def branch(parent: Trajectory, edit: dict, brain_for, tools: Sequence[Tool] = DE
         raise ValueError(f"{where}.step is {k}, but branch {edit['parent']} has {len(parent.steps)} step(s)")
     steps = parent.steps[:k - 1] + [edited_step(parent.steps[k - 1], edit, tools, where)]
     return go_on(parent.goal, steps, brain_for, tools, max_steps)
+# --8<-- [end:branch]
 
 
 # ---- the whole tree, as data ---------------------------------------------------------------------
