@@ -2,13 +2,16 @@
 agent-tuned TinyLLM, go back to step 1, edit the observation, run from there; two branches in the tree,
 step 1 marked as the first difference, the same record as CPython's `travel`, and `python -m lllm replay`
 on the page's export prints the page's trace exactly. The link opened elsewhere (a fresh Chromium
-context; a frame in Firefox and WebKit) shows the same two runs. Chromium also checks the keyboard,
-390 px, axe-core and a malformed link. The page function is tests/support/timetravel_scenario.js."""
+context; in Firefox and WebKit the same launch's tab navigated to it, a new document that recomputes
+everything from the fragment) shows the same two runs. Chromium also checks the keyboard, 390 px,
+axe-core and a malformed link. The page functions are tests/support/timetravel_scenario.js and
+timetravel_link.js."""
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import subprocess
 import sys
 
@@ -21,6 +24,7 @@ from support import engines
 pytestmark = pytest.mark.browser
 PAGE = "agents/react/"
 SCRIPT = ROOT / "tests" / "support" / "timetravel_scenario.js"
+LINK = ROOT / "tests" / "support" / "timetravel_link.js"       # what the link shows, once recomputed
 ARG = {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "observation": "400"}
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
@@ -68,7 +72,7 @@ def test_chromium_keyboard_390px_axe_and_the_link_in_a_fresh_context(browser, si
     page = watched.page
     try:
         page.goto(site_server.url + PAGE)
-        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), {**ARG, "frame": False})
+        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), ARG)
         check(report, tmp_path)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
         # the keyboard alone: the tree moves with ↑ and opens a branch with Enter; the timeline with → and ←
@@ -92,9 +96,9 @@ def test_chromium_keyboard_390px_axe_and_the_link_in_a_fresh_context(browser, si
     try:
         other = fresh.new_page()
         other.goto(report["link"])
-        assert settled(other) == "done"
-        assert other.evaluate("() => document.querySelector('.lllm-tt__trace').textContent") == report["trace"]
-        assert other.evaluate("() => document.querySelectorAll('[role=treeitem]').length") == 2
+        linked = other.evaluate(LINK.read_text(encoding="utf-8"))
+        assert (linked["state"], linked["branches"], linked["trace"]) == ("done", 2, report["trace"]), linked
+        assert linked["record"] == report["record"]
         other.goto(site_server.url + PAGE + "#run=not-base64!")
         other.reload()
         assert settled(other) == "error"
@@ -104,12 +108,34 @@ def test_chromium_keyboard_390px_axe_and_the_link_in_a_fresh_context(browser, si
         fresh.close()
 
 
+def firefox(url: str) -> dict:
+    """{report, linked, console}: one Firefox launch, the scenario, then the link in the same tab."""
+    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "firefox_two_visits.mjs"), url, json.dumps(ARG),
+                           str(SCRIPT), str(LINK)], cwd=ROOT, capture_output=True, text=True, timeout=engines.TIMEOUT * 2,
+                          env={**os.environ, "FIREFOX": engines.FIREFOX, "PUPPETEER_SKIP_DOWNLOAD": "1"})
+    assert done.returncode == 0, f"Firefox (Puppeteer) failed, status {done.returncode}:\n{done.stderr[-3000:]}"
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def webkit(url: str) -> dict:
+    """{report, linked, console}: one WebKitGTK session, the scenario, then the link (a new document)."""
+    from selenium.webdriver.support.wait import WebDriverWait
+    with engines.webkit_session() as driver:
+        driver.get(url)
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
+        report = driver.execute_async_script(engines.page_function(SCRIPT.read_text(encoding="utf-8"), ARG))
+        driver.get("about:blank")
+        driver.get(report["link"])
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
+        linked = driver.execute_async_script(engines.page_function(LINK.read_text(encoding="utf-8"), {}))
+    return {"report": report, "linked": linked, "console": []}     # WebKitWebDriver does not hand out the console
+
+
 @pytest.mark.parametrize("engine", ["firefox", "webkit"])
 def test_time_travel_and_its_link_in(engine, site_server, tmp_path):
-    out = getattr(engines, engine)(site_server.url + PAGE, {**ARG, "frame": True}, script=SCRIPT)
-    report = out["report"]
+    out = {"firefox": firefox, "webkit": webkit}[engine](site_server.url + PAGE)
+    report, linked = out["report"], out["linked"]
     check(report, tmp_path)
-    linked = report["linked"]
-    assert (linked["state"], linked["branches"], linked["trace"]) == ("done", 2, report["trace"])
+    assert (linked["state"], linked["branches"], linked["trace"]) == ("done", 2, report["trace"]), linked
     assert linked["record"] == report["record"]
     assert out["console"] == []

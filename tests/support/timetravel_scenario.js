@@ -1,10 +1,9 @@
 // Time travel on the ReAct page (site/assets/agents/timetravel.mjs) in any engine: run the goal on the
 // brain, go back to step 1 with the timeline's keys, edit the observation, run from there, and hand
-// back the tree, the comparison, the trace, the export and the link. With `frame`, the link is then
-// opened in a frame (the same browser launch: Firefox and WebKit; Chromium opens it in a fresh
-// context from the test) and its trace is handed back too. A single async arrow function, as
+// back the tree, the comparison, the trace, the export and the link (the drivers then open the link
+// and run tests/support/timetravel_link.js there). A single async arrow function, as
 // tests/support/engine_scenario.js (drivers pass it as a function: the site's CSP has no 'unsafe-eval').
-async ({ goal, brain, observation, frame }) => {
+async ({ goal, brain, observation }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const settle = async (root, what) => {
     const deadline = Date.now() + 900_000;
@@ -30,7 +29,6 @@ async ({ goal, brain, observation, frame }) => {
     [...root.querySelectorAll(".lllm-tt__step")].pop().focus();
     for (let i = 0; i < 5; i++) key(document.activeElement, "ArrowLeft");
     report.current = root.querySelector(".lllm-tt__step[aria-current=step]").textContent;
-    report.focused = document.activeElement.textContent;
     root.querySelector("[name=edit-observation]").value = observation;
     root.querySelector(".lllm-tt__rerun").click();
     await settle(root, "run from here");
@@ -47,22 +45,6 @@ async ({ goal, brain, observation, frame }) => {
     await root.lllmImport('{"schema": "lllm-run", "version": 1, "inputs": {"goal": "x", "seed": -1}}');
     report.malformed = { error: root.querySelector(".lllm-tt__error").textContent, trace: root.querySelector(".lllm-tt__trace").textContent === report.trace,
       branches: root.querySelectorAll("[role=treeitem]").length };
-    if (frame) {
-      const iframe = document.createElement("iframe");
-      iframe.style.width = "390px";
-      iframe.style.height = "600px";
-      iframe.src = report.link;
-      document.body.append(iframe);
-      const deadline = Date.now() + 900_000;
-      let other = null;
-      while (!(other = iframe.contentDocument?.querySelector(".lllm-timetravel")) || other.dataset.state !== "done") {
-        if (Date.now() > deadline) throw new Error("timed out: the link");
-        if (other?.dataset.state === "error") break;
-        await sleep(200);
-      }
-      report.linked = { state: other.dataset.state, trace: other.querySelector(".lllm-tt__trace").textContent,
-        branches: other.querySelectorAll("[role=treeitem]").length, record: other.lllmRecord };
-    }
     return report;
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };

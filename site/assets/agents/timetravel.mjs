@@ -300,9 +300,12 @@ function setUp(root) {
     try { data = JSON.parse(text); } catch (e) { error.textContent = `The file is not valid JSON: ${e.message}.`; return false; }
     return start(data, { recorded: Array.isArray(data?.branches) && data.branches.length ? data.branches : null });
   };
-  if (location.hash.startsWith("#run=")) {
-    try { start(fromFragment(location.hash)); } catch (e) { error.textContent = e.message; root.dataset.state = "error"; }
-  }
+  const fromLink = () => {
+    if (!root.isConnected || !location.hash.startsWith("#run=")) return;
+    try { start(fromFragment(location.hash)); } catch (e) { error.textContent = e.message; root.dataset.state = record ? "done" : "error"; }
+  };
+  window.addEventListener("hashchange", fromLink);     // a link pasted into this very tab
+  fromLink();
 }
 
 function setUpPage() {
