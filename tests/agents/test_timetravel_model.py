@@ -34,3 +34,22 @@ def test_the_quiz_run_goes_wrong_at_the_step_its_answer_names():
     assert first_difference(run, fixed) == int(question["answers"][0]) == 1
     with pytest.raises(ValueError, match="step 2 has no observation to edit"):    # the misconception's reason
         travel(agent_spec(goal, {"parent": 1, "step": 2, "observation": "89"}))
+
+
+STORY = ROOT / "build" / "model" / "tinyllm.onnx"
+
+
+@pytest.mark.skipif(not STORY.exists(), reason="the story model is built by `make model`")
+def test_the_story_model_resumes_with_the_seed_of_the_step():
+    from lllm.model.onnx_backend import from_onnx
+    from lllm.predictors import TINYLLM_STOP
+    from lllm.agents.react import MAX_NEW_TOKENS
+    from lllm.agents.timetravel import step_seed
+
+    spec = {"inputs": {"goal": "What is 17 * 23?", "brain": "tinyllm", "seed": 3, "max_steps": 3},
+            "edits": [{"parent": 1, "step": 1, "thought": "use the calculator"}]}
+    record = travel(spec)
+    assert travel(spec) == record                                      # same seed, same text
+    resumed = record["branches"][1]["steps"][1]                         # the first step the model wrote after the edit
+    fresh = from_onnx(str(STORY), stop=TINYLLM_STOP, temperature=0.8, seed=step_seed(3, 2))
+    assert fresh(resumed["prompt"], MAX_NEW_TOKENS) == resumed["raw"]
