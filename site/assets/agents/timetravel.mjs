@@ -268,6 +268,7 @@ function setUp(root) {
       branchId = record.branches.length;
       stepIndex = edit.step;
       draw("tree");
+      status.textContent = `Branch ${branchId} computed from step ${edit.step} of branch ${edit.parent}.`;   // read out (role=status)
     }
   }
 
