@@ -13,12 +13,7 @@ checks the keyboard, 390 px and axe-core.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -26,8 +21,8 @@ import pytest
 
 from support import engines
 from support.model_files import require_agent_model
+from support.model_server import ModelServer
 from support.plain_chat_server import plain_chat_server
-from support.runtime import free_port
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,25 +31,6 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PAGE = "agents/react/"
 GOAL = "What is 17 * 23?"
 WITHIN_MS = 5000          # the brief's bound for a failure's sentence (the page's check gives up at 5 s)
-
-
-def start_serve_model(port: int) -> tuple[subprocess.Popen, str]:
-    """`python -m lllm serve-model` on loopback; (process, the agent-tuned model's id) once it answers."""
-    proc = subprocess.Popen([sys.executable, "-m", "lllm", "serve-model", "--host", "127.0.0.1", "--port", str(port)],
-                            cwd=ROOT, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"serve-model exited with {proc.returncode}: {proc.stderr.read()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as response:
-                ids = [m["id"] for m in json.load(response)["data"]]
-            return proc, next(i for i in ids if "agent" in i)
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("serve-model did not answer /v1/models within 120 s")
 
 
 class Control(BaseHTTPRequestHandler):
@@ -76,12 +52,11 @@ class Control(BaseHTTPRequestHandler):
 def engine_run(request, site_server):
     """The scenario's report in one engine, with the servers it talked to (one browser launch per engine)."""
     require_agent_model()
-    port = free_port()
-    proc, model = start_serve_model(port)
+    server = ModelServer("--models", "tinyllm-agent").wait_until_up()
+    port, model = server.port, "tinyllm-agent"
 
     def stop():
-        proc.terminate()
-        proc.wait(timeout=30)
+        server.stop()
     control = ThreadingHTTPServer(("0.0.0.0", 0), type("StopServer", (Control,), {"stop": staticmethod(stop)}))
     threading.Thread(target=control.serve_forever, daemon=True).start()
     try:
@@ -98,8 +73,7 @@ def engine_run(request, site_server):
     finally:
         control.shutdown()
         control.server_close()
-        if proc.poll() is None:
-            stop()
+        server.stop()
 
 
 def chromium_visit(browser, url: str, arg: dict) -> dict:
