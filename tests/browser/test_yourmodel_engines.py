@@ -7,7 +7,8 @@ address that would answer); a server that does not allow the page's origin is on
 OLLAMA_ORIGINS; "What is 17 * 23?" on the agent-tuned model ends in 391 while the page showed the
 reply growing; the server is stopped (by a control server the page calls) and the next run is one
 sentence within 5 s; unreadable settings fall back to the defaults with a message. Chromium also
-checks the keyboard, 390 px and axe-core.
+runs the predictors page's side-by-side demo (the agent-tuned TinyLLM in the page beside your model,
+with the prompt both saw) and checks the keyboard, 390 px and axe-core.
 """
 
 from __future__ import annotations
@@ -76,11 +77,28 @@ def engine_run(request, site_server):
         server.stop()
 
 
+VERSUS = """async ({url, model, goal}) => {      // the predictors page: the agent-tuned TinyLLM beside your model
+  const demo = document.querySelector('.lllm-demo[data-demo="versus"][data-brains~="yourmodel"]');
+  demo.querySelector("[name=your_model_url]").value = url;
+  demo.querySelector("[name=your_model_name]").value = model;
+  demo.querySelector("[name=goal]").value = goal;
+  demo.querySelector(".lllm-demo__run").click();
+  while (demo.dataset.state !== "done" && demo.dataset.state !== "error") await new Promise((r) => setTimeout(r, 100));
+  return {state: demo.dataset.state, error: demo.querySelector(".lllm-demo__error")?.textContent ?? null,
+    columns: [...demo.querySelectorAll(".lllm-demo__column")].map((c) => [c.dataset.brain, c.querySelector(".lllm-demo__answer")?.textContent]),
+    prompt: demo.querySelector(".lllm-your-model__prompt pre")?.textContent ?? null};
+}"""
+
+
 def chromium_visit(browser, url: str, arg: dict) -> dict:
     """The scenario at 390 px, after the keyboard path and axe-core on the demo with its fields shown."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     console: list[str] = []
     try:
+        side_by_side = context.new_page()
+        side_by_side.goto(url.replace(PAGE, "agents/brains/"))
+        versus = side_by_side.evaluate(VERSUS, arg)
+        side_by_side.close()
         page = context.new_page()
         page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
         page.goto(url)
@@ -103,7 +121,7 @@ def chromium_visit(browser, url: str, arg: dict) -> dict:
           .then(r => r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => `${v.id}: ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))""")
         keyboard["scrollWidth"] = page.evaluate("() => document.documentElement.scrollWidth")
         report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), arg)
-        return {"report": {**report, "keyboard": keyboard}, "console": console}
+        return {"report": {**report, "keyboard": keyboard, "versus": versus}, "console": console}
     finally:
         context.close()
 
@@ -165,3 +183,12 @@ def test_chromium_keyboard_small_screen_and_axe(engine_run):
     assert keyboard["said"] == f'The server answered; the demos will use "{engine_run["arg"]["model"]}".'
     assert keyboard["axe"] == []
     assert keyboard["scrollWidth"] <= 391
+
+
+def test_chromium_sets_your_model_beside_the_agent_tuned_tinyllm_with_the_prompt_both_saw(engine_run):
+    versus = report_of(engine_run).get("versus")
+    if versus is None:
+        pytest.skip("Chromium alone runs the predictors page's side-by-side demo")
+    assert versus["state"] == "done", versus
+    assert versus["columns"] == [["tinyllm-agent", "Final answer: 391"], ["yourmodel", "Final answer: 391"]]
+    assert versus["prompt"].startswith("Answer the question. You can use these tools:\ncalc:") and versus["prompt"].endswith(f"Question: {GOAL}\n"), versus["prompt"]
