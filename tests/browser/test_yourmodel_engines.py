@@ -4,7 +4,7 @@ loopback (`python -m lllm serve-model`, the agent-tuned TinyLLM), its reply stre
 One browser launch per engine runs tests/support/yourmodel_scenario.js on the ReAct page: the CSP lets
 the page read loopback and refuses any other origin (a violation event names connect-src, even for an
 address that would answer); a server that does not allow the page's origin is one sentence naming
-OLLAMA_ORIGINS; "What is 17 * 23?" on the agent-tuned model ends in 391 while the page showed the
+OLLAMA_ORIGINS; the story model's prose is a repair step at every turn; "What is 17 * 23?" on the agent-tuned model ends in 391 while the page showed the
 reply growing; the server is stopped (by a control server the page calls) and the next run is one
 sentence within 5 s; unreadable settings fall back to the defaults with a message. Chromium also
 runs the predictors page's side-by-side demo (the agent-tuned TinyLLM in the page beside your model,
@@ -53,7 +53,7 @@ class Control(BaseHTTPRequestHandler):
 def engine_run(request, site_server):
     """The scenario's report in one engine, with the servers it talked to (one browser launch per engine)."""
     require_agent_model()
-    server = ModelServer("--models", "tinyllm-agent").wait_until_up()
+    server = ModelServer("--models", "tinyllm-agent,tinyllm").wait_until_up()
     port, model = server.port, "tinyllm-agent"
 
     def stop():
@@ -62,7 +62,7 @@ def engine_run(request, site_server):
     threading.Thread(target=control.serve_forever, daemon=True).start()
     try:
         with plain_chat_server() as refusing:
-            arg = {"url": f"http://127.0.0.1:{port}", "model": model, "refusing": refusing, "goal": GOAL,
+            arg = {"url": f"http://127.0.0.1:{port}", "model": model, "prose": "tinyllm", "refusing": refusing, "goal": GOAL,
                    "control": f"http://127.0.0.1:{control.server_address[1]}",
                    "offsite": f"http://127.0.0.2:{control.server_address[1]}/stop-nothing"}
             url = site_server.url + PAGE
@@ -157,6 +157,14 @@ def test_the_agent_tuned_model_answers_391_and_the_reply_streams_into_the_trace(
     growing = [text for text in run["seen"] if "\n---\n" not in text and text != first_reply]
     assert len(growing) >= 2 and all(first_reply.startswith(text) for text in growing), run["seen"]
     assert f"Question: {GOAL}" in run["prompt"]
+
+
+def test_a_reply_without_the_react_format_is_a_repair_step_as_for_any_model(engine_run):
+    run = report_of(engine_run)["runs"]["prose"]           # the story model, served: it writes prose
+    trajectory = run["result"]["trajectory"]
+    assert run["state"] == "done" and trajectory["stop_reason"] == "max steps", run
+    assert {step["outcome"] for step in trajectory["steps"]} == {"repair"} and len(trajectory["steps"]) == 5
+    assert run["answer"] == "Stopped without an answer (max steps)."
 
 
 def test_a_stopped_server_is_one_sentence_within_5_s(engine_run):

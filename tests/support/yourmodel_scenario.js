@@ -1,8 +1,8 @@
 // "Your model" on the ReAct page in any engine (tests/browser/test_yourmodel_engines.py): what the CSP
 // lets the page reach, a server that refuses the origin, a run streamed into the trace, the server
 // stopped, and the settings read back. A single async arrow function, as tests/support/engine_scenario.js
-// (the site's CSP has no 'unsafe-eval'). arg: {url, model, refusing, control, offsite, goal}.
-async ({ url, model, refusing, control, offsite, goal }) => {
+// (the site's CSP has no 'unsafe-eval'). arg: {url, model, prose, refusing, control, offsite, goal}.
+async ({ url, model, prose, refusing, control, offsite, goal }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const report = { reach: {}, runs: {} };
   const violations = [];
@@ -25,9 +25,9 @@ async ({ url, model, refusing, control, offsite, goal }) => {
   };
 
   // Run the demo; keep every distinct text the streaming replies showed, and the time to the end.
-  async function run(label, target) {
+  async function run(label, target, name = model) {
     set("your_model_url", target);
-    set("your_model_name", model);
+    set("your_model_name", name);
     set("goal", goal);
     const seen = [];
     const observer = new MutationObserver(() => {
@@ -68,6 +68,7 @@ async ({ url, model, refusing, control, offsite, goal }) => {
     report.fieldsShown = !demo.querySelector(".lllm-your-model").hidden;
 
     await run("refusing", refusing);
+    await run("prose", url, prose);                        // the story model: no ReAct format
     await run("served", url);
     report.stored = localStorage.getItem("lllm.yourmodel.v1");
     report.stopped = await (await fetch(`${control}/stop`, { method: "POST" })).text();

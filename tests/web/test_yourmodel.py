@@ -59,3 +59,11 @@ def test_a_server_failure_is_a_visible_predictor_error_step_that_ends_the_run():
     assert trajectory["stop_reason"] == "predictor error"
     assert trajectory["steps"][-1]["observation"] == (
         "predictor error: YourModelError: your model is called by the page; in a terminal use --predictor http:URL")
+
+
+def test_the_csp_lets_pages_connect_to_loopback_and_no_other_origin():
+    from pathlib import Path
+    headers = (Path(__file__).resolve().parents[2] / "site" / "_headers").read_text(encoding="utf-8")
+    csp = next(line for line in headers.splitlines() if line.strip().startswith("Content-Security-Policy:"))
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(":", 1)[1].split(";") if d.strip())
+    assert directives["connect-src"] == "'self' http://localhost:* http://127.0.0.1:*"

@@ -71,7 +71,7 @@ function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-a
   brain.addEventListener("change", sync);
   sync();
   controls.append(field("brain", brain), sampling, scriptField);
-  const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(root, brain, controls) : () => ({});
+  const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(brain, controls) : () => ({});
   return () => ({ brain: brain.value, temperature: Number(temperature.value), seed: Number(seed.value), script: script.value, ...getYourModel() });
 }
 
@@ -105,7 +105,7 @@ const CONTROLS = {
   versus(root, controls) {          // no brain to pick: the story model and the agent-tuned one (or data-brains), greedy
     const getGoal = goalControl(root, controls, "What is 48 plus 17?");
     const brains = root.dataset.brains?.split(" ") ?? ["tinyllm", "tinyllm-agent"];
-    const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(root, null, controls) : () => ({});
+    const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(null, controls) : () => ({});
     return () => ({ ...getGoal(), brains, ...getYourModel() });
   },
   judge(root, controls) {            // the agent-tuned model alone, greedy; Python says whether it was right

@@ -9,7 +9,7 @@
 // Python's state), and shows each reply in the trace as it streams in (`liveTrace`). After a run it
 // adds the prompt your model saw first, so the versus demo can set it beside TinyLLM's.
 //
-//   const get = yourModelFields(root, brainSelect, controls)   // -> () => ({endpoint}) when chosen
+//   const get = yourModelFields(brainSelect, controls)   // -> () => ({endpoint}) when chosen
 //   params = await prepare(params)                             // the model's name resolved, or ChatError
 //   const end = liveTrace(output)                              // streams into output; end() stops
 
@@ -45,7 +45,7 @@ export function saveSettings({ url, model }) {
 }
 
 /** The address and model fields, shown while `brain` (a select, or null: always) is YOUR_MODEL. */
-export function yourModelFields(root, brain, controls) {
+export function yourModelFields(brain, controls) {
   const saved = loadSettings();
   const url = input("your_model_url", saved.url, { type: "text", size: 24, spellcheck: false });
   const model = input("your_model_name", saved.model, { type: "text", size: 16, spellcheck: false, placeholder: "the server's first" });
@@ -73,7 +73,6 @@ export function yourModelFields(root, brain, controls) {
   brain?.addEventListener("change", sync);
   sync();
   controls.append(box);
-  root.lllmYourModel = { said };
   return () => (box.hidden ? {} : { endpoint: { url: url.value.trim(), model: model.value.trim() } });
 }
 

@@ -66,9 +66,12 @@ async function request(base, path, init, ms, controller = new AbortController())
   }
 }
 
+/** What a failed answer says: OpenAI's error.message, or the start of its text. */
 async function detail(response) {
   const text = (await response.text().catch(() => "")).replace(/\s+/g, " ").trim();
-  try { return JSON.parse(text).error?.message ?? JSON.parse(text).error ?? text.slice(0, 200); } catch { return text.slice(0, 200); }
+  let error;
+  try { error = JSON.parse(text)?.error; } catch { /* not JSON: its text */ }
+  return String(error?.message ?? error ?? text).slice(0, 200);
 }
 
 /** The names of the models the server offers (GET /v1/models). */
