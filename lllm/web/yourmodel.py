@@ -79,6 +79,7 @@ class PageChatPredictor:
         return {**self.endpoint, "prompt": prompt, "stop": self.stop, "temperature": 0,
                 "max_tokens": self.max_tokens if max_new_tokens is None else max_new_tokens, "call": self.calls}
 
+# --8<-- [start:page-call]
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
         try:
             import _lllm_page               # registered by worker.mjs; exists only in the page
@@ -89,6 +90,8 @@ class PageChatPredictor:
             return str(_settle(_lllm_page.chat(json.dumps(self.question(prompt, max_new_tokens)))))
         except Exception as error:          # the page's sentence (a JavaScript Error) as ours
             raise YourModelError(str(error).removeprefix("Error: ")) from None
+
+# --8<-- [end:page-call]
 
     def __repr__(self) -> str:
         return f"PageChatPredictor(url={self.endpoint['url']!r}, model={self.endpoint['model']!r})"

@@ -33,7 +33,7 @@ const DEFAULT_SCRIPT = [                // shows the failures a model can cause,
 ].join("\n---\n");
 const CATEGORIES = ["direct", "arithmetic", "arithmetic-words", "lookup", "word-problem"];
 const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)", yourmodel: "your model (a server on this computer)" };
-const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)", [yourModel.YOUR_MODEL]: "your model (greedy)" };
+const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)", yourmodel: "your model (greedy)" };
 const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
 
 // ---- the demos' own DOM pieces (the shared helpers are in ../runtime/dom.mjs) ---------------------
