@@ -339,7 +339,7 @@ async function run(root, params, parts) {
   });
   let endLive = null;
   try {
-    if (yourModel.usesYourModel(params)) {        // checked before Python: a dead server is one sentence at once
+    if (yourModel.usesYourModel(params) && lllm.sync) {   // checked before Python: a dead server is one sentence at once
       status.textContent = "asking your model's server…";
       root.lllmParams = params = await yourModel.prepare(params);
       endLive = yourModel.liveTrace(output);

@@ -7,7 +7,9 @@
 // defaults with a sentence saying so), checks the server before Python starts (so a server that is
 // not running, refuses the page or lacks the model is one sentence within CHECK_MS, whatever
 // Python's state), and shows each reply in the trace as it streams in (`liveTrace`). After a run it
-// adds the prompt your model saw first, so the versus demo can set it beside TinyLLM's.
+// adds the prompt your model saw first, so the versus demo can set it beside TinyLLM's. A widget that
+// always runs on your model is marked `lllm-demo--yours`: the build records no run for it
+// (hooks/recorded.py matches class="lllm-demo" alone), as there is no server to record.
 //
 //   const get = yourModelFields(brainSelect, controls)   // -> () => ({endpoint}) when chosen
 //   params = await prepare(params)                             // the model's name resolved, or ChatError
