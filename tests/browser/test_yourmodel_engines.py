@@ -148,6 +148,13 @@ def test_a_server_that_refuses_the_origin_is_one_sentence_naming_ollama_origins(
     assert f"OLLAMA_ORIGINS={origin} ollama serve" in run["error"] and run["error"].count(". ") == 0
 
 
+def test_a_model_the_server_does_not_have_is_one_sentence_listing_the_ones_it_has(engine_run):
+    run = report_of(engine_run)["runs"]["unknown"]
+    assert run["state"] == "error" and run["ms"] < WITHIN_MS, run
+    assert run["error"] == ('Your server has no model named "no-such-model": it has "tinyllm-agent", "tinyllm"; '
+                            "write one of those as the model.")
+
+
 def test_the_agent_tuned_model_answers_391_and_the_reply_streams_into_the_trace(engine_run):
     run = report_of(engine_run)["runs"]["served"]
     assert run["state"] == "done", run

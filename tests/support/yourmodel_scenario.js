@@ -68,6 +68,7 @@ async ({ url, model, prose, refusing, control, offsite, goal }) => {
     report.fieldsShown = !demo.querySelector(".lllm-your-model").hidden;
 
     await run("refusing", refusing);
+    await run("unknown", url, "no-such-model");
     await run("prose", url, prose);                        // the story model: no ReAct format
     await run("served", url);
     report.stored = localStorage.getItem("lllm.yourmodel.v1");
