@@ -207,3 +207,11 @@ def test_chromium_sets_your_model_beside_the_agent_tuned_tinyllm_with_the_prompt
     assert versus["state"] == "done", versus
     assert versus["columns"] == [["tinyllm-agent", "Final answer: 391"], ["yourmodel", "Final answer: 391"]]
     assert versus["prompt"].startswith("Answer the question. You can use these tools:\ncalc:") and versus["prompt"].endswith(f"Question: {GOAL}\n"), versus["prompt"]
+
+
+def test_the_console_shows_only_the_refusals_the_scenario_asked_for(engine_run):
+    arg = engine_run["arg"]                   # WebKitWebDriver hands out no console: [] there
+    expected = ("127.0.0.2", "example.com", arg["refusing"].rsplit(":", 1)[1], arg["url"].rsplit(":", 1)[1],
+                "Content-Security-Policy", "Failed to load resource")
+    unexpected = [line for line in engine_run["console"] if not any(word in line for word in expected)]
+    assert unexpected == [], engine_run["console"]
