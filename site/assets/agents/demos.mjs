@@ -359,8 +359,8 @@ async function run(root, params, parts) {
     root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "demo", demo: root.dataset.demo } }));
   } catch (error) {
     status.textContent = "";
-    if (error.name !== "ChatError" && await playRecorded(root, params, error, output, (out, recorded) => RENDER[root.dataset.demo](out, recorded))) return;
     endLive?.();
+    if (error.name !== "ChatError" && await playRecorded(root, params, error, output, (out, recorded) => RENDER[root.dataset.demo](out, recorded))) return;
     const message = error.name === "BadInput" || error.name === "ChatError" ? error.message
       : error.name === "Stopped" ? "Stopped. (Python was restarted.)"
       : `The demo could not run: ${error.message}`;
