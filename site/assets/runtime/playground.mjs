@@ -1,10 +1,13 @@
-// The playground widget (site/playground.md): TinyLLM writing in the page, character by
-// character, with the next-character probabilities for the current position and the measured
+// The playground widget (site/playground.md): TinyLLM or TinyGPT (the model switch) writing in
+// the page, character by character, with the next-character probabilities for the current position and the measured
 // speed. The same settings and seed give exactly what `python -m lllm generate` prints.
 // Generation needs only the model, so it can start before Python has finished loading.
 
 import { lllm } from "./lllm.mjs";
-import { el, field, input, pct } from "./dom.mjs";
+import { el, field, input, pct, select } from "./dom.mjs";
+
+// [value, label]: the model the predictor asks for by name (runtime.json), as `--predictor` names it
+const MODELS = [["tinyllm", "TinyLLM (LSTM)"], ["tinygpt", "TinyGPT (attention)"]];
 
 const CONTROLS = [
   // [name, label, default, attributes] — defaults match `python -m lllm generate`
@@ -38,6 +41,8 @@ function setUp(root) {
   prompt.setAttribute("aria-label", "prompt");
   const controls = el("div", { class: "lllm-pg__controls" });
   const inputs = {};
+  const model = select("model", MODELS, root.dataset.model ?? "tinyllm");
+  controls.append(field("model", model, "lllm-pg__field"));
   for (const [name, label, value, attributes] of CONTROLS) {
     inputs[name] = input(name, value, attributes);
     controls.append(field(label, inputs[name], "lllm-pg__field"));
@@ -66,7 +71,7 @@ function setUp(root) {
   });
 
   go.addEventListener("click", async () => {
-    const params = { prompt: prompt.value };
+    const params = { prompt: prompt.value, model: model.value };
     for (const [name] of CONTROLS) params[name] = Number(inputs[name].value);
     shownPrompt.textContent = prompt.value;
     if (root.dataset.done === "error") status.textContent = "";   // the last run's error is not this run's
