@@ -53,6 +53,16 @@ def download_bytes(path: str) -> tuple[int, int]:
     return len(data), len(gzip.compress(data, compresslevel=9, mtime=0))
 
 
+def lstm_loss(model, params, cfg, x, y, batch: int = 256) -> float:
+    """TinyLLM's mean loss over every position of windows x, y, a batch at a time."""
+    total = 0.0
+    for first in range(0, len(x), batch):
+        logits, _, _ = model.forward(params, cfg, x[first:first + batch])
+        loss, _ = model.cross_entropy(logits.reshape(-1, cfg.vocab_size), y[first:first + batch].reshape(-1))
+        total += loss * y[first:first + batch].size
+    return total / y.size
+
+
 def held_out_losses() -> dict:
     """Both models trained from their sources on the first 90% of the story's windows, scored on the rest."""
     from export import gpt, gpt_train, model, train
@@ -66,10 +76,7 @@ def held_out_losses() -> dict:
         if name == "TinyLLM":
             cfg = model.preset("default", vocab_size=len(tok))
             params, history = train.train(cfg, xt, yt, progress=False)
-            losses = []
-            for xs, ys in ((xt, yt), (xv, yv)):
-                logits, _, _ = model.forward(params, cfg, xs)
-                losses.append(model.cross_entropy(logits.reshape(-1, cfg.vocab_size), ys.reshape(-1))[0])
+            losses = [lstm_loss(model, params, cfg, xs, ys) for xs, ys in ((xt, yt), (xv, yv))]
         else:
             cfg = gpt.gpt_preset("default", vocab_size=len(tok))
             params, history = gpt_train.train(cfg, xt, yt, progress=False)
