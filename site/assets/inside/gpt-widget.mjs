@@ -91,7 +91,8 @@ async function withoutCache(m, trace) {
 
 // ---- drawing one position ------------------------------------------------------------------------
 
-const colour = (w) => `rgb(${PALE.map((x, i) => Math.round(x + (INDIGO[i] - x) * Math.min(1, w))).join(",")})`;
+// pale (0) to a mid indigo (1): dark enough to read as a heatmap, light enough for the page's dark text on it
+const colour = (w) => `rgb(${PALE.map((x, i) => Math.round(x + (INDIGO[i] - x) * 0.6 * Math.min(1, w))).join(",")})`;
 
 function headsTable(view, l) {
   const keys = view.keys;
@@ -103,7 +104,7 @@ function headsTable(view, l) {
       row.map((w) => {
         const cell = el("td", { "data-value": w }, w.toFixed(2));
         cell.style.background = colour(w);
-        cell.style.color = w > 0.5 ? "#fff" : "inherit";
+        cell.style.color = "#000";
         return cell;
       })))));
 }
