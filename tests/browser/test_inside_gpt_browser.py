@@ -1,4 +1,5 @@
-"""/tinyllm/inside/ with the model switch on TinyGPT, in Chromium (tests/support/inside_gpt_scenario.js):
+"""/tinyllm/inside/ with the model switch on TinyGPT, in Chromium, Firefox and WebKit, one launch each
+(tests/support/inside_gpt_scenario.js):
 every head's attention at one position is the terminal's (`lllm inside --predictor tinygpt --json` on
 the model the site serves), the tables show those numbers, and the cache's saving is counted as in CPython."""
 
@@ -29,8 +30,13 @@ def terminal(site_dir) -> dict:
     return json.loads(done.stdout)
 
 
-def test_tinygpts_attention_in_the_page_is_the_terminals(site_server, browser):
-    out = engines.chromium(browser, site_server.url + PAGE, {"position": POSITION}, script=SCRIPT)
+@pytest.mark.parametrize("engine", ["chromium", "firefox", "webkit"])
+def test_tinygpts_attention_in_the_page_is_the_terminals_in(engine, site_server, request):
+    url, arg = site_server.url + PAGE, {"position": POSITION}
+    if engine == "chromium":
+        out = engines.chromium(request.getfixturevalue("browser"), url, arg, script=SCRIPT)
+    else:
+        out = getattr(engines, engine)(url, arg, script=SCRIPT)
     report = out["report"]
     assert "fatal" not in report, report.get("fatal")
     assert report["state"] == "ready", report["status"]
