@@ -5,12 +5,16 @@ The model writes whatever it writes (the story model does not know the game), so
 the run's shape, not its verdict: the lab finishes, draws the search tree and the verdict from the
 record `lab_json` returned for the chosen framework and puzzle, counts the calls the page's requests
 made (each seen reaching the server and answered 200), and names the model. Then the server is
-stopped and the next Run is the ReAct demo's one sentence. One browser launch.
+stopped and the next Run is the ReAct demo's one sentence; a server that lists its model but fails
+the completion itself (Python is waiting by then) is its one sentence too, never a recording. One
+browser launch.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -18,6 +22,32 @@ from support.model_server import ModelServer
 
 pytestmark = pytest.mark.browser
 PUZZLE, FRAMEWORK, MODEL = 900, "cot", "tinyllm"
+
+
+class FailingHandler(BaseHTTPRequestHandler):
+    """Lists one model, then answers every completion HTTP 500 with an OpenAI error, allowing any origin."""
+
+    def _json(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        for name, value in (("Content-Type", "application/json"), ("Access-Control-Allow-Origin", "*"),
+                            ("Access-Control-Allow-Headers", "Content-Type"), ("Content-Length", str(len(data)))):
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_OPTIONS(self):
+        self._json(200, {})
+
+    def do_GET(self):
+        self._json(200, {"object": "list", "data": [{"id": "failing", "object": "model"}]})
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self._json(500, {"error": {"message": "the model ran out of memory"}})
+
+    def log_message(self, *args):
+        pass
 
 
 def wait_until_settled(lab, timeout=300_000):
@@ -55,7 +85,19 @@ def lab_run(browser, site_server):
         server.stop()
         lab.locator(".lllm-reasoning-lab__run").click()
         stopped = {"state": wait_until_settled(lab, 30_000), "error": lab.locator(".lllm-reasoning-lab__error").all_text_contents()}
-        yield {"run": run, "stopped": stopped, "url": server.base}
+        failing = ThreadingHTTPServer(("127.0.0.1", 0), FailingHandler)
+        threading.Thread(target=failing.serve_forever, daemon=True).start()
+        try:
+            failing_url = f"http://127.0.0.1:{failing.server_address[1]}"
+            lab.locator("[name=your_model_url]").fill(failing_url)
+            lab.locator("[name=your_model_name]").fill("failing")
+            lab.locator(".lllm-reasoning-lab__run").click()
+            mid_run = {"state": wait_until_settled(lab, 120_000), "url": failing_url,
+                       "error": lab.locator(".lllm-reasoning-lab__error").all_text_contents()}
+        finally:
+            failing.shutdown()
+            failing.server_close()
+        yield {"run": run, "stopped": stopped, "mid_run": mid_run, "url": server.base}
     finally:
         context.close()
         server.stop()
@@ -85,3 +127,9 @@ def test_a_stopped_server_is_the_react_demos_one_sentence(lab_run):
     stopped, url = lab_run["stopped"], lab_run["url"]
     assert stopped["state"] == "error"
     assert stopped["error"] == [f"Nothing answers at {url} any more: your model's server stopped, start it again (and press Run)."]
+
+
+def test_a_completion_the_server_fails_is_one_sentence_from_python(lab_run):
+    mid_run = lab_run["mid_run"]
+    assert mid_run["state"] == "error"
+    assert mid_run["error"] == [f"{mid_run['url']}/v1/chat/completions answered HTTP 500: the model ran out of memory."]

@@ -216,7 +216,7 @@ function standInNote(params) {
 
 /** Python's last line names a YourModelError when the server failed mid-run: its sentence, or null. */
 function yourModelSentence(error) {
-  return /YourModelError: (.+)/.exec(String(error?.message ?? ""))?.[1]?.trim() ?? null;
+  return /YourModelError: (.+)/.exec(`${error?.message ?? ""}\n${error?.traceback ?? ""}`)?.[1]?.trim() ?? null;
 }
 
 /** While your model runs, the status line counts its replies as they stream; returns the listener's end. */
