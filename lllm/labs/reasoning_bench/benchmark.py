@@ -128,20 +128,23 @@ def _rate(p: dict, key: str, default):
     return value
 
 
-def lab_json(params: str, tinyllm=None) -> str:
+def lab_json(params: str, tinyllm=None, yourmodel=None) -> str:
     """One lab request -> JSON ({"ok": false, "error": ...} for bad input, named by field):
     {"kind": "run", "task", "puzzle", "framework", "error_rate", "value_noise", "seed", "model"},
     {"kind": "benchmark", "task", "frameworks", "limit", "seeds", "error_rate", "value_noise", "model"},
-    {"kind": "sweep", "task", "frameworks", "limit", "error_rate"}. "model" is "stand-in" (default)
-    or "tinyllm", served by `tinyllm(seed) -> Predictor` (the page passes its in-page TinyLLM)."""
+    {"kind": "sweep", "task", "frameworks", "limit", "error_rate"}. "model" is "stand-in" (default),
+    "tinyllm", served by `tinyllm(seed) -> Predictor` (the page passes its in-page TinyLLM), or
+    "yourmodel", served by `yourmodel(seed) -> Predictor` (the page passes the learner's server)."""
     try:
         p = json.loads(params)
         task = p.get("task", "game24")
         rate, noise = _rate(p, "error_rate", 0.5), _rate(p, "value_noise", None)
         environment = make_environment(task)
-        if p.get("model", "stand-in") not in ("stand-in", "tinyllm") or (p.get("model") == "tinyllm" and tinyllm is None):
-            raise ValueError(f"model must be stand-in{' or tinyllm' if tinyllm else ''}, got {p.get('model')!r}")
-        make_model = tinyllm if p.get("model") == "tinyllm" else stand_in(task, rate, noise)
+        makers = {"stand-in": stand_in(task, rate, noise), "tinyllm": tinyllm, "yourmodel": yourmodel}
+        if makers.get(p.get("model", "stand-in")) is None:
+            offered = " or ".join(name for name, maker in makers.items() if maker is not None)
+            raise ValueError(f"model must be {offered}, got {p.get('model')!r}")
+        make_model = makers[p.get("model", "stand-in")]
         max_tokens = 80 if p.get("model") == "tinyllm" else None
         if p.get("kind") == "run":
             puzzle, seed = int(p["puzzle"]), int(p.get("seed", 0))

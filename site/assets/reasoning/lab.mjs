@@ -12,11 +12,15 @@
 // judgments get noisier. The Python is the same code `python -m lllm reason` runs. For tests, the
 // last result is on the element (`element.lllmResult`); `element.dataset.state` is
 // idle | running | done | error | recorded (where Python cannot start, Run's recording plays: recorded.mjs).
+// The model "your model" is a server on the learner's computer, with the ReAct demo's fields, remembered
+// settings and one-sentence failures (../agents/yourmodel.mjs, ../runtime/chat.mjs): the page checks the
+// server before Python starts, and Python asks it through lllm.web.yourmodel.PageChatPredictor.
 
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field, input, pct, select, svgCanvas, table } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
 import { treeView } from "../runtime/tree.mjs";
+import * as yourModel from "../agents/yourmodel.mjs";
 
 const NAMESPACE = "lllm-reasoning-lab";
 const FRAMEWORKS = ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "got", "rap", "foa"];
@@ -205,8 +209,21 @@ function sweepTable(result) {
 // ---- running ---------------------------------------------------------------------------------------
 
 function standInNote(params) {
+  if (params.model === yourModel.YOUR_MODEL) return `Model: your model, ${JSON.stringify(params.endpoint?.model ?? "")} at ${params.endpoint?.url} (counted in characters).`;
   return params.model === "tinyllm" ? "Model: TinyLLM in this page (counted in characters)."
     : "Model: the stand-in — a program that errs at the set rates, not an LLM; these numbers are the stand-in's.";
+}
+
+/** Python's last line names a YourModelError when the server failed mid-run: its sentence, or null. */
+function yourModelSentence(error) {
+  return /YourModelError: (.+)/.exec(`${error?.message ?? ""}\n${error?.traceback ?? ""}`)?.[1]?.trim() ?? null;
+}
+
+/** While your model runs, the status line counts its replies as they stream; returns the listener's end. */
+function countReplies(status) {
+  const listen = ({ detail }) => { if (detail.kind === "start") status.textContent = `your model is writing reply ${detail.call}…`; };
+  window.addEventListener("lllm:your-model", listen);
+  return () => window.removeEventListener("lllm:your-model", listen);
 }
 
 async function ask(root, params, status, output) {
@@ -215,14 +232,25 @@ async function ask(root, params, status, output) {
   root.lllmResult = null;
   output.replaceChildren();
   status.textContent = lllm.status.pythonReady ? "running…" : "loading Python…";
+  let endCount = () => {};
   try {
-    // The page's TinyLLM, resolved by the same make_predictor as `--predictor tinyllm` in a terminal.
+    if (params.model === yourModel.YOUR_MODEL) {   // checked before Python: a dead server is one sentence at once
+      status.textContent = "asking your model's server…";
+      params = await yourModel.prepare(params);
+      root.lllmParams = params;
+      endCount = countReplies(status);
+    }
+    // The page's TinyLLM, resolved by the same make_predictor as `--predictor tinyllm` in a terminal;
+    // your model, called by the page as the ReAct demo calls it.
     const tinyllm = params.model === "tinyllm"
-      ? ', tinyllm=lambda seed: make_predictor("tinyllm", temperature=0.8, seed=seed, models=browser_models())' : "";
-    const code = "from lllm.labs.reasoning_bench.benchmark import lab_json\nfrom lllm.predictors import make_predictor\n" +
-      "from lllm.web.demos import browser_models\n" +
+      ? ', tinyllm=lambda seed: make_predictor("tinyllm", temperature=0.8, seed=seed, models=browser_models())'
+      : params.model === yourModel.YOUR_MODEL
+        ? `, yourmodel=lambda seed: PageChatPredictor(json.loads(${JSON.stringify(JSON.stringify(params.endpoint))}))` : "";
+    const code = "import json\nfrom lllm.labs.reasoning_bench.benchmark import lab_json\nfrom lllm.predictors import make_predictor\n" +
+      "from lllm.web.demos import browser_models\nfrom lllm.web.yourmodel import PageChatPredictor\n" +
       `print(lab_json(${JSON.stringify(JSON.stringify(params))}${tinyllm}))`;
     const result = JSON.parse((await lllm.run(code, { namespace: NAMESPACE })).stdout.trim().split("\n").pop());
+    endCount();
     root.lllmResult = result;
     status.textContent = "";
     if (!result.ok) throw Object.assign(new Error(result.error), { name: "BadInput" });
@@ -239,7 +267,14 @@ async function ask(root, params, status, output) {
     if (root.lllmTicket === ticket) root.dataset.state = "done";
     root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "reasoning-lab" } }));   // the course counts it
   } catch (error) {
+    endCount();
     status.textContent = "";
+    const sentence = error.name === "ChatError" ? error.message : yourModelSentence(error);
+    if (sentence) {                      // your model's server failed: its one sentence, never a recording
+      output.replaceChildren(el("p", { class: "lllm-reasoning-lab__error" }, sentence));
+      root.dataset.state = "error";
+      return;
+    }
     if (await playRecorded(root, params, error, output, (out, recorded) => recordedRun(out, recorded, () => root.lllmTicket === ticket))) return;
     output.replaceChildren(el("p", { class: "lllm-reasoning-lab__error" },
       error.name === "BadInput" ? error.message : `The lab could not run: ${error.message}`));
@@ -261,7 +296,7 @@ function setUp(root) {
   root.dataset.lllmLab = "1";
   root.dataset.state = "idle";
   const task = select("task", Object.keys(TASK_FRAMEWORKS), "game24");
-  const model = select("model", ["stand-in", "tinyllm"], "stand-in");
+  const model = select("model", [["stand-in", "stand-in"], ["tinyllm", "tinyllm"], [yourModel.YOUR_MODEL, "your model (a server on this computer)"]], "stand-in");
   const puzzle = numberInput("puzzle", 900, 0, 1361, 1);
   const framework = select("framework", FRAMEWORKS.map((f) => [f, `${FRAMEWORK_NAMES[f]} (${f})`]), "got");
   const rate = numberInput("error_rate", 0.5, 0, 1, 0.1);
@@ -281,7 +316,8 @@ function setUp(root) {
   buttons.append(run, bench, sweep, status);
   const output = el("div", { class: "lllm-reasoning-lab__output" });
   root.replaceChildren(controls, buttons, output);
-  const common = () => ({ task: task.value, model: model.value, error_rate: Number(rate.value), value_noise: Number(noise.value) });
+  const getYourModel = yourModel.yourModelFields(model, controls);   // the address and model, shown when chosen
+  const common = () => ({ task: task.value, model: model.value, error_rate: Number(rate.value), value_noise: Number(noise.value), ...getYourModel() });
   run.addEventListener("click", () => ask(root, { kind: "run", ...common(), puzzle: Number(puzzle.value),
     framework: framework.value, seed: Number(seed.value) }, status, output));
   bench.addEventListener("click", () => ask(root, { kind: "benchmark", ...common(), frameworks: TASK_FRAMEWORKS[task.value],
