@@ -4,6 +4,12 @@
 // only after this tab's runtime has answered and gone idle, and only when the connection allows
 // (no Save-Data, not 2G/3G), so a first visit downloads each file once and nothing it does not use.
 // When a new deploy's service worker is waiting, the footer offers a reload instead of mixing versions.
+// The switch is fragile in Chromium: the new worker's skipWaiting() stops the old one, and a request
+// from this page reaching the old worker while it stops starts it again — the new one then waits for
+// it to sit idle (30 s of no request; never while DevTools or a test driver is attached). So once the
+// reader clicks Reload, this page sends the old worker nothing of its own, and asks for the take-over
+// only after what the click itself set off (it may scroll the page, and a code cell coming near
+// loads the editor, ../editor/editor.mjs) has been requested.
 // document.documentElement.dataset.offline is "" | "pages" (this page is saved) | "all" (everything).
 
 import { lllm } from "./lllm.mjs";
@@ -12,6 +18,22 @@ const ROOT = new URL("../../", import.meta.url);   // this file is assets/runtim
 let saved = null;          // the service worker's last offline-state message
 let newVersion = false;    // a new deploy's service worker is waiting: offer the reload
 let reloadAsked = false;   // the reader clicked Reload: the new version's take-over reloads the page
+const QUIET_MS = 300, SETTLE_MAX_MS = 3000;
+
+/** After two frames (observers a scroll sets off run in a frame), until no file has finished loading
+ *  for QUIET_MS (a file that loads another has led to it), at most SETTLE_MAX_MS. A request still
+ *  on its way is harmless: the old worker stops once it has answered. An observer, not the
+ *  resource list, which stops growing when full. */
+async function settled() {
+  const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+  const start = performance.now();
+  let last = start;
+  const observer = new PerformanceObserver(() => { last = performance.now(); });
+  observer.observe({ type: "resource" });
+  while (performance.now() - last < QUIET_MS && performance.now() - start < SETTLE_MAX_MS) await wait(50);
+  observer.disconnect();
+}
 
 function badge() {
   const footer = document.querySelector(".md-footer-meta__inner");
@@ -53,8 +75,10 @@ function render() {
   if (newVersion && !reloadButton) {
     reloadButton = Object.assign(document.createElement("button"), { type: "button", className: "md-button", textContent: "Reload" });
     reloadButton.addEventListener("click", async () => {
-      const registration = await navigator.serviceWorker.getRegistration(ROOT);
+      if (reloadAsked) return;
       reloadAsked = true;
+      await settled();
+      const registration = await navigator.serviceWorker.getRegistration(ROOT);
       registration?.waiting?.postMessage({ type: "take-over" });
     });
   }
@@ -133,9 +157,10 @@ async function register() {
     if (s.state !== "ready" || restAsked) return;
     restAsked = true;
     queueMicrotask(() => unsubscribe());
-    whenIdle(() => connectionAllows() && active.postMessage({ type: "rest" }));
+    // not for a version about to be replaced (its cache goes with it), nor during the switch (above)
+    whenIdle(() => connectionAllows() && !newVersion && active.postMessage({ type: "rest" }));
   });
-  if (window.document$) window.document$.subscribe(() => active.postMessage({ type: "state" }));
+  if (window.document$) window.document$.subscribe(() => reloadAsked || active.postMessage({ type: "state" }));
 }
 
 register().catch((e) => show(e.message));
