@@ -48,7 +48,10 @@ const theme = EditorView.theme({
 /** A Python editor in `parent`; returns {value (get/set), setReadOnly(on), focus(), view}. */
 export function createEditor({ parent, doc = "", labelledBy, label, describedBy, onChange, onRun, readOnly = false }) {
   const editable = new Compartment();
-  const lock = (on) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
+  // a read-only editor is not editable, so not focusable: tabindex keeps it reachable by keyboard
+  // (axe's scrollable-region-focusable rule; a long solution scrolls)
+  const lock = (on) => [EditorState.readOnly.of(on), EditorView.editable.of(!on),
+                        on ? EditorView.contentAttributes.of({ tabindex: "0" }) : []];
   const run = () => { onRun?.(); return Boolean(onRun); };
   const attributes = { spellcheck: "false", autocorrect: "off", autocapitalize: "off", translate: "no" };
   if (labelledBy) attributes["aria-labelledby"] = labelledBy;

@@ -112,7 +112,7 @@ def test_a_cells_error_shows_its_line_first_and_the_full_traceback_a_click_away(
     cell = page.locator("div.runnable.highlight").first
     bar = cell.locator("xpath=following-sibling::div[1]")
     output = page.locator(".lllm-cell__output").first
-    cell.locator("code").fill("import json\njson.loads('{')")
+    cell.evaluate("(cell, code) => { cell.lllmEditor.value = code; }", "import json\njson.loads('{')")
     bar.get_by_role("button", name="Run").click()
     expect(cell).to_have_attribute("data-lllm-result", "error", timeout=LOAD_TIMEOUT)
     shown = output.locator(".lllm-out--error").inner_text().splitlines()
@@ -126,7 +126,7 @@ def test_a_cells_error_shows_its_line_first_and_the_full_traceback_a_click_away(
     assert "json/decoder.py" in details.locator("span").inner_text() and details.locator("span").is_visible()
     colours = details.locator("summary").evaluate("s => [getComputedStyle(s).color, getComputedStyle(s).backgroundColor]")
     assert colours[1] == "rgba(0, 0, 0, 0)", colours       # a plain line, not Material's admonition box
-    cell.locator("code").fill("print('fine')")
+    cell.evaluate("(cell, code) => { cell.lllmEditor.value = code; }", "print('fine')")
     bar.get_by_role("button", name="Run").click()
     expect(cell).to_have_attribute("data-lllm-result", "ok", timeout=LOAD_TIMEOUT)
     assert output.text_content() == "fine\n"

@@ -9,7 +9,10 @@
 // it to sit idle (30 s of no request; never while DevTools or a test driver is attached). So once the
 // reader clicks Reload, this page sends the old worker nothing of its own, and asks for the take-over
 // only after what the click itself set off (it may scroll the page, and a code cell coming near
-// loads the editor, ../editor/editor.mjs) has been requested.
+// loads the editor, ../editor/editor.mjs) has been requested. A request the browser makes itself (a
+// favicon) can still land in that moment; then, after RETRY_MS, the page reloads: a navigation makes
+// Chromium ask the old worker to stop again, the reloaded page is still wholly the old version, and
+// it reloads once more when the new one takes over (the reader's ask is kept for the tab).
 // document.documentElement.dataset.offline is "" | "pages" (this page is saved) | "all" (everything).
 
 import { lllm } from "./lllm.mjs";
@@ -17,8 +20,18 @@ import { lllm } from "./lllm.mjs";
 const ROOT = new URL("../../", import.meta.url);   // this file is assets/runtime/offline.mjs
 let saved = null;          // the service worker's last offline-state message
 let newVersion = false;    // a new deploy's service worker is waiting: offer the reload
-let reloadAsked = false;   // the reader clicked Reload: the new version's take-over reloads the page
-const QUIET_MS = 300, SETTLE_MAX_MS = 3000;
+const ASKED = "lllm.reload-asked";   // sessionStorage: the reader of this tab asked for the new version
+const QUIET_MS = 300, SETTLE_MAX_MS = 3000, RETRY_MS = 5000, RETRIES = 2;
+const asked = () => { try { return Number(sessionStorage.getItem(ASKED)) || 0; } catch { return 0; } };
+const ask = (n) => { try { if (n) sessionStorage.setItem(ASKED, String(n)); else sessionStorage.removeItem(ASKED); } catch { /* blocked */ } };
+let reloadAsked = asked() > 0;   // the new version's take-over reloads the page
+
+/** Reload if the new version has not taken over in RETRY_MS (see above), at most RETRIES times. */
+function retryLater() {
+  const tries = asked();
+  if (tries > RETRIES) return;
+  setTimeout(() => { ask(tries + 1); location.reload(); }, RETRY_MS);
+}
 
 /** After two frames (observers a scroll sets off run in a frame), until no file has finished loading
  *  for QUIET_MS (a file that loads another has led to it), at most SETTLE_MAX_MS. A request still
@@ -77,9 +90,11 @@ function render() {
     reloadButton.addEventListener("click", async () => {
       if (reloadAsked) return;
       reloadAsked = true;
+      ask(1);
       await settled();
       const registration = await navigator.serviceWorker.getRegistration(ROOT);
       registration?.waiting?.postMessage({ type: "take-over" });
+      retryLater();
     });
   }
   if (node.firstChild?.nodeType === Node.TEXT_NODE) node.firstChild.data = text;
@@ -136,7 +151,7 @@ async function register() {
   if (!("serviceWorker" in navigator)) return;   // e.g. a private window in some browsers: online only
   const sw = navigator.serviceWorker;
   sw.addEventListener("message", ({ data }) => onState(data));
-  sw.addEventListener("controllerchange", () => reloadAsked && location.reload());   // the new version took over
+  sw.addEventListener("controllerchange", () => { if (reloadAsked) { ask(0); location.reload(); } });   // the new version took over
   let registration;
   try {
     registration = await sw.register(new URL("sw.js", ROOT), { scope: ROOT.pathname });
@@ -148,9 +163,12 @@ async function register() {
     if (registration.waiting && sw.controller && !newVersion) { newVersion = true; render(); }
   };
   offerReload();
+  if (reloadAsked && newVersion) retryLater();   // reloaded by retryLater: still the old version
+  else if (reloadAsked) { ask(0); reloadAsked = false; }   // the new version is here
   registration.addEventListener("updatefound", () =>
     registration.installing?.addEventListener("statechange", offerReload));
   const active = (await sw.ready).active;
+  if (reloadAsked) return;   // a page about to be replaced saves nothing and asks nothing
   active.postMessage({ type: "keep", urls: loadedByThisPage() });
   let restAsked = false;
   const unsubscribe = lllm.onStatus((s) => {
