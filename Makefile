@@ -14,7 +14,7 @@ help:
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date) and its inspection graph"
 	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
-	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
+	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
 
@@ -72,7 +72,7 @@ site: venv node models browsers   # browsers: Chromium draws the diagrams (hooks
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 serve: site
-	$(PY) -m hooks.serve --dir public --port $(PORT)
+	$(PY) -m hooks.serve --dir public --port $(PORT) --gzip
 
 deploy: site
 	npx wrangler pages deploy public
@@ -85,6 +85,7 @@ bench: venv models
 	-$(PY) -m pip install --quiet torch==2.13.0 || echo "torch not installed: the PyTorch half of the benchmark will be skipped"
 	$(PY) bench/train_bench.py
 	$(PY) bench/generate_bench.py
+	$(PY) bench/attention_bench.py
 	$(PY) bench/agent_bench.py --grammar --per-family 60
 	$(MAKE) node browsers
 	$(PY) bench/sandbox_bench.py

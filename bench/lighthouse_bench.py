@@ -6,8 +6,8 @@ compare runs made back to back, not across days). tests/ assert behaviour, never
     python bench/lighthouse_bench.py [--runs 3] [--out bench/results/lighthouse.md]
 
 The site is built (`mkdocs build`) and served by hooks/serve.py, so `_headers` applies (COOP/COEP,
-the CSP, Cache-Control) as on Cloudflare Pages, except that hooks/serve.py does not compress:
-Cloudflare sends text gzip'd or brotli'd, so Lighthouse sees heavier pages here than a reader gets.
+the CSP, Cache-Control) as on Cloudflare Pages, and text and WebAssembly go out gzip'd as Cloudflare
+sends them (Cloudflare may use brotli, a little smaller still).
 Lighthouse's CLI drives Debian's Chromium (CHROME_PATH=/usr/bin/chromium) with its default
 settings: a mobile phone, simulated slow 4G and a 4x slower CPU, a fresh profile every run (so
 every run is a first visit; it counts what a service worker answered as 0 bytes, which a first
@@ -62,16 +62,19 @@ CLS_PROBE = """() => new Promise((resolve) => {
 
 def lighthouse(url: str, out: Path, attempts: int = 2) -> dict:
     """One Lighthouse run (a fresh Chromium profile); its JSON report. A run whose trace lost the
-    navigation (an occasional runtime error) is made again once."""
+    navigation (an occasional runtime error) or came back without a performance score (a metric
+    Lighthouse could not compute) is made again once."""
     command = ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
                "--only-categories=performance,accessibility", "--form-factor=mobile",
                f"--skip-audits={','.join(SKIPPED)}", f"--chrome-flags={CHROME_FLAGS}"]
     for _ in range(attempts):
         done = subprocess.run(command, env=dict(os.environ, CHROME_PATH=CHROMIUM), capture_output=True, text=True)
         report = json.loads(out.read_text(encoding="utf-8")) if done.returncode == 0 else {}
-        if report and not report.get("runtimeError"):
+        scored = report and report["categories"]["performance"]["score"] is not None
+        if report and not report.get("runtimeError") and scored:
             return report
-        error = report.get("runtimeError", {}).get("code") or (done.stderr.strip().splitlines() or ["no output"])[-1]
+        error = (report.get("runtimeError", {}).get("code") or ("no performance score" if report else None)
+                 or (done.stderr.strip().splitlines() or ["no output"])[-1])
     raise RuntimeError(f"Lighthouse failed on {url} {attempts} times: {error}")
 
 
@@ -126,7 +129,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         site = build_site(Path(tmp) / "public", port)
-        server = make_server(site, port)
+        server = make_server(site, port, compress=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         version = subprocess.run(["node", str(LIGHTHOUSE), "--version"], capture_output=True, text=True).stdout.strip()
         lines = [HEADER, "|---|---|---|---|---|---|---|"]
@@ -143,7 +146,7 @@ def main() -> int:
     chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
     note = (f"Measured {datetime.date.today().isoformat()} on {machine()}, by `make bench` (bench/lighthouse_bench.py): "
             f"Lighthouse {version}, mobile (simulated slow 4G, 4x CPU slowdown), {chromium}, median of {args.runs} runs "
-            "per page; served by hooks/serve.py, uncompressed.")
+            "per page; served by hooks/serve.py with gzip.")
     print(note)
     if args.out:
         args.out.write_text(f"<!-- {note} -->\n" + "\n".join(lines) + f"\n\n{note}\n", encoding="utf-8")

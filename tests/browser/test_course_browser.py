@@ -1,7 +1,8 @@
 """The course in real Chromium: a fresh profile sees the Course page and the home page at 0; one unit
 taken end to end (read, run a cell, the quiz, the exercise against its hidden checks) is marked
 done, moves the bar and the nav mark, and survives a reload and an export/import into a fresh
-browser context; a finished course shows a printable summary; axe finds nothing serious on the
+browser context; progress saved before a unit was inserted still counts, unit by unit (it is kept
+by page and question id, never by a unit's place); a finished course shows a printable summary; axe finds nothing serious on the
 Course page, which works at 390 px and by keyboard.
 
 Uses tests/conftest.py: `site_server` (the site built once with --strict) and `page` (a fresh
@@ -46,10 +47,11 @@ def bar(pg):
 def test_a_fresh_profile_sees_the_course_at_zero(page, site_server):
     pg = page.page
     pg.goto(site_server.url + "course/")
-    expect(bar(pg)).to_have_attribute("aria-valuenow", "0")
-    expect(pg.locator(".lllm-course-progress__text")).to_have_text("0 of 10 units done · 0 of 40 steps (0 %)")
-    titles = pg.locator("h3[id^='unit-']").all_inner_texts()
     units = course_data(site_server)["units"]
+    expect(bar(pg)).to_have_attribute("aria-valuenow", "0")
+    expect(pg.locator(".lllm-course-progress__text")).to_have_text(
+        f"0 of {len(units)} units done · 0 of {4 * len(units)} steps (0 %)")
+    titles = pg.locator("h3[id^='unit-']").all_inner_texts()
     assert [t.strip().rstrip("¶").strip() for t in titles] == [f"Unit {u['number']} · {u['title']}" for u in units]
     expect(pg.locator("[data-unit-status]").first).to_contain_text("Not started.")
     expect(pg.locator("[data-course-summary]")).to_be_hidden()
@@ -130,7 +132,7 @@ def test_one_unit_end_to_end_survives_reload_and_export_import(page, site_server
 
     def check_done(p):
         p.goto(site_server.url + "course/")
-        expect(bar(p)).to_have_attribute("aria-valuenow", "10")
+        expect(bar(p)).to_have_attribute("aria-valuenow", str(round(100 / len(course_data(site_server)["units"]))))
         status = p.locator(f'[data-unit-status="{UNIT}"]')
         expect(status).to_contain_text("Done on")
         expect(status.locator("li[data-done='yes']")).to_have_count(4)
@@ -220,10 +222,13 @@ def test_import_merges_course_marks_by_the_latest_and_takes_old_files(page, site
 
 # ---- a finished course, printed ------------------------------------------------------------------------
 
-def finished_store(site_server) -> str:
+def finished_store(site_server, skip: tuple[str, ...] = ()) -> str:
+    """Every unit done, except the units in `skip` (as if they did not exist when it was saved)."""
     data, when = course_data(site_server), 1_764_000_000_000
     questions, course = {}, {}
     for unit in data["units"]:
+        if unit["id"] in skip:
+            continue
         for qid in unit["questions"]:
             questions[qid] = {"correct": True, "last": when, "due": when + 86_400_000, "reps": 1, "interval": 1,
                               "ease": 2.5, "quality": 4, "answer": {"passed": True, "done": True}}
@@ -241,8 +246,9 @@ def test_a_finished_course_shows_a_printable_summary(page, site_server):
     expect(bar(pg)).to_have_attribute("aria-valuenow", "100")
     summary = pg.locator("[data-course-summary]")
     expect(summary).to_be_visible()
-    expect(summary).to_contain_text("all 10 units completed")
-    expect(summary.locator("tbody tr")).to_have_count(10)
+    units = len(course_data(site_server)["units"])
+    expect(summary).to_contain_text(f"all {units} units completed")
+    expect(summary.locator("tbody tr")).to_have_count(units)
     expect(summary.get_by_role("button", name="Print the summary")).to_be_visible()
     pg.emulate_media(media="print")
     expect(summary).to_be_visible()
@@ -251,6 +257,30 @@ def test_a_finished_course_shows_a_printable_summary(page, site_server):
     pg.emulate_media(media="screen")
     pg.goto(site_server.url)
     expect(pg.locator(".lllm-course-continue")).to_contain_text("You finished the course.")
+    page.assert_clean()
+
+
+def test_progress_saved_before_a_unit_was_inserted_still_counts(page, site_server):
+    """A browser that finished the course before "Inside the model" was inserted as unit 3 (so the
+    ONNX unit moved from 3 to 4, and every later unit one on): its units stay done where they are
+    now, the new one is not started, and Continue leads to it."""
+    pg = page.page
+    units = course_data(site_server)["units"]
+    inserted = next(u for u in units if u["id"] == "inside-model")
+    assert inserted["number"] == 3 and units[3]["id"] == "onnx-page"
+    pg.goto(site_server.url + "course/")
+    pg.evaluate("(v) => localStorage.setItem('lllm.quiz.v1', v)", finished_store(site_server, skip=("inside-model",)))
+    pg.reload()
+    expect(pg.locator(".lllm-course-progress__text")).to_have_text(
+        f"{len(units) - 1} of {len(units)} units done · {4 * (len(units) - 1)} of {4 * len(units)} steps "
+        f"({round(100 * (len(units) - 1) / len(units))} %)")
+    for unit in units:
+        status = pg.locator(f'[data-unit-status="{unit["id"]}"]')
+        expect(status).to_contain_text("Not started." if unit is inserted else "Done on")
+    expect(pg.locator("[data-course-summary]")).to_be_hidden()
+    pg.goto(site_server.url)
+    expect(pg.locator(".lllm-course-continue")).to_contain_text(
+        f"Continue where you left off: Unit 3 · {inserted['title']} — {inserted['pages'][0]['title']}")
     page.assert_clean()
 
 

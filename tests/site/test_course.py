@@ -40,8 +40,8 @@ def write(tmp_path, units, title="A course") -> Path:
 
 def test_the_course_file_is_valid_and_ordered():
     course = load()
-    assert 8 <= len(course.units) <= 10
-    assert [u.id for u in course.units][:2] == ["next-token", "training"]
+    assert 8 <= len(course.units) <= 12
+    assert [u.id for u in course.units][:4] == ["next-token", "training", "inside-model", "onnx-page"]
     assert course.units[-1].id == "reasoning"
     pages = [p for u in course.units for p in u.pages]
     assert len(pages) == len(set(pages)), "a page belongs to one unit"

@@ -193,3 +193,55 @@ def test_hints_are_checked(tmp_path):
     _, errors = quiz_files.load_all(folder, run_code=False)
     assert [str(e) for e in errors] == [f"{folder / 't.yml'}:11 [c] 'hints' must be a list of texts (Markdown), "
                                         "one per failed try"]
+
+
+# ---- causal attention: each check fails the attempt that skips what it checks --------------------------
+# attn-causal-code's last check compares everything with a reference, so an attempt that skips a
+# requirement fails there too (except the overflow, which small scores cannot show); each attempt
+# must fail first at the check written for its requirement and pass every check but those two.
+
+ATTENTION = """
+import math
+
+def attention(Q, K, V):
+    d = len(Q[0])
+    outputs, weights = [], []
+    for i, q in enumerate(Q):
+        scores = [sum(a * b for a, b in zip(q, k)) SCALE for k in K]
+        SOFTMAX
+        weights.append(row)
+        outputs.append([sum(w * v[c] for w, v in zip(row, V)) for c in range(len(V[0]))])
+    return outputs, weights
+"""
+STABLE = "exps = [math.exp(s - max(scores[:i + 1])) for s in scores[:i + 1]]"
+MASKED = f"{STABLE}; row = [e / sum(exps) for e in exps] + [0.0] * (len(K) - i - 1)"
+
+
+def attempt(scale="/ math.sqrt(d)", softmax=MASKED) -> str:
+    return ATTENTION.replace("SCALE", scale).replace("SOFTMAX", softmax)
+
+
+ATTENTION_SKIPS = [
+    ("the causal mask", attempt(softmax="exps = [math.exp(s - max(scores)) for s in scores]; row = [e / sum(exps) for e in exps]"),
+     "to the later position 1: mask the future"),
+    ("a softmax over the visible positions only",
+     attempt(softmax="exps = [math.exp(s - max(scores)) for s in scores]; "
+                     "row = [e / sum(exps) if j <= i else 0.0 for j, e in enumerate(exps)]"),
+     "add up to 0."),
+    ("the 1/sqrt(d) scaling", attempt(scale=""), "divide by sqrt(d)"),
+    ("subtracting the largest score before exp",
+     attempt(softmax="exps = [math.exp(s) for s in scores[:i + 1]]; row = [e / sum(exps) for e in exps] + [0.0] * (len(K) - i - 1)"),
+     "overflow math.exp: subtract each row's largest score first"),
+]
+
+
+@pytest.mark.parametrize("requirement, wrong, message", ATTENTION_SKIPS, ids=[s[0] for s in ATTENTION_SKIPS])
+def test_an_attention_without_a_requirement_fails_at_its_check(requirement, wrong, message):
+    tests = code_questions()["attn-causal-code"]["tests"]
+    assert harness.grade(attempt(), tests)["ok"], "the attempts' common frame must pass when nothing is skipped"
+    result = harness.grade(wrong, tests)
+    assert not result["ok"], f"an attention without {requirement} passes every hidden check"
+    assert message in result["message"], result["message"]
+    own, reference = result["passed"], len(tests) - 1
+    others = [t for n, t in enumerate(tests) if n not in (own, reference)]
+    assert own < reference and harness.grade(wrong, others)["ok"], f"without {requirement}: should fail only at its own check"

@@ -51,3 +51,36 @@ def test_missing_paths_get_the_404_page(served, path):
 def test_refuses_a_folder_without_a_site(tmp_path, capsys):
     assert main(["--dir", str(tmp_path), "--port", "0"]) == 2
     assert "make site" in capsys.readouterr().err
+
+
+def test_gzip_serves_text_compressed_and_binary_plain(tmp_path):
+    """With compress=True, text and WebAssembly go out gzip'd (as Cloudflare sends them); models do not;
+    a client that does not accept gzip gets the plain bytes; a folder without its slash still redirects."""
+    import gzip
+
+    from hooks.serve import make_server
+    import threading
+
+    text = "<p>" + "words " * 500 + "</p>"
+    (tmp_path / "index.html").write_text(text)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "index.html").write_text(text)
+    (tmp_path / "m.onnx").write_bytes(b"\1" * 1000)
+    (tmp_path / "_headers").write_text("/*\n  X-Test: all\n")
+    server = make_server(tmp_path, 0, compress=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    try:
+        request = urllib.request.Request(base, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request) as response:
+            assert response.headers["Content-Encoding"] == "gzip" and response.headers["X-Test"] == "all"
+            assert gzip.decompress(response.read()).decode() == text
+        with urllib.request.urlopen(base) as response:
+            assert response.headers["Content-Encoding"] is None and response.read().decode() == text
+        with urllib.request.urlopen(urllib.request.Request(base + "m.onnx", headers={"Accept-Encoding": "gzip"})) as response:
+            assert response.headers["Content-Encoding"] is None and response.read() == b"\1" * 1000
+        with urllib.request.urlopen(urllib.request.Request(base + "sub", headers={"Accept-Encoding": "gzip"})) as response:
+            assert response.url.endswith("/sub/")   # redirected, then served compressed and decoded by the test
+    finally:
+        server.shutdown()
+        server.server_close()
