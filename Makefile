@@ -14,7 +14,7 @@ help:
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date) and its inspection graph"
 	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
-	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
+	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, the model server, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
 
@@ -86,12 +86,14 @@ bench: venv models
 	$(PY) bench/train_bench.py
 	$(PY) bench/generate_bench.py
 	$(PY) bench/attention_bench.py
+	$(PY) bench/serve_model_bench.py
 	$(PY) bench/agent_bench.py --grammar --per-family 60
 	$(MAKE) node browsers
 	$(PY) bench/sandbox_bench.py
 	$(PY) bench/site_bench.py
 	$(PY) bench/page_bench.py
 	$(PY) bench/page_sandbox_bench.py
+	$(PY) bench/train_tab_bench.py
 	$(PY) bench/engine_bench.py --out bench/results/first-visit.md
 	$(PY) bench/lighthouse_bench.py --out bench/results/lighthouse.md
 	@command -v java >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq default-jre-headless; else sudo apt-get install -y -qq default-jre-headless; fi; }

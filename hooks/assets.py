@@ -47,6 +47,8 @@ def vendor_files() -> list[tuple[Path, str]]:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    # the story the /tinyllm/train/ page trains on (site/assets/train/train-worker.mjs fetches it)
+    files.append(File.generated(config, "assets/train/story.txt", abs_src_path=str(ROOT / "export" / "story.txt")))
     for src, dest in vendor_files():
         files.append(File.generated(config, dest, abs_src_path=str(src)))
     for name, dest in MODEL_FILES.items():

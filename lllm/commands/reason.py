@@ -2,6 +2,7 @@
 
     python -m lllm reason
     python -m lllm reason --task brookfield --frameworks io,cot,react
+    python -m lllm reason --framework tot-bfs --puzzle 900 --tree
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import json
 from lllm.commands.args import UsageError, finite_float, non_negative_int
 from dataclasses import asdict
 from lllm.labs.reasoning_bench.benchmark import DEFAULT_FRAMEWORKS, FRAMEWORKS, SWEEP_LEVELS, TASKS, benchmark, make_environment, make_framework, stand_in, sweep
-from lllm.labs.reasoning_bench.report import format_chart, format_sweep, format_table, format_tree, result_record, summarize
+from lllm.labs.reasoning_bench.report import format_chart, format_sweep, format_table, format_tree, format_verdict, result_record, summarize
 from lllm.reasoning.agent import Agent
+from lllm.reasoning.search_tree import format_search_tree, search_tree, search_tree_record
 
 
 def add_cli(subparsers) -> None:
@@ -32,6 +34,9 @@ def add_cli(subparsers) -> None:
     p.add_argument("--seeds", type=non_negative_int, default=3, help="repeats (seeds 0, 1, ...) (default 3)")
     p.add_argument("--limit", type=non_negative_int, default=None, help="only the first N puzzles of the split")
     p.add_argument("--puzzle", type=non_negative_int, default=None, help="run the (first) --framework once on this row and print its tree")
+    p.add_argument("--tree", action="store_true", help="run the (first) --framework once (on --puzzle, else the split's first row) "
+                                                       "and print the search tree the reasoning lab draws, the answer's path marked")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="the model's seed for a --puzzle or --tree run (default 0; the lab's seed)")
     p.add_argument("--max-tokens", type=non_negative_int, default=None, help="reply limit sent to the model (default 256 for http, 80 for TinyLLM)")
     p.add_argument("--workers", type=non_negative_int, default=None, help="parallel samples of one prompt (default 4 for http, else 1)")
     p.add_argument("--sweep", choices=["value-noise"], default=None, help="success as the stand-in's evaluator worsens")
@@ -77,18 +82,23 @@ def run_reason(args) -> int:
     max_tokens = args.max_tokens if args.max_tokens is not None else max_tokens
     workers = args.workers or workers
     environment = make_environment(args.task)
-    if args.puzzle is not None:
-        if args.puzzle >= len(environment.data):
-            raise UsageError(f"--puzzle must be below {len(environment.data)}, got {args.puzzle}")
-        framework = make_framework(names[0], 0, args.task)
-        framework.initialize(Agent(make_model(0), max_new_tokens=max_tokens, workers=workers), environment)
-        result = framework.run(args.puzzle)
-        print(json.dumps(result_record(result)) if args.json else format_tree(result))
-        return 0
     try:
-        environment.data.get_set_idxs(args.split)
+        first_row = environment.data.get_set_idxs(args.split)[0]
     except DataError as e:
         raise UsageError(f"--split: {e}") from None
+    if args.puzzle is not None or args.tree:
+        puzzle = first_row if args.puzzle is None else args.puzzle
+        if puzzle >= len(environment.data):
+            raise UsageError(f"--puzzle must be below {len(environment.data)}, got {puzzle}")
+        framework = make_framework(names[0], args.seed, args.task)
+        framework.initialize(Agent(make_model(args.seed), max_new_tokens=max_tokens, workers=workers), environment)
+        result = framework.run(puzzle)
+        if args.tree:
+            search = search_tree(result, environment)
+            print(json.dumps(search_tree_record(search)) if args.json else format_search_tree(search) + "\n" + format_verdict(result))
+        else:
+            print(json.dumps(result_record(result)) if args.json else format_tree(result))
+        return 0
     options = dict(split=args.split, seeds=range(args.seeds), limit=args.limit, environment=environment,
                    max_new_tokens=max_tokens, task=args.task, workers=workers)
     if args.sweep:

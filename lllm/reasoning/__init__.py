@@ -3,10 +3,11 @@
 The framework API sits at the top of the folder; the tasks and the stand-in models have folders
 of their own. Read in this order: `records.py` (State, Inference, Verification), `data.py`,
 `tasks/game24_arithmetic.py`, `tasks/game24.py` (the task), `agent.py`, `frameworks.py`,
-`search.py`, `graph.py` (Graph of Thoughts), `mcts.py` (RAP), `standins/game24_player.py` (a
-stand-in model), `tasks/multihop.py` (a second task: multi-hop questions answered with a lookup
-tool), `standins/multihop_reader.py` (its stand-in), and `lllm/labs/reasoning_bench/benchmark.py`
-(compare frameworks; the `python -m lllm reason` command).
+`search.py`, `graph.py` (Graph of Thoughts), `mcts.py` (RAP), `search_tree.py` (a finished
+run's tree, to open), `standins/game24_player.py` (a stand-in model), `tasks/multihop.py` (a
+second task: multi-hop questions answered with a lookup tool), `standins/multihop_reader.py` (its
+stand-in), and `lllm/labs/reasoning_bench/benchmark.py` (compare frameworks; the
+`python -m lllm reason` command).
 
 The framework knows neither task nor model; the agent knows no task; only the environment
 knows Game of 24.

@@ -19,7 +19,7 @@ SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 
   r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
     `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 SETTLED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"   # a11y.js has run
-WIDGETS = ".lllm-playground, .lllm-demo, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-quiz"
+WIDGETS = ".lllm-playground, .lllm-demo, .lllm-oversight, .lllm-timetravel, .lllm-reasoning-lab, div.runnable.highlight, .lllm-quiz"
 
 
 def visit(page, server, path, html_file):

@@ -14,6 +14,7 @@ its token counts are reported), `--predictor tinyllm`, ...
     python -m lllm reason --task brookfield                  # the second task
     python -m lllm reason --sweep value-noise                # search helps only while evaluation is good
     python -m lllm reason --framework rap --puzzle 900       # one run, its search tree
+    python -m lllm reason --framework tot-bfs --puzzle 900 --tree   # the same tree the lab draws
     python -m lllm reason --predictor http:http://127.0.0.1:8080 --framework cot --limit 5
 
 Usage:
@@ -37,6 +38,7 @@ from lllm.reasoning.tasks.game24 import Game24
 from lllm.reasoning.graph import GraphOfThoughts
 from lllm.reasoning.mcts import RAP
 from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
+from lllm.reasoning.search_tree import search_tree, search_tree_record
 from lllm.reasoning.standins.game24_player import SimulatedModel
 from lllm.reasoning.standins.multihop_reader import SimulatedReader
 
@@ -147,7 +149,9 @@ def lab_json(params: str, tinyllm=None) -> str:
                 raise ValueError(f"puzzle must be a row 0..{len(environment.data) - 1}, got {puzzle}")
             framework = make_framework(p["framework"], seed, task)
             framework.initialize(Agent(make_model(seed), max_new_tokens=max_tokens), environment)
-            return json.dumps({"ok": True, "task": task, **result_record(framework.run(puzzle))})
+            result = framework.run(puzzle)
+            search = search_tree_record(search_tree(result, environment))     # the same labels as `reason --tree`
+            return json.dumps({"ok": True, "task": task, **result_record(result), "search": search})
         options = dict(split="test", limit=int(p.get("limit", 10)), environment=environment, task=task)
         if p.get("kind") == "sweep":
             table = sweep(p["frameworks"], SWEEP_LEVELS, rate, seeds=range(int(p.get("seeds", 1))), **options)

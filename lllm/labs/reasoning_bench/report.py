@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from lllm.model.sampling import Mulberry32
 
 __all__ = ["Row", "Summary", "summarize", "bootstrap_interval", "format_table", "format_chart", "format_tree",
-           "format_sweep", "result_record"]
+           "format_verdict", "format_sweep", "result_record"]
 
 RESAMPLES = 1000
 
@@ -161,10 +161,15 @@ def format_tree(result) -> str:
 
     for root in children.get(None, []):
         show(root, 0)
-    u = result.usage
-    lines.append(f"-> {result.verification.message} ({'correct' if result.verification.correct else 'wrong'}); "
-                 f"{u.calls} model calls, {u.hits} cache hits, {u.tokens_in} {u.unit} in, {u.tokens_out} out")
+    lines.append(format_verdict(result))
     return "\n".join(lines)
+
+
+def format_verdict(result) -> str:
+    """The run's last line: the verdict and what the model cost."""
+    u = result.usage
+    return (f"-> {result.verification.message} ({'correct' if result.verification.correct else 'wrong'}); "
+            f"{u.calls} model calls, {u.hits} cache hits, {u.tokens_in} {u.unit} in, {u.tokens_out} out")
 
 
 # ---- JSON for the page ------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 //   <div class="lllm-reasoning-lab"></div>
 //
 // "Run" sends {kind: "run", task, puzzle, framework, error_rate, value_noise, seed, model} to
-// lllm.labs.reasoning_bench.benchmark.lab_json in the page's Python and replays the run's tree node by node;
+// lllm.labs.reasoning_bench.benchmark.lab_json in the page's Python and replays the run's tree node by node
+// as an accessible tree you open with the keyboard (../runtime/tree.mjs), each line the label
+// lllm/reasoning/search_tree.py gives it (`python -m lllm reason --tree` prints the same lines);
 // Graph of Thoughts is also drawn as a graph (merged thoughts have several parents) and RAP as a
 // tree whose circles grow with visits. "Benchmark" draws success (with its 95% interval) against
 // model calls, with the tokens each framework spent; "Sweep" shows success as the stand-in's value
@@ -14,6 +16,7 @@
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field, input, pct, select, svgCanvas, table } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
+import { treeView } from "../runtime/tree.mjs";
 
 const NAMESPACE = "lllm-reasoning-lab";
 const FRAMEWORKS = ["io", "cot", "cot-sc", "react", "reflexion", "tot-bfs", "tot-dfs", "got", "rap", "foa"];
@@ -31,13 +34,12 @@ const STYLE = `
 .lllm-reasoning-lab input[type="number"] { width: 5em; }
 .lllm-reasoning-lab__buttons { display: flex; gap: 0.5em; align-items: center; margin: 0.6em 0; }
 .lllm-reasoning-lab__buttons .md-button { padding: 0.2em 1em; font-size: 0.75rem; }
-.md-typeset .lllm-reasoning-lab__tree, .md-typeset .lllm-reasoning-lab__tree ul { list-style: none; margin: 0 0 0 1.2em; padding: 0; font-family: var(--md-code-font-family, monospace); }
-.md-typeset .lllm-reasoning-lab__tree { margin-left: 0; }
-.md-typeset .lllm-reasoning-lab__tree li { list-style: none; margin: 0.1em 0; padding: 0; }
+.md-typeset .lllm-reasoning-lab__tree { font-family: var(--md-code-font-family, monospace); }
 .lllm-reasoning-lab svg { max-width: 640px; display: block; }
-.lllm-reasoning-lab__node--pruned > span { color: var(--md-default-fg-color--light); text-decoration: line-through; }
-.lllm-reasoning-lab__node--invalid > span { color: #c62828; }
-.lllm-reasoning-lab__node--solved > span { font-weight: 700; color: #2e7d32; }
+.lllm-reasoning-lab__node--pruned > span { font-style: italic; }
+.lllm-reasoning-lab__node--invalid > span { text-decoration: underline wavy #c62828; }
+.lllm-reasoning-lab__node--solved > span { text-decoration: underline #2e7d32; }
+.lllm-reasoning-lab__node--path > span { font-weight: 700; box-shadow: inset 3px 0 0 var(--md-accent-fg-color); }
 .lllm-reasoning-lab__verdict { font-weight: 600; margin-top: 0.5em; }
 .lllm-reasoning-lab__error { color: #c62828; font-weight: 600; }
 .lllm-reasoning-lab__note { font-style: italic; }
@@ -49,7 +51,7 @@ const STYLE = `
 const numberInput = (name, value, min, max, step) => input(name, value, { type: "number", min, max, step });
 const interval = (s) => `${(100 * s.low).toFixed(0)}–${(100 * s.high).toFixed(0)}%`;
 
-// ---- the search tree, grown node by node --------------------------------------------------------
+// ---- the search tree, grown node by node (an accessible tree: ../runtime/tree.mjs) ----------------
 
 function nodeClass(node, record) {
   if (node.left.startsWith("invalid")) return "invalid";
@@ -69,19 +71,20 @@ function nodeText(node) {
   return `#${node.id} ${last}${value}${notes.length ? `  [${notes.join("; ")}]` : ""}`;
 }
 
+/** The run's search tree (lllm/reasoning/search_tree.py: the labels `reason --tree` prints), grown in
+ * the order the framework made its nodes; the path to the answer starts open and says so in words. */
 async function growTree(record, output, isCurrent) {
-  const tree = el("ul", { class: "lllm-reasoning-lab__tree" });
-  const children = new Map();            // node id -> its <ul>
-  output.append(tree);
-  const delay = Math.min(60, 3000 / Math.max(1, record.tree.length));
-  for (const node of record.tree) {
+  const view = treeView(`Search tree of ${record.framework} on ${record.puzzle}`, { className: "lllm-reasoning-lab__tree" });
+  output.append(el("p", { class: "lllm-reasoning-lab__legend" },
+    "Search tree: each line is a state with its value, the framework's note and the verifier's verdict. " +
+    "The lines marked “on the answer path” lead from the puzzle to the answer. Arrow keys move and open; Enter opens or closes."));
+  output.append(view.element);
+  const delay = Math.min(60, 3000 / Math.max(1, record.search.length));
+  for (const node of [...record.search].sort((a, b) => a.id - b.id)) {
     if (!isCurrent()) return;            // a newer run started: stop drawing this one
-    const item = el("li", { class: `lllm-reasoning-lab__node lllm-reasoning-lab__node--${nodeClass(node, record)}` });
-    item.append(el("span", {}, nodeText(node)));
-    const sub = el("ul");
-    item.append(sub);
-    children.set(node.id, sub);
-    (node.parent === null ? tree : children.get(node.parent) ?? tree).append(item);
+    const kind = nodeClass(record.tree[node.id], record);
+    view.add({ id: node.id, parent: node.parent, text: node.label, open: node.on_path || node.parent === null,
+               className: `lllm-reasoning-lab__node lllm-reasoning-lab__node--${kind}${node.on_path ? " lllm-reasoning-lab__node--path" : ""}` });
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
   const v = record.verification, u = record.usage;

@@ -269,8 +269,8 @@ export const lllm = {
 
   /**
    * TinyLLM continues `prompt` (the completion only, as `python -m lllm generate` prints it for the
-   * same settings and seed). params.model picks the model by name ("tinyllm", the default, or
-   * "tinyllm-agent"). onStep(char, top) streams each character with the top next-character
+   * same settings and seed). params.model picks the model by name ("tinyllm", the default,
+   * "tinyllm-agent", or "tinyllm-yours": the reader's own, trained on /tinyllm/train/). onStep(char, top) streams each character with the top next-character
    * probabilities before it was drawn. Resolves to the completion string.
    */
   async generate(params = {}, { onStep = null, details = false } = {}) {

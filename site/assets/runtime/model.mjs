@@ -10,7 +10,8 @@
 // At start it loads onnxruntime-web and compiles its wasm (in parallel with Pyodide in the other
 // worker), but no model: each model, named as in runtime.json (hooks/runtime.py: the story model
 // "tinyllm", the agent-tuned "tinyllm-agent"), loads the first time something asks for it, so a
-// page downloads only the model its first answer uses.
+// page downloads only the model its first answer uses. "tinyllm-yours" is the reader's own, trained
+// on /tinyllm/train/ and kept in this browser's Cache Storage (../train/yours.mjs).
 //
 // From the page:          {id, type: "generate" | "window" | "load", params, stream}
 //                         {type: "port", port}  a MessagePort to the (new) Python worker
@@ -60,8 +61,24 @@ async function loadOrt() {
 
 /** The model called `name` (loaded once, on first use): {name, card, session}. */
 function model(name = manifest.story) {
+  if (name === YOURS) return yours();
   if (!models.has(name)) models.set(name, loadModel(name));
   return models.get(name);
+}
+
+/** The reader's own model (../train/yours.mjs, imported only when asked for), reopened whenever a
+ *  new one has been stored. */
+const YOURS = "tinyllm-yours";
+let yoursOpen = null;   // {sha, promise}
+async function yours() {
+  const { readYours } = await import("../train/yours.mjs");
+  const stored = await readYours();
+  if (!stored) throw new Error("No model has been trained in this browser yet: train one on the page Train it yourself");
+  if (yoursOpen?.sha !== stored.card.onnx_sha256) {
+    const opened = (ortLoaded ??= loadOrt()).then(() => openSession(YOURS, stored.bytes, stored.card, "Your trained model"));
+    yoursOpen = { sha: stored.card.onnx_sha256, promise: opened };
+  }
+  return yoursOpen.promise;
 }
 
 async function loadModel(name) {
@@ -88,11 +105,15 @@ async function loadModel(name) {
     if (hex !== card.onnx_sha256)
       throw new Error(`The model file ${modelUrl} does not match its card (sha256 differs): the download is damaged or stale; rebuild with \`${entry.build}\` and reload`);
   }
+  return openSession(name, bytes, card, `The model file ${modelUrl}`);
+}
+
+async function openSession(name, bytes, card, what) {
   try {
     const session = await ort.InferenceSession.create(bytes, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
     return { name, card, session };
   } catch (e) {
-    throw new Error(`The model file ${modelUrl} could not be opened by onnxruntime-web: ${String(e.message ?? e).split("\n")[0]}`);
+    throw new Error(`${what} could not be opened by onnxruntime-web: ${String(e.message ?? e).split("\n")[0]}`);
   }
 }
 

@@ -4,7 +4,7 @@
 // Generation needs only the model, so it can start before Python has finished loading.
 
 import { lllm } from "./lllm.mjs";
-import { el, field, input, pct } from "./dom.mjs";
+import { el, field, input, pct, select } from "./dom.mjs";
 
 const CONTROLS = [
   // [name, label, default, attributes] — defaults match `python -m lllm generate`
@@ -42,6 +42,12 @@ function setUp(root) {
     inputs[name] = input(name, value, attributes);
     controls.append(field(label, inputs[name], "lllm-pg__field"));
   }
+  // "your trained model" (/tinyllm/train/, kept in this browser) is offered once there is one
+  const model = select("model", [["", "TinyLLM (the site's)"], ["tinyllm-yours", "your trained model"]], "");
+  const modelField = field("model", model, "lllm-pg__field");
+  modelField.hidden = true;
+  import("../train/yours.mjs").then((m) => m.readYoursCard()).then((card) => { modelField.hidden = !card; }, () => {});
+  controls.append(modelField);
   const go = el("button", { class: "md-button md-button--primary" }, "Generate");
   const stop = el("button", { class: "md-button" }, "Stop");
   go.type = stop.type = "button";
@@ -68,6 +74,7 @@ function setUp(root) {
   go.addEventListener("click", async () => {
     const params = { prompt: prompt.value };
     for (const [name] of CONTROLS) params[name] = Number(inputs[name].value);
+    if (model.value) params.model = model.value;
     shownPrompt.textContent = prompt.value;
     if (root.dataset.done === "error") status.textContent = "";   // the last run's error is not this run's
     completion.textContent = "";
@@ -85,7 +92,7 @@ function setUp(root) {
     const t0 = performance.now();
     let first = 0;
     try {
-      await lllm.modelReady();
+      await lllm.modelReady(params.model);
       const result = await lllm.generate(params, {
         details: true,
         onStep: (char, top) => {

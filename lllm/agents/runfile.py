@@ -1,0 +1,109 @@
+"""Layer 3 · the run file: `check_spec(data) -> (inputs, edits)`, the versioned schema of a time-travel run, checked.
+
+Read `timetravel.py` for what a run spec means. A run file (what the page exports, what
+`python -m lllm replay` reads) and a run link (the page's URL fragment) carry the same JSON:
+
+    {"schema": "lllm-run", "version": 1,
+     "inputs": {"goal": "What is 17 * 23?",      a question, or a tool call such as calc[2 + 2]
+                "brain": "tinyllm-agent",         rule | tinyllm | tinyllm-agent | scripted | echo
+                "seed": 0,                        integer >= 0; only the story model (tinyllm) samples
+                "temperature": 0.8,               0 to 5; tinyllm only
+                "max_steps": 5,                   1 to 10
+                "script": ""},                    the scripted replies, blocks between --- lines
+     "edits": [{"parent": 1, "step": 1, "observation": "400"}],   branch 2, 3, ... in order
+     "branches": [...]}                           what was computed (the export has it; a link does not)
+
+An edit names an earlier branch (`parent`, 1 = the run), a step of it (`step`, from 1), and one or
+more of `thought`, `action` (`tool[input]` or `Final Answer: ...`), `observation`; or only a new
+`goal` (then `step` is 1: a whole new run). Only `inputs.goal` is required; the
+rest have the defaults above. Anything else is refused with one sentence naming the field, so
+a malformed file or link changes nothing.
+
+Usage:
+
+    >>> check_spec({"inputs": {"goal": "Who is Pip?"}})[0]
+    {'goal': 'Who is Pip?', 'brain': 'rule', 'seed': 0, 'temperature': 0.8, 'max_steps': 5, 'script': ''}
+    >>> check_spec({"schema": "lllm-run", "version": 1, "inputs": {"goal": "Who is Pip?", "seed": -1}})
+    Traceback (most recent call last):
+    ...
+    ValueError: field inputs.seed must be an integer >= 0, got -1
+"""
+
+from __future__ import annotations
+
+__all__ = ["SCHEMA", "VERSION", "BRAINS", "MAX_STEPS_LIMIT", "EDIT_FIELDS", "check_spec"]
+
+SCHEMA, VERSION = "lllm-run", 1
+BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
+MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run
+MAX_EDITS = 50                  # a link or file cannot ask for an endless tree
+EDIT_FIELDS = ("goal", "thought", "action", "observation")
+DEFAULTS = {"brain": "rule", "seed": 0, "temperature": 0.8, "max_steps": 5, "script": ""}
+
+
+def _int(value, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        bounds = f">= {low}" if high >= 2 ** 31 else f"between {low} and {high}"
+        raise ValueError(f"field {name} must be an integer {bounds}, got {value!r}")
+    return value
+
+
+def _text(value, name: str, empty_ok: bool = False) -> str:
+    if not isinstance(value, str) or (not empty_ok and not value.strip()):
+        raise ValueError(f"field {name} must be {'text' if empty_ok else 'non-empty text'}, got {value!r}")
+    return value
+
+
+def _inputs(data) -> dict:
+    if not isinstance(data, dict):
+        raise ValueError(f"field inputs must be an object with the goal, brain, seed..., got {data!r}")
+    unknown = sorted(set(data) - {"goal", *DEFAULTS})
+    if unknown:
+        raise ValueError(f"field inputs.{unknown[0]} is not part of a run's inputs (version {VERSION})")
+    inputs = {"goal": _text(data.get("goal"), "inputs.goal")} | {k: data.get(k, v) for k, v in DEFAULTS.items()}
+    if inputs["brain"] not in BRAINS:
+        raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {inputs['brain']!r}")
+    _int(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
+    t = inputs["temperature"]
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 5:
+        raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {t!r}")
+    _int(inputs["max_steps"], "inputs.max_steps", 1, MAX_STEPS_LIMIT)
+    _text(inputs["script"], "inputs.script", empty_ok=True)
+    return inputs
+
+
+def _edit(data, i: int) -> dict:
+    name = f"edits[{i}]"
+    if not isinstance(data, dict):
+        raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 1, \"observation\": \"...\"}}")
+    unknown = sorted(set(data) - {"parent", "step", *EDIT_FIELDS})
+    if unknown:
+        raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change ({', '.join(EDIT_FIELDS)})")
+    _int(data.get("parent"), f"{name}.parent", 1, i + 1)    # branch i + 2 may start from branches 1 .. i + 1
+    _int(data.get("step"), f"{name}.step", 1, MAX_STEPS_LIMIT)
+    changed = [k for k in EDIT_FIELDS if k in data]
+    if not changed:
+        raise ValueError(f"field {name} changes nothing: give it a thought, an action, an observation or a goal")
+    if "goal" in data and (len(changed) > 1 or data["step"] != 1):
+        raise ValueError(f"field {name}.goal starts a whole new run: give it alone, with step 1")
+    for k in changed:
+        _text(data[k], f"{name}.{k}", empty_ok=k != "goal")
+        if "\n" in data[k]:
+            raise ValueError(f"field {name}.{k} must be one line")
+    return {k: data[k] for k in ("parent", "step", *EDIT_FIELDS) if k in data}
+
+
+def check_spec(data) -> tuple[dict, list[dict]]:
+    """The inputs (defaults filled in) and the edits of a run spec, or ValueError naming the field."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a run must be a JSON object with schema, version, inputs and edits, got {type(data).__name__}")
+    if data.get("schema", SCHEMA) != SCHEMA:
+        raise ValueError(f"field schema must be {SCHEMA!r}, got {data.get('schema')!r}")
+    if data.get("version", VERSION) != VERSION:
+        raise ValueError(f"field version must be {VERSION} (the version this code reads), got {data.get('version')!r}")
+    edits = data.get("edits", [])
+    if not isinstance(edits, list) or len(edits) > MAX_EDITS:
+        raise ValueError(f"field edits must be a list of at most {MAX_EDITS} edits, got {type(edits).__name__}")
+    if not isinstance(data.get("branches", []), list):
+        raise ValueError("field branches must be a list (the branches the run file recorded)")
+    return _inputs(data.get("inputs")), [_edit(e, i) for i, e in enumerate(edits)]

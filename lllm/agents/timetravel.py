@@ -1,0 +1,260 @@
+"""Layer 3 · time travel for a ReAct run: `travel(spec) -> record`, a tree of branches recomputed from inputs and edits.
+
+Read `react.py` first: this module drives its public step (`react_step`, `act`) and changes none of
+it. A *run spec* is what a re-run needs — the inputs (goal, brain, seed, temperature, max steps,
+script) and a list of *edits*. Branch 1 is the run itself; each edit makes one more branch: it takes
+an earlier branch (`parent`), keeps its steps before `step` unchanged, replaces the thought, the
+action or the observation of step `step` (or the goal: a whole new run), and lets the model go on
+from there. `travel` returns the *record*: the spec plus every branch's steps (the prompt each step
+saw, the raw output, what was parsed, the tool call, the observation), which `trace_text` prints —
+the page shows that text and `python -m lllm replay RUN.json` prints it too.
+
+Determinism, exactly: step i (counted from 1) of any branch is asked of a predictor made fresh for
+that step. The story model (`tinyllm`, the one brain that samples) is seeded with
+`step_seed(seed, i) = (seed * 1000 + i) mod 2**32`, so a step's text depends only on its prompt, the
+seed and its index — never on what an edited branch did before it; replaying a branch gives the
+same text character for character. Scripted replies are per step too: step i gets reply i
+(cycling). The greedy brains (rule, echo, the agent-tuned TinyLLM) need no seed. So branch 1 of a
+greedy brain is exactly what `python -m lllm react GOAL --predictor BRAIN` prints; for the story
+model it differs from `react --seed` (which carries one random stream across steps).
+
+The run file (`record_json`) is versioned: `schema` "lllm-run", `version` 1 (see `runfile.py`).
+
+Usage:
+
+    >>> spec = {"inputs": {"goal": "What is 6 times 7?", "brain": "rule"},
+    ...         "edits": [{"parent": 1, "step": 1, "observation": "40"}]}
+    >>> record = travel(spec)
+    >>> [b["answer"] for b in record["branches"]]
+    ['42', '40']
+    >>> first_difference(record["branches"][0], record["branches"][1])
+    1
+    >>> [line for line in trace_text(record).splitlines() if line.startswith("==")]
+    ['== branch 1: the run', '== branch 2: from branch 1, step 1 edited (observation: "40")']
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from typing import Callable, Sequence
+
+from lllm.agents.react import (FORCED_RE, Outcome, Step, Trajectory, act, build_prompt, grounding, parse_final,
+                               react_step)
+from lllm.agents.grounding import Ungrounded, label
+from lllm.agents.runfile import SCHEMA, VERSION, check_spec
+from lllm.agents.tools import DEFAULT_TOOLS, Tool
+from lllm.predictors.contract import ScriptedPredictor
+from lllm.predictors.specs import make_predictor, parse_script
+
+__all__ = ["step_seed", "step_brains", "go_on", "first_run", "edited_step", "branch", "travel", "first_difference",
+           "differing_branch", "trace_text", "trajectory_of"]
+
+
+# ---- a fresh predictor per step: the rule that makes a replay exact ------------------------------
+
+def step_seed(seed: int, index: int) -> int:
+    """The sampling seed of step `index` (1-based) of every branch of a run with `seed`."""
+    return (seed * 1000 + index) % 2 ** 32
+
+
+def step_brains(brain: str, seed: int = 0, temperature: float = 0.8, script: str = "",
+                models: dict | None = None) -> Callable[[int], object]:
+    """`brain_for(i)`: the predictor that writes step i. Greedy brains are one object (they carry
+    no state between calls); the story model is made fresh with `step_seed`; a script starts at reply i."""
+    if brain == "scripted":
+        replies = parse_script(script)
+        if not replies:
+            raise ValueError("the script has no replies: write one reply per block, blocks separated by --- lines")
+        return lambda i: ScriptedPredictor(replies[(i - 1) % len(replies):] + replies[:(i - 1) % len(replies)], cycle=True)
+    if brain == "tinyllm":
+        return lambda i: make_predictor("tinyllm", temperature=temperature, seed=step_seed(seed, i), models=models)
+    greedy = make_predictor(brain, models=models)      # rule, echo, tinyllm-agent (temperature 0)
+    return lambda i: greedy
+
+
+# ---- the loop, from any prefix -------------------------------------------------------------------
+
+def _stopped(trajectory: Trajectory) -> Trajectory:
+    """Set answer and stop reason from the last step, as `run_react` does."""
+    last = trajectory.steps[-1] if trajectory.steps else None
+    if last is not None and last.outcome is Outcome.FINAL:
+        trajectory.answer, trajectory.stop_reason = last.final, "final answer"
+    elif last is not None and last.outcome is Outcome.PREDICTOR_ERROR:
+        trajectory.stop_reason = "predictor error"
+    return trajectory
+
+
+# --8<-- [start:go-on]
+def go_on(goal: str, steps: Sequence[Step], brain_for, tools: Sequence[Tool], max_steps: int) -> Trajectory:
+    """The ReAct loop (think, act, observe) continued after `steps`, which stay as they are."""
+    trajectory = _stopped(Trajectory(goal=goal, steps=list(steps)))
+    while len(trajectory.steps) < max_steps and not trajectory.stop_reason:
+        index = len(trajectory.steps) + 1
+        trajectory.steps.append(react_step(goal, brain_for(index), tools, trajectory.steps))
+        _stopped(trajectory)
+    trajectory.stop_reason = trajectory.stop_reason or "max steps"
+    return trajectory
+# --8<-- [end:go-on]
+
+
+def first_run(goal: str, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS, max_steps: int = 5) -> Trajectory:
+    """Branch 1: a whole run. A goal written as `tool[args]` is run once first (forced), as run_react does."""
+    forced = FORCED_RE.fullmatch(goal)
+    steps = []
+    if forced and forced.group(1) in {t.name for t in tools}:
+        steps.append(act(Step(action=(forced.group(1), forced.group(2).strip()), forced=True), tools))
+    return go_on(goal, steps, brain_for, tools, max_steps)
+
+
+# ---- an edit: a new branch from a step of an earlier one -----------------------------------------
+
+def edited_step(step: Step, edit: dict, tools: Sequence[Tool], where: str = "edit") -> Step:
+    """`step` with the edit applied: the thought, then the action (its tool runs again, or it becomes
+    a final answer), then the observation. The raw output and the prompt stay what the model saw."""
+    if "thought" in edit:
+        step = replace(step, thought=" ".join(edit["thought"].split()) or None)
+    if "action" in edit:
+        text, final = edit["action"].strip(), parse_final(edit["action"])
+        call = FORCED_RE.fullmatch(text)
+        if text.startswith("Final Answer:") and final is not None:
+            step = replace(step, action=None, final=final, observation=None, outcome=Outcome.FINAL)
+        elif call:
+            step = act(replace(step, action=(call.group(1), call.group(2).strip()), final=None), tools)
+        else:
+            raise ValueError(f"{where}.action must be written as tool[input] or 'Final Answer: ...', got {text!r}")
+    if "observation" in edit:
+        if step.outcome in (Outcome.FINAL, Outcome.PREDICTOR_ERROR):
+            raise ValueError(f"{where}.observation: step {edit['step']} has no observation to edit "
+                             f"(it is a {step.outcome.value}); edit its action instead")
+        step = replace(step, observation=" ".join(edit["observation"].split()))
+    return step
+
+
+# --8<-- [start:branch]
+def branch(parent: Trajectory, edit: dict, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS,
+           max_steps: int = 5, where: str = "edit") -> Trajectory:
+    """A new branch: `parent`'s steps before `edit["step"]` unchanged, that step edited, then the model again."""
+    if "goal" in edit:
+        return first_run(edit["goal"], brain_for, tools, max_steps)
+    k = edit["step"]
+    if k > len(parent.steps):
+        raise ValueError(f"{where}.step is {k}, but branch {edit['parent']} has {len(parent.steps)} step(s)")
+    steps = parent.steps[:k - 1] + [edited_step(parent.steps[k - 1], edit, tools, where)]
+    return go_on(parent.goal, steps, brain_for, tools, max_steps)
+# --8<-- [end:branch]
+
+
+# ---- the whole tree, as data ---------------------------------------------------------------------
+
+def step_record(step: Step, prompt: str | None) -> dict:
+    """One step as the record keeps it: the Step's fields and the whole prompt it saw (None when forced)."""
+    return asdict(step) | {"action": list(step.action) if step.action else None,     # as JSON has it
+                           "outcome": step.outcome.value if step.outcome else None, "prompt": prompt}
+
+
+def branch_record(number: int, edit: dict | None, trajectory: Trajectory, tools: Sequence[Tool]) -> dict:
+    prompts = [None if s.forced else build_prompt(trajectory.goal, tools, trajectory.steps[:i])
+               for i, s in enumerate(trajectory.steps)]
+    return {"id": number, "parent": edit["parent"] if edit else None, "edit": edit, "goal": trajectory.goal,
+            "steps": [step_record(s, p) for s, p in zip(trajectory.steps, prompts)],
+            "answer": trajectory.answer, "stop_reason": trajectory.stop_reason,
+            "ungrounded": [reason.value for reason in grounding(trajectory)]}
+
+
+def trajectory_of(branch_dict: dict) -> Trajectory:
+    """A recorded branch back as a Trajectory (the record's steps hold every field of Step)."""
+    fields = set(Step.__dataclass_fields__)
+    steps = [Step(**{k: v for k, v in s.items() if k in fields} | {
+        "action": tuple(s["action"]) if s["action"] else None,
+        "outcome": Outcome(s["outcome"]) if s["outcome"] else None}) for s in branch_dict["steps"]]
+    return Trajectory(goal=branch_dict["goal"], steps=steps, answer=branch_dict["answer"],
+                      stop_reason=branch_dict["stop_reason"])
+
+
+def travel(spec: dict, models: dict | None = None, known: dict | None = None,
+           tools: Sequence[Tool] = DEFAULT_TOOLS) -> dict:
+    """The record of a run spec: every branch computed from the inputs and the edits. Branches of
+    `known` (an earlier record with the same inputs and the same first edits) are reused, not re-run."""
+    inputs, edits = check_spec(spec)
+    brain_for = step_brains(inputs["brain"], inputs["seed"], inputs["temperature"], inputs["script"], models)
+    reusable = 0
+    if known and known.get("inputs") == inputs:
+        old = known.get("edits", [])
+        while reusable < min(len(old), len(edits)) and old[reusable] == edits[reusable]:
+            reusable += 1
+        reusable += 1                                   # branch 1 needs no edit
+    branches = [trajectory_of(b) for b in (known or {}).get("branches", [])[:reusable]]
+    if not branches:
+        branches.append(first_run(inputs["goal"], brain_for, tools, inputs["max_steps"]))
+    for i, edit in enumerate(edits[len(branches) - 1:], start=len(branches) - 1):
+        branches.append(branch(branches[edit["parent"] - 1], edit, brain_for, tools, inputs["max_steps"], f"edits[{i}]"))
+    return {"schema": SCHEMA, "version": VERSION, "inputs": inputs, "edits": edits,
+            "branches": [branch_record(n, edits[n - 2] if n > 1 else None, t, tools)
+                         for n, t in enumerate(branches, start=1)]}
+
+
+# ---- comparing, and the trace both the page and the terminal print ----------------------------------
+
+STEP_KEYS = ("raw", "thought", "action", "final", "observation", "forced", "outcome")
+
+
+def first_difference(a: dict, b: dict) -> int | None:
+    """The first step (1-based) where two recorded branches differ, or None when they are the same."""
+    for i in range(max(len(a["steps"]), len(b["steps"]))):
+        if i >= len(a["steps"]) or i >= len(b["steps"]):
+            return i + 1
+        if any(a["steps"][i][k] != b["steps"][i][k] for k in STEP_KEYS) or (i == 0 and a["goal"] != b["goal"]):
+            return i + 1
+    return None
+
+
+def differing_branch(recorded: Sequence[dict], computed: Sequence[dict]) -> int | None:
+    """The first branch (its id) where a file's recorded branches and a replay's differ, or None."""
+    for n, (a, b) in enumerate(zip(recorded, computed), start=1):
+        if first_difference(a, b) is not None or a.get("answer") != b["answer"]:
+            return n
+    return None if len(recorded) == len(computed) else min(len(recorded), len(computed)) + 1
+
+
+def _edit_text(edit: dict) -> str:
+    changed = ", ".join(f'{k}: "{edit[k]}"' for k in ("goal", "thought", "action", "observation") if k in edit)
+    where = "the goal edited" if "goal" in edit else f"step {edit['step']} edited"
+    return f"from branch {edit['parent']}, {where} ({changed})"
+
+
+def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
+    lines = [f"Thought: {step['thought']}"] if step["thought"] else []
+    if step["action"]:
+        lines.append(f"Action: {step['action'][0]}[{step['action'][1]}]")
+    if step["final"] is not None:
+        lines.append(f"Final Answer: {step['final']}")
+    if step["observation"] is not None:
+        lines.append(f"Observation: {step['observation']}")
+    if step["outcome"] == Outcome.REPAIR.value and step["raw"].strip():
+        lines.insert(0, f"(raw: {step['raw']!r})")        # what the model wrote that parsed as nothing
+    mark = "forced" if step["forced"] else "edited" if edited else step["outcome"]
+    head = f"  step {number} ({mark})"
+    return [head] + [f"    {line}" for line in lines or ["(nothing)"]]
+
+
+def trace_text(record: dict) -> str:
+    """The run as text: the inputs, then each branch's steps, its end and where it came from. The
+    page shows exactly this, and `python -m lllm replay RUN.json` prints it."""
+    i = record["inputs"]
+    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] == "tinyllm" else ""
+    out = [f"run: {i['goal']}", f"brain {i['brain']}{sampling}, max steps {i['max_steps']}"]
+    for b in record["branches"]:
+        out.append("== branch 1: the run" if b["edit"] is None else f"== branch {b['id']}: {_edit_text(b['edit'])}")
+        out.append(f"Question: {b['goal']}")
+        edited = b["edit"]["step"] if b["edit"] and "goal" not in b["edit"] else None
+        for n, step in enumerate(b["steps"], start=1):
+            out.extend(_step_lines(n, step, n == edited))
+        flag = label([Ungrounded(reason) for reason in b["ungrounded"]])
+        end = f"answer: {b['answer']}" if b["answer"] is not None else f"no final answer ({b['stop_reason']})"
+        out.append(end + (f" ({flag})" if flag else ""))
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    print(trace_text(travel({"inputs": {"goal": "What is 17 * 23?", "brain": "rule"},
+                             "edits": [{"parent": 1, "step": 1, "observation": "400"}]})), end="")

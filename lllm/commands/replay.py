@@ -1,0 +1,48 @@
+"""Command line · `lllm replay RUN.json`: replay a time-travel run file and print the trace the page showed.
+
+    python -m lllm replay run.json
+
+RUN.json is what the ReAct page's time-travel widget exports (schema "lllm-run", version 1:
+`lllm/agents/runfile.py`). Every branch is recomputed from the file's inputs and edits
+(`lllm/agents/timetravel.py`: a fresh predictor per step, seeded from the seed and the step's
+index), and `trace_text` prints it — the same function, and so the same text, as the page.
+Exit status 1 when the replay differs from the branches the file recorded (the stderr line names
+the first such branch); a file that is missing, not JSON or not a run is one line and status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from lllm.agents.timetravel import differing_branch, trace_text, travel
+from lllm.commands.args import UsageError
+
+
+def add_cli(subparsers) -> None:
+    p = subparsers.add_parser("replay", help="replay a time-travel run file (the ReAct page's export)",
+                              description="Recompute every branch of RUN.json from its inputs and edits and print "
+                                          "the trace the page showed. Exit status 1 when the replay differs from the "
+                                          "branches the file recorded.")
+    p.add_argument("file", metavar="RUN.json", help="a run exported from the ReAct page (schema lllm-run, version 1)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as error:
+        raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{args.file} is not valid JSON: {getattr(error, 'msg', error)}") from None
+    try:
+        record = travel(data)
+    except ValueError as error:
+        raise UsageError(f"{args.file}: {error}") from None
+    print(trace_text(record), end="")
+    differs = differing_branch(data.get("branches") or [], record["branches"]) if data.get("branches") else None
+    if differs is not None:
+        print(f"lllm replay: branch {differs} differs from what {args.file} recorded", file=sys.stderr)
+        return 1
+    return 0

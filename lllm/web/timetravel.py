@@ -1,0 +1,46 @@
+"""Platform adapter · the time-travel widget's Python: `run_json(params_json) -> JSON text`, a run tree as data.
+
+Read `lllm/agents/timetravel.py` (the branches) and `lllm/agents/runfile.py` (the run file) first.
+The ReAct page's time-travel widget (`site/assets/agents/timetravel.mjs`) sends one JSON object:
+
+    {"spec": {"inputs": {...}, "edits": [...]},     a run spec: what a re-run needs (runfile.py)
+     "known": {...} | null,                         the record it already has: its branches are reused
+     "recorded": [...] | null}                      an imported file's branches, to compare with the replay
+
+and gets back `{"ok": true, "record": {...}, "trace": "...", "differs": null | branch id}` — the
+trace is `trace_text(record)`, exactly what `python -m lllm replay RUN.json` prints — or
+`{"ok": false, "error": "one sentence naming the field"}` for a malformed spec, file or link.
+
+Usage:
+
+    >>> import json
+    >>> out = json.loads(run_json('{"spec": {"inputs": {"goal": "What is 6 times 7?"}}}'))
+    >>> out["ok"], out["record"]["branches"][0]["answer"], out["trace"].splitlines()[0]
+    (True, '42', 'run: What is 6 times 7?')
+    >>> print(json.loads(run_json('{"spec": {"inputs": {"goal": "Hi", "brain": "gpt"}}}'))["error"])
+    field inputs.brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, got 'gpt'
+"""
+
+from __future__ import annotations
+
+import json
+
+from lllm.agents.timetravel import differing_branch, trace_text, travel
+
+__all__ = ["run_json"]
+
+
+def run_json(params_json: str, models: dict | None = None) -> str:
+    """Compute (or extend) a run tree; bad input becomes {"ok": false, "error": ...}, never a traceback."""
+    try:
+        params = json.loads(params_json)
+        if not isinstance(params, dict):
+            raise ValueError("the widget must send a JSON object")
+        record = travel(params.get("spec"), models, params.get("known"))
+        recorded = params.get("recorded")
+        differs = differing_branch(recorded, record["branches"]) if recorded else None
+    except json.JSONDecodeError as error:
+        return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})
+    except ValueError as error:
+        return json.dumps({"ok": False, "error": str(error)})
+    return json.dumps({"ok": True, "record": record, "trace": trace_text(record), "differs": differs})

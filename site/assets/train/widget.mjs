@@ -1,0 +1,229 @@
+// The /tinyllm/train/ widget: the knobs, Train / Pause / Resume / Stop, the live stage line, the
+// loss curves (an SVG and the same numbers as a table), a sample at each checkpoint, then the trained
+// weights as an ONNX model made in this tab (onnx.mjs), kept in this browser as "your trained model"
+// (yours.mjs) for every page's generation, offered for download with its card, and run here by the
+// same onnxruntime-web code as the site's own models (window.lllm, ../runtime/model.mjs).
+// Read train-worker.mjs first. State for tests: root.dataset.state (idle, training, paused, stopped,
+// done, error) and root.dataset.exported ("yes" once the model is stored); root.lllmTrain holds the
+// numbers shown.
+
+import { el, field, input, svgCanvas, table } from "../runtime/dom.mjs";
+import { toOnnx } from "./onnx.mjs";
+import { YOURS, sha256Hex, storeYours } from "./yours.mjs";
+import { countParameters } from "./tinyllm.mjs";
+
+const KNOBS = [
+  // [name, label, default, attributes]
+  ["hidden", "hidden units", 64, { type: "number", min: 4, max: 256, step: 4 }],
+  ["lr", "learning rate", 0.01, { type: "number", min: 0.0001, max: 0.1, step: 0.001 }],
+  ["steps", "steps", 400, { type: "number", min: 1, max: 100000, step: 1 }],
+  ["seed", "seed", 0, { type: "number", min: 0, step: 1 }],
+];
+const EVERY = 50;   // steps between checkpoints
+const STAGES = { forward: "#stage-forward", loss: "#stage-loss", backward: "#stage-backward", update: "#stage-update" };
+
+/** The loss curves: training (mean over each checkpoint's steps) and validation, against the step. */
+function drawCurves(box, points) {
+  const W = 600, H = 220, pad = 36;
+  const { svg, add } = svgCanvas({ viewBox: `0 0 ${W} ${H}`, class: "lllm-train__svg", role: "img",
+    "aria-label": "Training and validation loss against the step; the table below has the same numbers" });
+  const all = points.flatMap((p) => [p.train, p.validation]).filter((v) => v !== null);
+  const top = Math.max(...all, 1), maxStep = Math.max(...points.map((p) => p.step), 1);
+  const x = (s) => pad + ((W - 2 * pad) * s) / maxStep, y = (v) => H - pad - ((H - 2 * pad) * v) / top;
+  add("line", { x1: pad, y1: H - pad, x2: W - pad, y2: H - pad, class: "lllm-train__axis" });
+  add("line", { x1: pad, y1: pad, x2: pad, y2: H - pad, class: "lllm-train__axis" });
+  add("text", { x: pad, y: H - 8, class: "lllm-train__label" }, "0");
+  add("text", { x: W - pad, y: H - 8, "text-anchor": "end", class: "lllm-train__label" }, `step ${maxStep}`);
+  add("text", { x: 4, y: pad, class: "lllm-train__label" }, top.toFixed(1));
+  for (const [key, cls] of [["train", "lllm-train__line--train"], ["validation", "lllm-train__line--val"]]) {
+    const kept = points.filter((p) => p[key] !== null);
+    if (kept.length) add("polyline", { points: kept.map((p) => `${x(p.step)},${y(p[key])}`).join(" "), class: `lllm-train__line ${cls}` });
+  }
+  add("line", { x1: W - 250, y1: 18, x2: W - 220, y2: 18, class: "lllm-train__line lllm-train__line--train" });
+  add("text", { x: W - 214, y: 22, class: "lllm-train__label" }, "training");
+  add("line", { x1: W - 140, y1: 18, x2: W - 110, y2: 18, class: "lllm-train__line lllm-train__line--val" });
+  add("text", { x: W - 104, y: 22, class: "lllm-train__label" }, "validation");
+  box.replaceChildren(svg);
+}
+
+export function mount(root) {
+  if (root.dataset.lllmReady) return;
+  root.dataset.lllmReady = "1";
+  const inputs = {};
+  const knobs = el("div", { class: "lllm-train__controls" });
+  for (const [name, label, value, attributes] of KNOBS) {
+    inputs[name] = input(name, value, attributes);
+    knobs.append(field(label, inputs[name], "lllm-train__field"));
+  }
+  const button = (label, primary = false) => el("button", { type: "button", class: `md-button${primary ? " md-button--primary" : ""}` }, label);
+  const go = button("Train", true), pause = button("Pause"), stop = button("Stop");
+  pause.disabled = stop.disabled = true;
+  knobs.append(go, pause, stop);
+
+  const stage = el("p", { class: "lllm-train__stage" }, "Not training yet.");
+  const news = el("p", { class: "lllm-train__news", role: "status" });          // checkpoints, for screen readers
+  const chart = el("div", { class: "lllm-train__chart" });
+  const lossRows = table(["step", "training loss", "validation loss"], [], "lllm-train__table");
+  const lossTable = el("details", { class: "lllm-train__details" }, el("summary", {}, "The loss curves as a table"),
+    el("div", { class: "lllm-train__tablewrap", tabindex: "0", role: "region", "aria-label": "loss table" }, lossRows));
+  const samples = el("ol", { class: "lllm-train__samples" });
+  const samplesBox = el("div", {}, el("h3", { class: "lllm-train__h" }, "What it writes after “Once” (seed 0, temperature 0.8)"), samples);
+
+  const exportBtn = button("Save as your model");
+  exportBtn.disabled = true;
+  const exportNote = el("p", { class: "lllm-train__export-note", role: "status" });
+  const downloads = el("p", { class: "lllm-train__downloads" });
+  const gen = { prompt: input("prompt", "Once", { type: "text" }), seed: input("gen-seed", 0, { type: "number", min: 0, step: 1 }),
+    temperature: input("temperature", 0.8, { type: "number", min: 0, max: 5, step: 0.1 }),
+    length: input("length", 80, { type: "number", min: 1, max: 1000, step: 1 }) };
+  const write = button("Write with your model");
+  write.disabled = true;
+  const written = el("pre", { class: "lllm-train__written" });
+  const command = el("p", { class: "lllm-train__command" });
+  const exportBox = el("div", { class: "lllm-train__export" }, exportBtn, exportNote, downloads,
+    el("div", { class: "lllm-train__controls" }, field("prompt", gen.prompt), field("seed", gen.seed),
+      field("temperature", gen.temperature), field("length", gen.length), write), written, command);
+  root.replaceChildren(knobs, stage, news, chart, lossTable, samplesBox, exportBox);
+
+  const state = { seen: {}, ms: [], points: [], weights: null, config: null, vocab: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null };
+  root.lllmTrain = state;
+  let worker = null, frame = 0, startedAt = 0;
+  const setState = (s) => { root.dataset.state = s; };
+  setState("idle");
+
+  const showStage = () => {
+    frame = 0;
+    const { stage: name, step } = state.stageAt ?? {};
+    if (!name || root.dataset.state !== "training") return;   // a late frame must not hide "Paused" or "Stopped"
+    const seconds = ((performance.now() - startedAt) / 1000).toFixed(0);
+    stage.replaceChildren(`Step ${step} of ${state.total} (${seconds} s): `, el("a", { href: STAGES[name] }, name),
+      ` · training loss ${state.lastTrain?.toFixed(3) ?? "…"} · validation loss ${state.lastValidation?.toFixed(3) ?? "…"}`);
+  };
+  const addPoint = (p) => {
+    state.points.push(p);
+    drawCurves(chart, state.points);
+    lossRows.tBodies[0].append(el("tr", {}, el("td", {}, String(p.step)), el("td", {}, p.train?.toFixed(4) ?? "–"), el("td", {}, p.validation.toFixed(4))));
+  };
+  const finish = (how) => {
+    setState(how);
+    go.disabled = false;
+    pause.disabled = stop.disabled = true;
+    pause.textContent = "Pause";
+    exportBtn.disabled = !state.weights;
+  };
+
+  function onMessage({ data: m }) {
+    if (m.type === "started") {
+      Object.assign(state, { config: m.config, vocab: m.vocab });
+      addPoint({ step: 0, train: null, validation: m.validation });
+      news.textContent = `Training ${countParametersOf(m.config).toLocaleString("en")} parameters on ${m.trainWindows} windows; ${m.validationWindows} held-out windows measure the validation loss.`;
+    } else if (m.type === "stage") {
+      state.stageAt = m;
+      state.seen[m.stage] = (state.seen[m.stage] ?? 0) + 1;
+      frame ||= requestAnimationFrame(showStage);
+    } else if (m.type === "step") {
+      state.step = m.step;
+      state.ms.push(m.ms);
+      state.lastTrain = m.loss;
+    } else if (m.type === "checkpoint") {
+      Object.assign(state, { weights: m.weights, lastValidation: m.validation });
+      addPoint({ step: m.step, train: m.train, validation: m.validation });
+      samples.append(el("li", {}, el("span", { class: "lllm-train__at" }, `step ${m.step}: `), el("code", {}, "Once" + m.sample)));
+      news.textContent = `Step ${m.step}: validation loss ${m.validation.toFixed(3)}.`;
+    } else if (m.type === "paused") {
+      state.weights = m.weights;
+      setState("paused");
+      exportBtn.disabled = false;
+      stage.textContent = `Paused after step ${m.step}.`;
+    } else if (m.type === "done") {
+      state.weights = m.weights;
+      worker.terminate();
+      worker = null;
+      finish("done");
+      stage.textContent = `Done: ${m.step} steps in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`;
+      saveModel();
+    } else if (m.type === "error") {
+      finish("error");
+      stage.textContent = `Training failed: ${m.error}`;
+    }
+  }
+
+  go.addEventListener("click", () => {
+    const settings = { hidden: Number(inputs.hidden.value), lr: Number(inputs.lr.value), seed: Number(inputs.seed.value) };
+    state.total = Math.max(1, Math.floor(Number(inputs.steps.value)));
+    if (!(settings.hidden >= 1 && settings.lr > 0 && Number.isInteger(settings.seed))) {
+      stage.textContent = "Hidden units must be at least 1, the learning rate above 0 and the seed a whole number.";
+      return;
+    }
+    Object.assign(state, { seen: {}, ms: [], points: [], weights: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null });
+    samples.replaceChildren();
+    lossRows.tBodies[0].replaceChildren();
+    chart.replaceChildren();
+    worker = new Worker(new URL("./train-worker.mjs", import.meta.url), { type: "module", name: "lllm-train" });
+    worker.onmessage = onMessage;
+    worker.onerror = (e) => { finish("error"); stage.textContent = `The training worker failed: ${e.message || "it could not start"}`; };
+    startedAt = performance.now();
+    worker.postMessage({ type: "start", settings, steps: state.total, every: EVERY });
+    setState("training");
+    go.disabled = exportBtn.disabled = true;
+    pause.disabled = stop.disabled = false;
+    stage.textContent = "Starting…";
+  });
+  pause.addEventListener("click", () => {
+    const resuming = root.dataset.state === "paused";
+    worker?.postMessage({ type: resuming ? "resume" : "pause" });
+    pause.textContent = resuming ? "Pause" : "Resume";
+    if (resuming) { setState("training"); exportBtn.disabled = true; }
+  });
+  stop.addEventListener("click", () => {
+    worker?.terminate();              // ends it now, even mid-step
+    worker = null;
+    finish("stopped");
+    stage.textContent = `Stopped after step ${state.step}.${state.weights ? " The weights of the last checkpoint can be saved." : ""}`;
+  });
+  exportBtn.addEventListener("click", saveModel);
+
+  async function saveModel() {
+    if (!state.weights) return;
+    exportNote.textContent = "Writing the ONNX model…";
+    const bytes = toOnnx(state.weights, state.config);
+    const last = state.points.at(-1);
+    const card = { format: "lllm.tinyllm/1", vocab: state.vocab, config: { ...state.config, epochs: 1 },
+      metrics: { steps: last.step, final_loss: last.train, validation_loss: last.validation, trained_in: "a browser tab (/tinyllm/train/)" },
+      parameters: countParameters(state.weights), onnx_file: `${YOURS}.onnx`, onnx_sha256: await sha256Hex(bytes), preset: "trained in the tab" };
+    state.card = card;
+    state.onnx = bytes;
+    const link = (data, name, type) => el("a", { href: URL.createObjectURL(new Blob([data], { type })), download: name, class: "md-button" }, `Download ${name}`);
+    downloads.replaceChildren(link(bytes, `${YOURS}.onnx`, "application/octet-stream"), " ", link(JSON.stringify(card, null, 1), `${YOURS}.json`, "application/json"));
+    try {
+      await storeYours(bytes, card);
+      exportNote.textContent = `Saved in this browser as your model (${(bytes.length / 1024).toFixed(0)} KB, after step ${last.step}): the playground offers it too.`;
+      root.dataset.exported = "yes";
+    } catch (e) {
+      exportNote.textContent = `The model could not be saved in this browser (${e.message}); the downloads still work.`;
+    }
+    write.disabled = false;
+  }
+
+  write.addEventListener("click", async () => {
+    const params = { model: YOURS, prompt: gen.prompt.value, seed: Number(gen.seed.value), temperature: Number(gen.temperature.value),
+      maxNewTokens: Number(gen.length.value), topK: 0, topP: 1 };
+    written.textContent = "…";
+    root.dataset.written = "";
+    try {
+      await window.lllm.modelReady(YOURS);
+      const text = await window.lllm.generate(params);
+      written.textContent = params.prompt + text;
+      root.dataset.written = "yes";
+    } catch (e) {
+      written.textContent = e.message;
+      root.dataset.written = "error";
+    }
+    command.replaceChildren("The same text in a terminal, from the downloaded files: ", el("code", {},
+      `python -m lllm generate --model ${YOURS}.onnx --prompt ${JSON.stringify(params.prompt)} --max-new-tokens ${params.maxNewTokens} --temperature ${params.temperature} --seed ${params.seed}`));
+  });
+}
+
+function countParametersOf({ vocab_size: V, embed: E, hidden: H, layers: L }) {
+  return V * E + Array.from({ length: L }, (_, l) => ((l ? H : E) + H + 1) * 4 * H).reduce((a, b) => a + b, 0) + H * V + V;
+}

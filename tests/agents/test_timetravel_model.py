@@ -1,0 +1,55 @@
+"""Time travel on the agent-tuned TinyLLM: what the ReAct page and the react quiz say about it is what it does."""
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lllm.agents.timetravel import first_difference, trace_text, travel
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(not (ROOT / "build" / "model" / "tinyllm-agent.onnx").exists(),
+                                reason="the agent model is built by `make agent-model`")
+
+
+def agent_spec(goal, *edits):
+    return {"schema": "lllm-run", "version": 1, "inputs": {"goal": goal, "brain": "tinyllm-agent"}, "edits": list(edits)}
+
+
+def test_the_pages_replay_example_is_what_replay_prints():
+    page = (ROOT / "site" / "agents" / "react.md").read_text(encoding="utf-8")
+    shown = re.search(r"```text\n\$ python -m lllm replay lllm-run\.json\n(.*?)```", page, re.S).group(1)
+    record = travel(agent_spec("What is 17 * 23?", {"parent": 1, "step": 1, "observation": "400"}))
+    assert shown == trace_text(record)
+
+
+def test_the_quiz_run_goes_wrong_at_the_step_its_answer_names():
+    quiz = yaml.safe_load((ROOT / "quizzes" / "react.yml").read_text(encoding="utf-8"))
+    question = next(q for q in quiz["questions"] if q["id"] == "react-time-travel-wrong-step")
+    goal = re.search(r"run \*\*(.+?)\*\* on", question["prompt"]).group(1)
+    record = travel(agent_spec(goal, {"parent": 1, "step": 1, "observation": "89"}))
+    run, fixed = record["branches"]
+    assert run["answer"] == "35" and fixed["answer"] == "89"          # one corrected observation fixes the run
+    assert first_difference(run, fixed) == int(question["answers"][0]) == 1
+    with pytest.raises(ValueError, match="step 2 has no observation to edit"):    # the misconception's reason
+        travel(agent_spec(goal, {"parent": 1, "step": 2, "observation": "89"}))
+
+
+STORY = ROOT / "build" / "model" / "tinyllm.onnx"
+
+
+@pytest.mark.skipif(not STORY.exists(), reason="the story model is built by `make model`")
+def test_the_story_model_resumes_with_the_seed_of_the_step():
+    from lllm.model.onnx_backend import from_onnx
+    from lllm.predictors import TINYLLM_STOP
+    from lllm.agents.react import MAX_NEW_TOKENS
+    from lllm.agents.timetravel import step_seed
+
+    spec = {"inputs": {"goal": "What is 17 * 23?", "brain": "tinyllm", "seed": 3, "max_steps": 3},
+            "edits": [{"parent": 1, "step": 1, "thought": "use the calculator"}]}
+    record = travel(spec)
+    assert travel(spec) == record                                      # same seed, same text
+    resumed = record["branches"][1]["steps"][1]                         # the first step the model wrote after the edit
+    fresh = from_onnx(str(STORY), stop=TINYLLM_STOP, temperature=0.8, seed=step_seed(3, 2))
+    assert fresh(resumed["prompt"], MAX_NEW_TOKENS) == resumed["raw"]

@@ -1,0 +1,72 @@
+"""A cross-origin-isolated page calls `lllm serve-model` on another loopback port, in Chromium, Firefox and WebKit.
+
+The page is served with the site's COOP and COEP headers from 127.0.0.1 (one of the default allowed
+origins); its requests carry a JSON body and an Authorization header, so each engine sends a CORS
+preflight first. The plain chat must be the text `python -m lllm generate` gives for the same seed,
+the streamed one must add up to it, and a server started with `--allow-origin` naming another site
+must be refused by the browser (so the test can fail).
+"""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from support import engines
+from support.model_server import AGENT_MODEL, ModelServer
+from support.runtime import MODEL, cli_generate, free_port
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not (MODEL.exists() and AGENT_MODEL.exists()), reason="needs the built models")]
+SCENARIO = Path(__file__).resolve().parents[1] / "support" / "serve_model_scenario.js"
+PAGE = b"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>calls a local model</title></head><body></body></html>"
+
+
+class IsolatedPage(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def setting():
+    page = ThreadingHTTPServer(("127.0.0.1", free_port()), IsolatedPage)
+    threading.Thread(target=page.serve_forever, daemon=True).start()
+    allowed = ModelServer("--models", "tinyllm").wait_until_up()
+    refused = ModelServer("--models", "tinyllm", "--allow-origin", "https://elsewhere.example").wait_until_up()
+    yield {"url": f"http://127.0.0.1:{page.server_address[1]}/", "arg": {"allowed": allowed.base, "refused": refused.base}}
+    page.shutdown()
+    for server in (allowed, refused):
+        assert server.stop()[0] == 0
+
+
+def visit(engine: str, setting: dict, request) -> dict:
+    if engine == "chromium":
+        return engines.chromium(request.getfixturevalue("browser"), setting["url"], setting["arg"], SCENARIO)["report"]
+    if engine == "firefox":
+        return engines.firefox(setting["url"], setting["arg"], SCENARIO)["report"]
+    with engines.webkit_session() as driver:
+        driver.get(setting["url"])
+        return driver.execute_async_script(engines.page_function(SCENARIO.read_text(encoding="utf-8"), setting["arg"]))
+
+
+@pytest.mark.parametrize("engine", ["chromium", "firefox", "webkit"])
+def test_an_isolated_page_on_another_port_chats_with_the_server(engine, setting, request):
+    report = visit(engine, setting, request)
+    assert not report.get("fatal") and report["errors"] == [], report
+    assert report["isolated"] is True
+    assert report["plain"] == cli_generate("Once", 40, 0.8, seed=3)["completion"]
+    assert report["type"].startswith("text/event-stream") and report["done"] is True
+    assert report["streamed"] == report["plain"]
+    assert report["refused"] == "TypeError"

@@ -1,0 +1,130 @@
+"""The /tinyllm/train/ page in Chromium, Firefox and WebKit: a fixed number of training steps brings the
+validation loss below a stated threshold, the page saves the trained weights as an ONNX file it writes
+itself, and that file, run by `python -m lllm generate --model FILE` in CPython, prints exactly the text
+the page wrote for the same seed. Chromium also checks Pause / Resume / Stop, the keyboard, 390 px, axe,
+the playground's "your trained model", and training and writing offline after a visit.
+The page function is tests/support/train_scenario.js; the drivers are tests/support/engines.py."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, origin, watch
+from support import engines
+
+pytestmark = pytest.mark.browser
+PAGE = "tinyllm/train/"
+SCRIPT = ROOT / "tests" / "support" / "train_scenario.js"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+ARG = {"steps": 100, "hidden": 64, "seed": 0, "prompt": "Once", "genSeed": 3, "length": 80}
+THRESHOLD = 2.4   # validation loss after 100 steps (measured about 2.2; a model that learned nothing: 4.6)
+
+
+def terminal(report: dict, folder, seed: int, length: int, prompt: str = "Once") -> str:
+    """What `python -m lllm generate` prints for the page's exported model (files as downloaded)."""
+    (folder / "tinyllm-yours.onnx").write_bytes(base64.b64decode(report["onnx"]))
+    (folder / "tinyllm-yours.json").write_text(json.dumps(report["card"]), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "lllm", "generate", "--model", str(folder / "tinyllm-yours.onnx"),
+                           "--prompt", prompt, "--max-new-tokens", str(length), "--temperature", "0.8",
+                           "--seed", str(seed)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def check(report: dict, folder) -> None:
+    assert "fatal" not in report, report.get("fatal")
+    assert report["state"] == "done" and report["written"] == "yes", report
+    points = report["points"]
+    assert [p["step"] for p in points] == [0, 50, 100]
+    assert points[-1]["validation"] < THRESHOLD < points[0]["validation"], points
+    assert report["samples"] == 2 and report["tableRows"] == 3            # a sample per checkpoint; the table
+    assert sorted(report["stageLinks"]) == [["backward", True], ["forward", True], ["loss", True], ["update", True]]
+    assert report["card"]["metrics"]["steps"] == 100
+    assert report["text"] + "\n" == terminal(report, folder, ARG["genSeed"], ARG["length"])
+
+
+def test_chromium_trains_pauses_stops_and_the_terminal_agrees(browser, site_server, tmp_path):
+    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    watched = watch(context, {origin(site_server.url)})
+    page = watched.page
+    try:
+        page.goto(site_server.url + PAGE)
+        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), ARG)
+        check(report, tmp_path)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
+        # the keyboard: Train, Pause, Resume and Stop are buttons reached and pressed with keys
+        root = ".lllm-train"
+        step = f"() => document.querySelector('{root}').lllmTrain.step"
+        state = f"() => document.querySelector('{root}').dataset.state"
+        page.fill(f"{root} input[name=steps]", "100000")
+        page.focus(f"{root} input[name=seed]")
+        page.keyboard.press("Tab")                                         # -> Train
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"() => ({step})() >= 3", timeout=300_000)
+        page.keyboard.press("Tab")                                         # -> Pause
+        page.keyboard.press("Space")
+        page.wait_for_function(f"() => ({state})() === 'paused'", timeout=60_000)
+        paused_at = page.evaluate(step)
+        page.wait_for_timeout(1500)
+        assert page.evaluate(step) == paused_at and "Paused" in page.inner_text(f"{root} .lllm-train__stage")
+        page.keyboard.press("Space")                                       # Resume
+        page.wait_for_function(f"at => ({step})() > at", arg=paused_at, timeout=60_000)
+        page.keyboard.press("Tab")                                         # -> Stop
+        page.keyboard.press("Enter")
+        assert page.evaluate(state) == "stopped"
+        stopped_at = page.evaluate(step)
+        page.wait_for_timeout(1000)                                        # a terminated worker says nothing more
+        assert page.evaluate(step) == stopped_at
+        page.add_script_tag(path=str(AXE))
+        page.evaluate("() => document.querySelectorAll('.lllm-train details').forEach(d => d.open = true)")
+        serious = page.evaluate("""() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
+          r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
+            `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))""")
+        assert serious == [], serious
+        # the playground offers the saved model, and writes with it what the terminal writes
+        page.goto(site_server.url + "playground/")
+        model = page.locator(".lllm-playground select[name=model]")
+        model.wait_for(state="visible", timeout=60_000)
+        model.select_option("tinyllm-yours")
+        page.locator(".lllm-playground button", has_text="Generate").click()
+        page.wait_for_function("() => document.querySelector('.lllm-playground').dataset.done", timeout=300_000)
+        shown = page.inner_text(".lllm-playground .lllm-pg__text")
+        assert shown + "\n" == terminal(report, tmp_path, 0, 200)
+        watched.assert_clean()
+    finally:
+        context.close()
+
+
+def test_chromium_trains_and_writes_offline_after_a_visit(browser, site_server, tmp_path):
+    context = browser.new_context(service_workers="allow")
+    page = context.new_page()
+    small = {**ARG, "steps": 50}
+    try:
+        page.goto(site_server.url + PAGE)
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'pages'", timeout=120_000)
+        page.reload()                                                      # now under the service worker
+        first = page.evaluate(SCRIPT.read_text(encoding="utf-8"), small)
+        assert "fatal" not in first, first["fatal"]
+        context.set_offline(True)
+        try:
+            page.reload()
+            again = page.evaluate(SCRIPT.read_text(encoding="utf-8"), small)
+        finally:
+            context.set_offline(False)
+        assert "fatal" not in again, again["fatal"]
+        assert again["points"] == first["points"] and again["text"] == first["text"]   # same seed, same run
+        assert again["text"] + "\n" == terminal(again, tmp_path, small["genSeed"], small["length"])
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("engine", ["firefox", "webkit"])
+def test_the_page_trains_and_the_terminal_agrees_in(engine, site_server, tmp_path):
+    out = getattr(engines, engine)(site_server.url + PAGE, ARG, script=SCRIPT)
+    check(out["report"], tmp_path)
+    assert out["console"] == []
