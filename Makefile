@@ -12,9 +12,9 @@ export OPENBLAS_NUM_THREADS ?= 1
 help:
 	@echo "make serve   build the model and the site, serve it at http://127.0.0.1:$(PORT)"
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
-	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date) and its inspection graph"
+	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date) and its inspection graph; TinyGPT (committed)"
 	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
-	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, the model server, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
+	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, TinyLLM vs TinyGPT, the model server, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
 
@@ -31,6 +31,7 @@ venv: $(VENV)/.installed
 model: venv
 	$(PY) -m export.build --out build/model
 	$(PY) -m export.inspect_export --model build/model/tinyllm.onnx   # the same weights, every stage an output (~1 s)
+	$(PY) -m export.gpt_build --out build/model   # TinyGPT: the committed model (export/trained/) while its key matches
 
 # The agent-tuned TinyLLM. Its full recipe takes ~50 min on two cores, so its result is committed
 # (export/trained/, with a card recording the recipe, seeds, data hash and numpy's CPU features):
@@ -87,6 +88,7 @@ bench: venv models
 	$(PY) bench/generate_bench.py
 	$(PY) bench/attention_bench.py
 	$(PY) bench/serve_model_bench.py
+	$(PY) bench/tinygpt_bench.py --train --out bench/results/tinygpt.md
 	$(PY) bench/agent_bench.py --grammar --per-family 60
 	$(MAKE) node browsers
 	$(PY) bench/sandbox_bench.py

@@ -46,6 +46,7 @@ STORY_MODEL = "tinyllm"              # the default model (every model loads on d
 MODELS = {  # name -> (what the page calls it, the command that builds it into build/model/)
     "tinyllm": ("the TinyLLM model", "make model"),
     "tinyllm-agent": ("the agent model", "make agent-model"),
+    "tinygpt": ("the TinyGPT model", "make model"),
 }
 INSIDE_MODEL = "tinyllm-inside"      # the story model's inspection graph (/tinyllm/inside/), not a predictor
 INSIDE = {INSIDE_MODEL: ("the inspection model", "make model")}

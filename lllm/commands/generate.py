@@ -1,6 +1,7 @@
-"""Command line · `lllm generate`: continue a prompt with TinyLLM (onnxruntime), as text or JSON.
+"""Command line · `lllm generate`: continue a prompt with TinyLLM or TinyGPT (onnxruntime), as text or JSON.
 
     python -m lllm generate --prompt "Once" --seed 1
+    python -m lllm generate --predictor tinygpt --prompt "Once" --seed 1
     python -m lllm generate --prompt "Once" --temperature 0 --json
     python -m lllm generate --prompt "The" --show-probs --max-new-tokens 20
 """
@@ -18,14 +19,17 @@ def add_cli(subparsers) -> None:
     p = subparsers.add_parser("generate", help="continue a prompt with TinyLLM (onnxruntime)",
                               description="Continue a prompt with TinyLLM. Prints the prompt followed by the "
                                           "completion, or a JSON object with --json.")
-    p.add_argument("--model", default=DEFAULT_MODEL, help=f"the .onnx file; its card is the .json beside it (default {DEFAULT_MODEL})")
+    p.add_argument("--predictor", choices=["tinyllm", "tinygpt"], default="tinyllm",
+                   help="the model: TinyLLM (an LSTM, the default) or TinyGPT (a transformer, with a key/value cache)")
+    p.add_argument("--model", help=f"the .onnx file; its card is the .json beside it (default {DEFAULT_MODEL}, "
+                                   "or build/model/tinygpt.onnx with --predictor tinygpt)")
     p.add_argument("--prompt", default="Once", help="text to continue (default 'Once')")
     p.add_argument("--max-new-tokens", type=non_negative_int, default=200, help="characters to generate (default 200)")
     p.add_argument("--temperature", type=finite_float, default=0.8, help="0 = greedy; higher = more random (default 0.8)")
     p.add_argument("--top-k", type=non_negative_int, default=0, help="sample only from the k likeliest (0 = off)")
     p.add_argument("--top-p", type=finite_float, default=1.0, help="nucleus sampling mass in (0, 1] (1 = off)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed; the page gives the same text for the same seed")
-    p.add_argument("--mode", choices=["carry", "window"], default="carry", help="carry the LSTM state (default) or re-run a window")
+    p.add_argument("--mode", choices=["carry", "window"], default="carry", help="carry the state: LSTM (h, c) or TinyGPT's cache (default); or re-run a window")
     p.add_argument("--show-probs", action="store_true", help="show the top-5 next-character probabilities at each step")
     p.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     p.set_defaults(run=run_generate)
@@ -33,14 +37,17 @@ def add_cli(subparsers) -> None:
 
 def run_generate(args) -> int:
     from lllm.model.generate import generate
-    from lllm.model.onnx_backend import ModelError, OnnxBackend
+    from lllm.model.gpt_backend import DEFAULT_GPT, GPTBackend
+    from lllm.model.onnx_backend import DEFAULT_MODEL, ModelError, OnnxBackend
     if args.temperature < 0:
         raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
     if not 0 < args.top_p <= 1:
         raise UsageError(f"--top-p must be in (0, 1], got {args.top_p}")
+    gpt = args.predictor == "tinygpt"
+    args.model = args.model or (DEFAULT_GPT if gpt else DEFAULT_MODEL)
     try:
-        backend = OnnxBackend(args.model)
-    except ModelError as e:
+        backend = GPTBackend(args.model) if gpt else OnnxBackend(args.model)
+    except (ModelError, ValueError) as e:
         raise UsageError(f"--model {e}") from None
     result = generate(backend, backend.tokenizer, args.prompt, args.max_new_tokens, args.temperature,
                       args.top_k, args.top_p, seed=args.seed, mode=args.mode, show_top=5 if args.show_probs else 0)
@@ -49,7 +56,7 @@ def run_generate(args) -> int:
         print(f"note: dropped characters not in the model's vocabulary: {shown}", file=sys.stderr)
     if args.json:
         record = {"prompt": args.prompt, "completion": result.completion, "dropped": result.dropped,
-                  "model": args.model, "seed": args.seed, "temperature": args.temperature,
+                  "predictor": args.predictor, "model": args.model, "seed": args.seed, "temperature": args.temperature,
                   "top_k": args.top_k, "top_p": args.top_p, "max_new_tokens": args.max_new_tokens,
                   "mode": args.mode}
         if args.show_probs:

@@ -6,6 +6,10 @@ position print the numbers the page shows.
 
     python -m lllm inside --prompt "Once" --seed 1 --length 40 --position 12
     python -m lllm inside --prompt "Once" --seed 1 --position 12 --temperature 1.5 --top-k 5 --json
+    python -m lllm inside --predictor tinygpt --prompt "Once" --seed 1 --length 100 --position 60
+
+With `--predictor tinygpt` it shows TinyGPT instead (the page's model switch): at one position,
+every head's attention over the characters before it, and what the key/value cache saved.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ def add_cli(subparsers) -> None:
                               description="Generate a text with TinyLLM's inspection model and print every stage at one "
                                           "position: input character, embedding, gates, cell and hidden state, logits, "
                                           "softmax, the top-k / top-p cut and the draw.")
-    p.add_argument("--model", default=INSIDE_MODEL, help=f"the inspection .onnx, its card beside it (default {INSIDE_MODEL})")
+    p.add_argument("--predictor", choices=["tinyllm", "tinygpt"], default="tinyllm",
+                   help="TinyLLM's stages (default) or TinyGPT's attention, head by head")
+    p.add_argument("--model", help=f"the .onnx, its card beside it (default {INSIDE_MODEL}, or build/model/tinygpt.onnx)")
     p.add_argument("--prompt", default="Once", help="text to continue (default 'Once')")
     p.add_argument("--length", type=non_negative_int, default=40, help="characters to generate (default 40)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (the page's seed box)")
@@ -38,14 +44,16 @@ def add_cli(subparsers) -> None:
 
 
 def run_inside(args) -> int:
-    from lllm.model.inside import InsideModel, position_view, trace
+    from lllm.model.inside import INSIDE_MODEL, InsideModel, position_view, trace
     from lllm.model.onnx_backend import ModelError
     if args.temperature < 0:
         raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
     if not 0 < args.top_p <= 1:
         raise UsageError(f"--top-p must be in (0, 1], got {args.top_p}")
+    if args.predictor == "tinygpt":
+        return run_inside_gpt(args)
     try:
-        model = InsideModel(args.model)
+        model = InsideModel(args.model or INSIDE_MODEL)
     except ModelError as e:
         raise UsageError(f"--model {e}") from None
     t = trace(model, args.prompt, args.length, args.seed, args.temperature, args.top_k, args.top_p)
@@ -95,3 +103,33 @@ def render(view: dict) -> str:
         lines.append(f"draw {d['index']}    u = {d['uniform']:.6f}, target u * total = {d['target']:.6f} "
                      f"-> {d['char']!r}")
     return "\n".join(lines)
+
+
+# ---- TinyGPT: attention, head by head ------------------------------------------------------------
+
+def run_inside_gpt(args) -> int:
+    from lllm.model.gpt_backend import DEFAULT_GPT, GPTBackend
+    from lllm.model.gpt_inside import cache_saving, position_view, trace
+    try:
+        backend = GPTBackend(args.model or DEFAULT_GPT)
+    except ValueError as e:
+        raise UsageError(f"--model {e}") from None
+    t = trace(backend, args.prompt, args.length, args.seed, args.temperature, args.top_k, args.top_p)
+    try:
+        view = position_view(t, len(t.ids) - 1 if args.position is None else args.position)
+    except ValueError as e:
+        raise UsageError(f"--{e}") from None
+    saving = cache_saving(t.prompt_length, args.length, backend.block, backend.refill)
+    if args.json:
+        print(json.dumps({**view, "fed": t.fed, "cache": saving}, ensure_ascii=False))
+        return 0
+    print(f"text      {view['text']!r}\nposition  {view['position']}: reads {view['char']!r}, "
+          f"attends over {len(view['keys'])} characters from position {view['first_key']}")
+    for l, heads in enumerate(view["layers"]):
+        for h, row in enumerate(heads):
+            top = sorted(range(len(row)), key=lambda j: -row[j])[:4]
+            print(f"layer {l} head {h}  " + "  ".join(
+                f"{view['keys'][j]!r}@{view['first_key'] + j} {row[j]:.2f}" for j in top))
+    print(f"cache     {t.fed} positions computed ({saving['refills']} refills); without a cache "
+          f"{saving['without_cache']}")
+    return 0

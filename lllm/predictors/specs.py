@@ -5,6 +5,8 @@ Read `contract.py` and `rules.py` first. Every agent command takes `--predictor 
     tinyllm[:PATH]   the story model, TinyLLM, on onnxruntime (CPython; default build/model/tinyllm.onnx)
     tinyllm-agent[:PATH]  TinyLLM trained on the factory's trajectories (`make agent-model`;
                      default build/model/tinyllm-agent.onnx), greedy unless --temperature is given
+    tinygpt[:PATH]   TinyGPT, TinyLLM's attention twin (a transformer with a key/value cache; default
+                     build/model/tinygpt.onnx), the same sampler and seed as TinyLLM
     rule             RulePredictor: a hand-written stand-in that writes correct ReAct steps
     echo             returns the prompt itself: the original collection's bug, kept as a predictor
                      so you can watch the lab refuse to credit it
@@ -24,7 +26,7 @@ Usage:
     >>> make_predictor("nonsense")
     Traceback (most recent call last):
     ...
-    ValueError: --predictor 'nonsense' is not one of: tinyllm[:PATH], rule, echo, scripted:FILE, http:URL or tinyllm-agent[:PATH]
+    ValueError: --predictor 'nonsense' is not one of: tinyllm[:PATH], rule, echo, scripted:FILE, http:URL, tinyllm-agent[:PATH] or tinygpt[:PATH]
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ __all__ = ["PREDICTOR_SPECS", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "TINYL
 
 # ---- resolving --predictor ---------------------------------------------------------------------
 
-PREDICTOR_SPECS = "tinyllm[:PATH], rule, echo, scripted:FILE, http:URL or tinyllm-agent[:PATH]"
+PREDICTOR_SPECS = "tinyllm[:PATH], rule, echo, scripted:FILE, http:URL, tinyllm-agent[:PATH] or tinygpt[:PATH]"
 DEFAULT_TINYLLM = "build/model/tinyllm.onnx"
 DEFAULT_TINYLLM_AGENT = "build/model/tinyllm-agent.onnx"
 
@@ -102,6 +104,17 @@ def _tinyllm_agent(path: str | None, options: dict, models: dict | None):
         raise ValueError(f"--predictor tinyllm-agent: {error}; the agent model is built by `make agent-model`") from None
 
 
+def _tinygpt(path: str | None, options: dict, models: dict | None):
+    """TinyGPT (the page's when `models` has one, else onnxruntime), stopping as TinyLLM does."""
+    if models and "tinygpt" in models:
+        return models["tinygpt"](stop=TINYLLM_STOP, **options)
+    from lllm.model.gpt_backend import DEFAULT_GPT, from_gpt_onnx
+    try:
+        return from_gpt_onnx(path or DEFAULT_GPT, stop=TINYLLM_STOP, **options)
+    except ValueError as error:
+        raise ValueError(f"--predictor tinygpt: {error}") from None
+
+
 _PLATFORM_MODELS: dict = {}     # "tinyllm" -> a loader, where TinyLLM runs elsewhere (the page)
 
 
@@ -134,6 +147,8 @@ def make_predictor(spec: str, *, temperature: float | None = None, seed: int | N
         return echo
     if spec == "tinyllm-agent" or spec.startswith("tinyllm-agent:"):
         return _tinyllm_agent(spec.partition(":")[2] or None, options, models)
+    if spec == "tinygpt" or spec.startswith("tinygpt:"):
+        return _tinygpt(spec.partition(":")[2] or None, options, models)
     if spec == "tinyllm" or spec.startswith("tinyllm:"):
         return _tinyllm(spec.partition(":")[2] or None, options, models)
     if spec.startswith("scripted:") and spec != "scripted:":

@@ -130,7 +130,8 @@ def browser_models() -> dict:
                 message = str(error).removeprefix("Error: ")      # a JavaScript error's text starts so
                 raise ValueError(f"{what} could not be loaded in this page: {message}") from None
         return build
-    return {"tinyllm": load("tinyllm", "TinyLLM"), "tinyllm-agent": load("tinyllm-agent", "the agent-tuned TinyLLM")}
+    return {"tinyllm": load("tinyllm", "TinyLLM"), "tinyllm-agent": load("tinyllm-agent", "the agent-tuned TinyLLM"),
+            "tinygpt": load("tinygpt", "TinyGPT")}
 
 
 def from_browser(temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,

@@ -7,8 +7,9 @@ JSON, so a page's widget (`site/assets/agents/demos.mjs`) can draw them. The wid
 JSON object:
 
     {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve" | "versus" | "judge" | "before-after",
-     "brain": "rule" | "tinyllm" | "tinyllm-agent" | "scripted" | "echo", "temperature": 0.8,
-     "seed": 0, "script": "replies between --- lines", ...the demo's own fields (goal, goals, seeds...)}
+     "brain": "rule" | "tinyllm" | "tinyllm-agent" | "scripted" | "echo" | "yourmodel", "temperature": 0.8,
+     "seed": 0, "script": "replies between --- lines", "endpoint": {"url": ..., "model": ...} (yourmodel),
+     ...the demo's own fields (goal, goals, seeds...)}
 
 and gets back `{"ok": true, ...}` or `{"ok": false, "error": "a clear sentence"}` for bad input
 (an empty goal, an unknown brain, a script with no replies, a model that is not built). What the
@@ -16,6 +17,7 @@ and gets back `{"ok": true, ...}` or `{"ok": false, "error": "a clear sentence"}
 
 "tinyllm-agent" is the agent-tuned TinyLLM exactly as `--predictor tinyllm-agent` builds it:
 greedy (temperature and seed do not apply), stopping at `Observation:` and at a blank line.
+"yourmodel" is a server on the reader's computer, called by the page (`lllm.web.yourmodel`).
 "versus" runs one goal through several brains, all greedy — the agent-model page's story model
 next to the agent-tuned one; "judge" runs a goal the reader types on the agent-tuned model and says
 whether it was right where that can be known (`lllm.labs.heldout.structure.judge`: one operation in
@@ -59,10 +61,11 @@ from lllm.agents.grounding import label
 from lllm.agents.react import FORCED_RE, grounding, run_react, terminal_text, trajectory_json
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS
 from lllm.web.browser import browser_models     # the page's TinyLLMs (re-exported: the page's JS names it here)
+from lllm.web.yourmodel import BRAIN as YOUR_MODEL, PageChatPredictor
 
 __all__ = ["BRAINS", "DEMOS", "browser_models", "make_brain", "run_demo", "run_json"]
 
-BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
+BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo", YOUR_MODEL)   # yourmodel: params["endpoint"]
 VERSUS_BRAINS = ("tinyllm", "tinyllm-agent")     # the agent-model page: the story model, then the agent-tuned one
 MAX_STEPS_LIMIT = 10               # the page's ceiling: a reader's typo must not start a long run
 
@@ -239,6 +242,8 @@ def before_after_demo(p: dict, make: Callable[..., object], progress) -> dict:
 def _react_command(goal: str, brain: str, max_steps: int) -> str:
     """The terminal command for one greedy run (the story model samples unless told --temperature 0)."""
     flags = ["--predictor", brain] + (["--temperature", "0"] if brain == "tinyllm" else [])
+    if brain == YOUR_MODEL:                          # the same server from CPython: the HTTP predictor
+        flags = ["--predictor", "http:URL"]
     flags += ["--max-steps", str(max_steps)] if max_steps != 5 else []
     return " ".join(["python -m lllm react", shlex.quote(goal), *flags])
 
@@ -258,6 +263,8 @@ def run_demo(params: dict, models: dict | None = None, progress: Callable[[str],
     def make(seed: int, spec: str | None = None, temperature: float | None = None):
         """A fresh predictor: the page's chosen brain, or `spec` (the playground and versus compare several)."""
         temperature = params.get("temperature", 0.8) if temperature is None else temperature
+        if (spec or params.get("brain")) == YOUR_MODEL:        # the learner's server, called by the page
+            return PageChatPredictor(params.get("endpoint"))
         return make_brain(spec or params.get("brain", "rule"), seed, temperature, params.get("script", ""), models)
     try:
         if params.get("brain", "rule") not in BRAINS:

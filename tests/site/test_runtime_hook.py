@@ -34,7 +34,7 @@ def story_only(tmp_path: Path) -> Path:
 def test_the_manifest_lists_the_agent_model_when_it_is_built(tmp_path, monkeypatch):
     require_agent_model()
     manifest, out = post_build(tmp_path, MODEL_DIR, monkeypatch)
-    assert manifest["story"] == "tinyllm" and list(manifest["models"]) == ["tinyllm", "tinyllm-agent"]
+    assert manifest["story"] == "tinyllm" and list(manifest["models"]) == ["tinyllm", "tinyllm-agent", "tinygpt"]
     agent = manifest["models"]["tinyllm-agent"]
     assert agent["model"].startswith("model/tinyllm-agent.onnx?v=") and agent["card"].startswith("model/tinyllm-agent.json?v=")
     assert agent["build"] == "make agent-model" and "missing" not in agent
@@ -51,8 +51,8 @@ def test_without_the_agent_model_the_manifest_says_what_to_run(tmp_path, monkeyp
     assert not list((out / "model").glob("tinyllm-agent.*"))
     assert manifest["models"]["tinyllm"]["model"].startswith("model/tinyllm.onnx?v=")
     records = [r for r in caplog.records if r.name == "mkdocs.hooks.runtime"]
-    assert [r.levelname for r in records] == ["INFO"]        # a warning would fail `mkdocs build --strict`
-    assert "make agent-model" in records[0].getMessage()
+    assert [r.levelname for r in records] == ["INFO", "INFO"]   # a warning would fail `mkdocs build --strict`
+    assert "make agent-model" in records[0].getMessage() and "no tinygpt" in records[1].getMessage()
 
 
 def test_the_inspection_model_is_listed_apart_from_the_models_predictors_ask_for(tmp_path, monkeypatch):
@@ -80,7 +80,8 @@ def test_without_any_model_the_manifest_names_both_commands(tmp_path, monkeypatc
         manifest, _ = post_build(tmp_path, tmp_path / "empty", monkeypatch)
     assert manifest["models"]["tinyllm"]["missing"] == "the TinyLLM model is not built: run `make model`"
     assert "make agent-model" in manifest["models"]["tinyllm-agent"]["missing"]
-    assert [r.levelname for r in caplog.records if r.name == "mkdocs.hooks.runtime"] == ["WARNING", "INFO"]
+    assert "make model" in manifest["models"]["tinygpt"]["missing"]
+    assert [r.levelname for r in caplog.records if r.name == "mkdocs.hooks.runtime"] == ["WARNING", "INFO", "INFO"]
 
 
 def test_mkdocs_build_strict_succeeds_without_the_agent_model(tmp_path, monkeypatch):

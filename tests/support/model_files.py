@@ -51,3 +51,15 @@ def build_inside_model(folder) -> str:
     subprocess.run([sys.executable, "-m", "export.inspect_export", "--model", os.path.join(str(folder), "tinyllm.onnx")],
                    cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     return os.path.join(str(folder), "tinyllm-inside.onnx")
+
+
+GPT_MODEL = os.path.join(MODEL_DIR, "tinygpt.onnx")
+
+
+def ensure_gpt_model() -> str:
+    """build/model/tinygpt.onnx as `make model` leaves it: the committed TinyGPT copied while its build
+    key matches (export/gpt_build.py), trained otherwise."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    subprocess.run([sys.executable, "-m", "export.gpt_build", "--out", MODEL_DIR], cwd=ROOT, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    return GPT_MODEL

@@ -20,6 +20,7 @@
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field as domField, input, pct, select, svgCanvas, table } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
+import * as yourModel from "./yourmodel.mjs";     // "your model": a server on the learner's computer
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
 
@@ -31,8 +32,8 @@ const DEFAULT_SCRIPT = [                // shows the failures a model can cause,
   "Thought: the tool answered\nFinal Answer: 391",
 ].join("\n---\n");
 const CATEGORIES = ["direct", "arithmetic", "arithmetic-words", "lookup", "word-problem"];
-const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)" };
-const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)" };
+const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)", yourmodel: "your model (a server on this computer)" };
+const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)", yourmodel: "your model (greedy)" };
 const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
 
 // ---- the demos' own DOM pieces (the shared helpers are in ../runtime/dom.mjs) ---------------------
@@ -53,7 +54,7 @@ const UNGROUNDED = "not grounded in any observation";   // grounding.py: LABEL
 
 // ---- the controls each demo needs -----------------------------------------------------------------
 
-function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-agent", "scripted"], oneSeed = true } = {}) {
+function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-agent", "scripted", yourModel.YOUR_MODEL], oneSeed = true } = {}) {
   const brain = select("brain", brains.map((b) => [b, BRAIN_LABELS[b]]), root.dataset.brain ?? "rule");
   const temperature = input("temperature", root.dataset.temperature ?? 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
   const seed = input("seed", root.dataset.seed ?? 0, { type: "number", min: 0, step: 1 });
@@ -70,7 +71,8 @@ function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-a
   brain.addEventListener("change", sync);
   sync();
   controls.append(field("brain", brain), sampling, scriptField);
-  return () => ({ brain: brain.value, temperature: Number(temperature.value), seed: Number(seed.value), script: script.value });
+  const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(brain, controls) : () => ({});
+  return () => ({ brain: brain.value, temperature: Number(temperature.value), seed: Number(seed.value), script: script.value, ...getYourModel() });
 }
 
 function goalControl(root, controls, fallback) {
@@ -100,9 +102,11 @@ const CONTROLS = {
     const parts = [brainControls(root, controls), stepsControl(controls, 5)];
     return () => Object.assign(getGoal(), ...parts.map((f) => f()));
   },
-  versus(root, controls) {          // no brain to pick: the story model and the agent-tuned one, both greedy
+  versus(root, controls) {          // no brain to pick: the story model and the agent-tuned one (or data-brains), greedy
     const getGoal = goalControl(root, controls, "What is 48 plus 17?");
-    return () => ({ ...getGoal(), brains: ["tinyllm", "tinyllm-agent"] });
+    const brains = root.dataset.brains?.split(" ") ?? ["tinyllm", "tinyllm-agent"];
+    const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(null, controls) : () => ({});
+    return () => ({ ...getGoal(), brains, ...getYourModel() });
   },
   judge(root, controls) {            // the agent-tuned model alone, greedy; Python says whether it was right
     const getGoal = goalControl(root, controls, "Quick one: 48 plus 7?");
@@ -202,7 +206,8 @@ function terminal(title, text) {
 
 const RENDER = {
   react(out, params) {
-    const flag = params.brain === "tinyllm" ? ` --predictor tinyllm --temperature ${params.temperature} --seed ${params.seed}` : ` --predictor ${params.brain === "scripted" ? "scripted:FILE" : params.brain}`;
+    const flag = params.brain === "tinyllm" ? ` --predictor tinyllm --temperature ${params.temperature} --seed ${params.seed}`
+      : ` --predictor ${params.brain === "scripted" ? "scripted:FILE" : params.brain === yourModel.YOUR_MODEL ? `http:${params.endpoint.url}` : params.brain}`;
     return [...renderSteps(out.trajectory),
       terminal(`the same run in a terminal: python -m lllm react ${JSON.stringify(params.goal)}${flag} --verbose`, out.trace)];
   },
@@ -332,7 +337,13 @@ async function run(root, params, parts) {
     if (s.state === "loading") status.textContent = lllm.describe(s);
     else if (s.state === "ready") status.textContent = "running…";
   });
+  let endLive = null;
   try {
+    if (yourModel.usesYourModel(params) && lllm.sync) {   // checked before Python: a dead server is one sentence at once
+      status.textContent = "asking your model's server…";
+      root.lllmParams = params = await yourModel.prepare(params);
+      endLive = yourModel.liveTrace(output);
+    }
     const result = await lllm.run(pythonFor(params), {
       namespace: NAMESPACE,
       onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; },
@@ -341,13 +352,16 @@ async function run(root, params, parts) {
     root.lllmResult = out;
     if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
     output.replaceChildren(...RENDER[root.dataset.demo](out, params));
+    const firstPrompt = endLive?.();
+    if (firstPrompt) output.append(yourModel.promptBlock(firstPrompt, params.brains?.length > 1));
     status.textContent = "";
     root.dataset.state = "done";
     root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "demo", demo: root.dataset.demo } }));
   } catch (error) {
     status.textContent = "";
-    if (await playRecorded(root, params, error, output, (out, recorded) => RENDER[root.dataset.demo](out, recorded))) return;
-    const message = error.name === "BadInput" ? error.message
+    endLive?.();
+    if (error.name !== "ChatError" && await playRecorded(root, params, error, output, (out, recorded) => RENDER[root.dataset.demo](out, recorded))) return;
+    const message = error.name === "BadInput" || error.name === "ChatError" ? error.message
       : error.name === "Stopped" ? "Stopped. (Python was restarted.)"
       : `The demo could not run: ${error.message}`;
     output.replaceChildren(el("p", { class: "lllm-demo__error" }, message));

@@ -38,6 +38,7 @@ export const NO_PYTHON_MESSAGE = "Running Python in this page needs one of two b
 
 let modelWorker = null, pythonWorker = null;
 let sandboxModule = null;    // Promise of sandbox.mjs, once run_python has been called
+let chatModule = null;       // Promise of chat.mjs, once "your model" has been asked
 let nextId = 1;
 const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStderr}
 const listeners = new Set(); // status listeners
@@ -107,7 +108,10 @@ function startPython() {
   const channel = new MessageChannel(), sandbox = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
   // run_python's interpreter (sandbox.mjs): loaded, and its frame started, when first called
-  sandbox.port1.onmessage = ({ data }) => (sandboxModule ??= import("./sandbox.mjs")).then((m) => m.answerSandbox(sandbox.port1, data));
+  // ... and "your model" (chat.mjs): the page calls the learner's server and streams the reply
+  sandbox.port1.onmessage = ({ data }) => (data.type === "chat"
+    ? (chatModule ??= import("./chat.mjs")).then((m) => m.answerChat(sandbox.port1, data))
+    : (sandboxModule ??= import("./sandbox.mjs")).then((m) => m.answerSandbox(sandbox.port1, data)));
   pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC, sandbox: sandbox.port2 }, [channel.port2, sandbox.port2]);
 }
 
@@ -291,6 +295,7 @@ export const lllm = {
     modelWorker.terminate();
     pythonWorker?.terminate();
     sandboxModule?.then((m) => m.stopSandbox());
+    chatModule?.then((m) => m.stopChats());
     modelWorker = pythonWorker = null;
     failAll(Object.assign(new Error("Stopped: Python was restarted, so names defined by earlier cells are gone."), { name: "Stopped" }));
     startModel();

@@ -9,9 +9,10 @@
 //
 // At start it loads onnxruntime-web and compiles its wasm (in parallel with Pyodide in the other
 // worker), but no model: each model, named as in runtime.json (hooks/runtime.py: the story model
-// "tinyllm", the agent-tuned "tinyllm-agent"), loads the first time something asks for it, so a
-// page downloads only the model its first answer uses. "tinyllm-yours" is the reader's own, trained
-// on /tinyllm/train/ and kept in this browser's Cache Storage (../train/yours.mjs).
+// "tinyllm", the agent-tuned "tinyllm-agent", the transformer "tinygpt"), loads the first time
+// something asks for it, so a page downloads only the model its first answer uses. "tinyllm-yours"
+// is the reader's own, trained on /tinyllm/train/ and kept in this browser's Cache Storage
+// (../train/yours.mjs).
 //
 // From the page:          {id, type: "generate" | "window" | "load", params, stream}
 //                         {type: "port", port}  a MessagePort to the (new) Python worker
@@ -26,6 +27,7 @@ import { Mulberry32, checkSampling, sample, topPredictions } from "./sampler.mjs
 import { countingFetch, fetchBytes, loadManifest } from "./fetching.mjs";
 import { writeAnswer } from "./answer.mjs";
 import { mark, timeline } from "./timeline.mjs";
+import { gptForward, isGpt } from "./gpt.mjs";
 
 mark("model: worker running");
 
@@ -132,6 +134,14 @@ async function forward(m, ids, h, c) {
   return { logits, h: out.hn.data, c: out.cn.data };
 }
 
+/** Read `ids` after `state` (null: nothing yet), whichever the model: TinyLLM carries (h, c), TinyGPT
+ *  its key/value cache (gpt.mjs). -> {logits after the last id, state}. */
+async function advance(m, ids, state) {
+  if (isGpt(m.card)) return gptForward(ort, m, ids, state);
+  const { logits, h, c } = await forward(m, ids, state?.h, state?.c);
+  return { logits, state: { h, c } };
+}
+
 // ---- the token loop (mirrors lllm/model/generate.py, mode "carry") --------------------------------------
 
 /** encode_lossy: the ids of known characters, and the distinct unknown ones (first appearance order). */
@@ -157,7 +167,7 @@ async function generateIds(m, { ids, maxNewTokens, temperature, topK, topP, rngS
   rng.state = rngState >>> 0;
   const t0 = performance.now();
   const vocab = m.card.vocab;
-  let { logits, h, c } = await forward(m, ids, null, null);           // the whole prompt, once
+  let { logits, state } = await advance(m, ids, null);                // the whole prompt, once
   let text = "", stoppedBy = null;
   for (let n = 0; n < maxNewTokens; n++) {
     const top = showTop ? topPredictions(logits, showTop).map(([i, p]) => [vocab[i], p]) : null;
@@ -166,7 +176,7 @@ async function generateIds(m, { ids, maxNewTokens, temperature, topK, topP, rngS
     if (onStep) onStep(vocab[next], top);
     stoppedBy = stop.find((s) => s && text.endsWith(s)) ?? null;
     if (stoppedBy) { text = text.slice(0, text.length - stoppedBy.length); break; }
-    if (n + 1 < maxNewTokens) ({ logits, h, c } = await forward(m, [next], h, c)); // carry (h, c)
+    if (n + 1 < maxNewTokens) ({ logits, state } = await advance(m, [next], state)); // carry the state
   }
   return { completion: text, stoppedBy, rngState: rng.state, ms: performance.now() - t0 };
 }
@@ -175,13 +185,13 @@ async function generateIds(m, { ids, maxNewTokens, temperature, topK, topP, rngS
 async function generateWindow(m, { ids, maxNewTokens, window = 64 }) {
   const t0 = performance.now();
   ids = ids.slice();
-  let { logits } = await forward(m, ids.slice(-window), null, null);
+  let { logits } = await advance(m, ids.slice(-window), null);
   let text = "";
   for (let n = 0; n < maxNewTokens; n++) {
     const next = sample(logits, { temperature: 0 });
     text += m.card.vocab[next];
     ids.push(next);
-    if (n + 1 < maxNewTokens) ({ logits } = await forward(m, ids.slice(-window), null, null));
+    if (n + 1 < maxNewTokens) ({ logits } = await advance(m, ids.slice(-window), null));
   }
   return { completion: text, ms: performance.now() - t0 };
 }
@@ -241,7 +251,7 @@ const handlers = {
   },
   async window(msg) {
     await started;
-    const m = await model(manifest.story);
+    const m = await model(msg.params.model ?? manifest.story);
     const { ids } = encodeLossy(m.card, msg.params.prompt ?? "");
     return generateWindow(m, { ids, maxNewTokens: msg.params.maxNewTokens ?? 200, window: msg.params.window ?? 64 });
   },

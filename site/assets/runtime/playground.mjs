@@ -1,10 +1,13 @@
-// The playground widget (site/playground.md): TinyLLM writing in the page, character by
-// character, with the next-character probabilities for the current position and the measured
+// The playground widget (site/playground.md): TinyLLM or TinyGPT (the model switch) writing in
+// the page, character by character, with the next-character probabilities for the current position and the measured
 // speed. The same settings and seed give exactly what `python -m lllm generate` prints.
 // Generation needs only the model, so it can start before Python has finished loading.
 
 import { lllm } from "./lllm.mjs";
 import { el, field, input, pct, select } from "./dom.mjs";
+
+// [value, label]: the model the predictor asks for by name (runtime.json), as `--predictor` names it
+const MODELS = [["tinyllm", "TinyLLM (LSTM)"], ["tinygpt", "TinyGPT (attention)"]];
 
 const CONTROLS = [
   // [name, label, default, attributes] — defaults match `python -m lllm generate`
@@ -38,16 +41,16 @@ function setUp(root) {
   prompt.setAttribute("aria-label", "prompt");
   const controls = el("div", { class: "lllm-pg__controls" });
   const inputs = {};
+  const model = select("model", MODELS, root.dataset.model ?? "tinyllm");
+  controls.append(field("model", model, "lllm-pg__field"));
   for (const [name, label, value, attributes] of CONTROLS) {
     inputs[name] = input(name, value, attributes);
     controls.append(field(label, inputs[name], "lllm-pg__field"));
   }
   // "your trained model" (/tinyllm/train/, kept in this browser) is offered once there is one
-  const model = select("model", [["", "TinyLLM (the site's)"], ["tinyllm-yours", "your trained model"]], "");
-  const modelField = field("model", model, "lllm-pg__field");
-  modelField.hidden = true;
-  import("../train/yours.mjs").then((m) => m.readYoursCard()).then((card) => { modelField.hidden = !card; }, () => {});
-  controls.append(modelField);
+  import("../train/yours.mjs").then((m) => m.readYoursCard()).then((card) => {
+    if (card) model.append(Object.assign(el("option", {}, "your trained model"), { value: "tinyllm-yours" }));
+  }, () => {});
   const go = el("button", { class: "md-button md-button--primary" }, "Generate");
   const stop = el("button", { class: "md-button" }, "Stop");
   go.type = stop.type = "button";
@@ -72,9 +75,8 @@ function setUp(root) {
   });
 
   go.addEventListener("click", async () => {
-    const params = { prompt: prompt.value };
+    const params = { prompt: prompt.value, model: model.value };
     for (const [name] of CONTROLS) params[name] = Number(inputs[name].value);
-    if (model.value) params.model = model.value;
     shownPrompt.textContent = prompt.value;
     if (root.dataset.done === "error") status.textContent = "";   // the last run's error is not this run's
     completion.textContent = "";

@@ -68,7 +68,8 @@ async function startFrame() {
   element.title = "run_python's isolated interpreter";
   element.hidden = true;
   element.dataset.lllmSandbox = "";
-  element.srcdoc = `<!doctype html><script>(${frameMain})();<\/script>`;
+  // The page's CSP lets it reach loopback ("your model", chat.mjs); the frame and its worker get none of it.
+  element.srcdoc = `<!doctype html><meta http-equiv="Content-Security-Policy" content="connect-src 'none'"><script>(${frameMain})();<\/script>`;
   const loaded = new Promise((resolve) => element.addEventListener("load", resolve, { once: true }));
   document.body.append(element);
   await loaded;

@@ -79,6 +79,7 @@ function pageModule(port, sandbox) {
   const then = (answer, f) => (answer instanceof Promise ? answer.then(f) : f(answer));
   return {
     sandbox: (message) => ask(sandbox, "sandbox", [message]),   // lllm/web/sandbox.py: run_python's interpreter
+    chat: (question) => ask(sandbox, "chat", [question]),        // lllm/web/yourmodel.py: the page streams it (chat.mjs)
     card_json: (name) => ask(port, "card", [name]),
     generate: (name, ids, maxNewTokens, temperature, topK, topP, rngState, stop) =>
       ask(port, "generate", [name, Array.from(ids), maxNewTokens, temperature, topK, topP, rngState, Array.from(stop ?? [])]),
