@@ -1,6 +1,6 @@
 """One reader's visit in Firefox (tests/support/engine_scenario.js; the driver is in tests/support/engines.py): the
 runtime starts, a runnable cell, the agent demo (its trace equal to CPython's, character for
-character), a quiz code attempt, the reasoning lab, and a runaway cell stopped."""
+character), a quiz's code editor (Tab indents; keys do not reach the site's shortcuts) and a code attempt, the reasoning lab, and a runaway cell stopped."""
 
 from __future__ import annotations
 

@@ -56,7 +56,10 @@ def test_the_playground_generates_without_python_and_runs_a_cell_once_touched(br
 
     # Focusing a cell's code is the reader's intent to run it: Python starts, and the cell runs.
     cell = page.locator("div.runnable.highlight").first
-    cell.locator("code").click()
+    cell.scroll_into_view_if_needed()
+    expect(cell).to_have_attribute("data-editor", "ready")   # the code editor, loaded as the cell came near
+    assert fetched(watched, PYODIDE) == [], "a cell coming near started Python"
+    cell.locator(".cm-content").click()
     page.wait_for_function("() => lllm.status.state === 'loading'")
     cell.locator("xpath=following-sibling::div[1]").get_by_role("button", name="Run").click()
     expect(cell).to_have_attribute("data-lllm-result", re.compile("."), timeout=LOAD_TIMEOUT)

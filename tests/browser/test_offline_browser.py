@@ -1,6 +1,7 @@
 """Offline after the first visit (site/sw.js, hooks/offline.py, assets/runtime/offline.mjs), in
 real Chromium with its service worker on: visit, go offline, reload, run an agent — the same
-trace as CPython; and a new deploy replaces the cache instead of mixing versions.
+trace as CPython; and a new deploy replaces the cache instead of mixing versions, even when a
+request reaches the old service worker as it is being replaced.
 
 The site is a copy of the session's build on a server of its own: the deploy test rebuilds the
 copy's precache list (the real hook) after changing a page, which the shared server must not see.
@@ -75,26 +76,57 @@ def test_a_visited_page_runs_an_agent_offline(tab, deployed):
         page.context.set_offline(False)
 
 
-def test_a_new_deploy_replaces_the_cache_without_mixing_versions(tab, deployed):
+def deploy_again(folder, marker: str) -> None:
+    """A new deploy: the playground page gains `<p id=marker>`, and the precache list is rebuilt."""
     from hooks import offline
 
-    url, folder = deployed
-    page = tab.page
-    page.goto(url + "playground/")
-    wait_offline(page, "all", 120_000)
-    deploys = "async () => (await caches.keys()).filter((name) => name.startsWith('lllm-'))"   # one cache per deploy
-    old = page.evaluate(deploys)
     html = folder / "playground" / "index.html"
-    html.write_text(html.read_text(encoding="utf-8").replace("</article>", "<p id='deploy-2'>second deploy</p></article>", 1), encoding="utf-8")
+    html.write_text(html.read_text(encoding="utf-8").replace("</article>", f"<p id='{marker}'>new deploy</p></article>", 1), encoding="utf-8")
     sw = folder / "sw.js"
     sw.write_text(sw.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")   # the build's line, as before the hook
     offline.on_post_build({"site_dir": str(folder)})
 
+
+DEPLOYS = "async () => (await caches.keys()).filter((name) => name.startsWith('lllm-'))"   # one cache per deploy
+
+
+def offer_of_new_deploy(page, url, folder, marker: str):
+    """Visit, deploy again, reload (still the old version): the footer's offer, and the old caches."""
+    page.goto(url + "playground/")
+    wait_offline(page, "all", 120_000)
+    old = page.evaluate(DEPLOYS)
+    deploy_again(folder, marker)
     page.reload()                                 # still the old version: served whole from its cache
-    assert page.locator("#deploy-2").count() == 0
+    assert page.locator(f"#{marker}").count() == 0
     offer = page.locator(".lllm-offline", has_text="A new version of this site is ready")
     offer.wait_for(timeout=120_000)
-    offer.get_by_role("button", name="Reload").click()
-    page.locator("#deploy-2").wait_for(timeout=60_000)
-    new = page.evaluate(deploys)
+    return offer, old
+
+
+def assert_new_version_shown(page, marker: str, old: list) -> None:
+    page.locator(f"#{marker}").wait_for(timeout=60_000)
+    new = page.evaluate(DEPLOYS)
     assert len(old) == len(new) == 1 and old != new, (old, new)
+
+
+def test_a_new_deploy_replaces_the_cache_without_mixing_versions(tab, deployed):
+    offer, old = offer_of_new_deploy(tab.page, *deployed, "deploy-2")
+    # the click scrolls the footer into view, bringing the playground's cells near: their editor
+    # loads its bundle through the old worker as the switch begins (it once stranded the switch)
+    offer.get_by_role("button", name="Reload").click()
+    assert_new_version_shown(tab.page, "deploy-2", old)
+
+
+def test_a_request_during_the_switch_does_not_strand_it(tab, deployed):
+    """Requests reaching the old worker as it stops (as the browser's own favicon request can)
+    start it again, and Chromium keeps the new worker waiting until the old one idles: the
+    page's reload retry (offline.mjs) brings the new version anyway."""
+    offer, old = offer_of_new_deploy(tab.page, *deployed, "deploy-3")
+    tab.page.evaluate("""() => { const post = ServiceWorker.prototype.postMessage;
+      ServiceWorker.prototype.postMessage = function (message) {
+        post.call(this, message);
+        if (message?.type === 'take-over')
+          for (const ms of [5, 20, 50, 100, 200]) setTimeout(() => fetch(`/assets/images/favicon.png?stray=${ms}`), ms);
+      }; }""")
+    offer.get_by_role("button", name="Reload").click()
+    assert_new_version_shown(tab.page, "deploy-3", old)

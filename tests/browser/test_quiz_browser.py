@@ -267,7 +267,9 @@ def test_code_attempt_runs_in_the_page_locks_after_its_tries_and_reveals_the_sol
             "Test 1 of 4 failed: the completion should end just before the stop string", timeout=RUNTIME_TIMEOUT)
         expect(q.locator(".lllm-q__tries")).to_have_text(f" Tries left: {left} of 3.")
         expect(run).to_be_enabled()
-    q.locator("textarea").fill("def with_stop(predictor, stop):\n    return 1 / 0\n")
+    q.scroll_into_view_if_needed()
+    expect(q).to_have_attribute("data-editor", "ready")      # the code editor has replaced the textarea
+    q.locator(".cm-content").fill("def with_stop(predictor, stop):\n    return 1 / 0\n")
     run.click()
     expect(q.locator(".lllm-q__output")).to_have_text("Test 1 of 4 failed: ZeroDivisionError: division by zero")
     expect(run).to_be_disabled()
@@ -278,9 +280,11 @@ def test_code_attempt_runs_in_the_page_locks_after_its_tries_and_reveals_the_sol
     # a right answer passes on the first try
     open_quiz(page, site_server, "tinyllm/onnx/", "onnx")
     q = question(pg, "onnx-reorder-code")
-    q.locator("textarea").fill("def onnx_gate_order(w, H):\n"
-                               "    i, f, o, g = (w[k * H:(k + 1) * H] for k in range(4))\n"
-                               "    return i + o + f + g\n")
+    q.scroll_into_view_if_needed()
+    expect(q).to_have_attribute("data-editor", "ready")
+    q.locator(".cm-content").fill("def onnx_gate_order(w, H):\n"
+                                  "    i, f, o, g = (w[k * H:(k + 1) * H] for k in range(4))\n"
+                                  "    return i + o + f + g\n")
     q.get_by_role("button", name="Run the hidden tests").click()
     expect(q.locator(".lllm-q__output")).to_have_text("All 3 tests passed.", timeout=RUNTIME_TIMEOUT)
     expect(q).to_have_attribute("data-result", "right")

@@ -112,7 +112,7 @@ def test_a_cells_error_shows_its_line_first_and_the_full_traceback_a_click_away(
     cell = page.locator("div.runnable.highlight").first
     bar = cell.locator("xpath=following-sibling::div[1]")
     output = page.locator(".lllm-cell__output").first
-    cell.locator("code").fill("import json\njson.loads('{')")
+    cell.evaluate("(cell, code) => { cell.lllmEditor.value = code; }", "import json\njson.loads('{')")
     bar.get_by_role("button", name="Run").click()
     expect(cell).to_have_attribute("data-lllm-result", "error", timeout=LOAD_TIMEOUT)
     shown = output.locator(".lllm-out--error").inner_text().splitlines()
@@ -126,7 +126,7 @@ def test_a_cells_error_shows_its_line_first_and_the_full_traceback_a_click_away(
     assert "json/decoder.py" in details.locator("span").inner_text() and details.locator("span").is_visible()
     colours = details.locator("summary").evaluate("s => [getComputedStyle(s).color, getComputedStyle(s).backgroundColor]")
     assert colours[1] == "rgba(0, 0, 0, 0)", colours       # a plain line, not Material's admonition box
-    cell.locator("code").fill("print('fine')")
+    cell.evaluate("(cell, code) => { cell.lllmEditor.value = code; }", "print('fine')")
     bar.get_by_role("button", name="Run").click()
     expect(cell).to_have_attribute("data-lllm-result", "ok", timeout=LOAD_TIMEOUT)
     assert output.text_content() == "fine\n"
@@ -209,7 +209,10 @@ def test_stop_ends_an_endless_cell_and_the_next_run_works(page):
     ready(page)
     cell = page.locator("div.runnable.highlight").first
     bar = cell.locator("xpath=following-sibling::div[1]")
-    cell.locator("code").fill("while True: pass")
+    cell.scroll_into_view_if_needed()
+    expect(cell).to_have_attribute("data-editor", "ready")   # the code editor (assets/editor/) has replaced the code
+    code = cell.locator(".cm-content")
+    code.fill("while True: pass")
     bar.get_by_role("button", name="Run").click()
     page.locator("div.lllm-cell--running").wait_for()
     time.sleep(1.0)
@@ -217,12 +220,12 @@ def test_stop_ends_an_endless_cell_and_the_next_run_works(page):
     bar.get_by_role("button", name="Stop").click()
     expect(cell).to_have_attribute("data-lllm-result", "stopped", timeout=10_000)
     assert "Stopped" in page.locator(".lllm-cell__output").first.text_content()
-    cell.locator("code").fill("print('alive', 2 + 2)")
+    code.fill("print('alive', 2 + 2)")
     bar.get_by_role("button", name="Run").click()
     expect(cell).to_have_attribute("data-lllm-result", "ok", timeout=LOAD_TIMEOUT)
     assert page.locator(".lllm-cell__output").first.text_content() == "alive 4\n"
     bar.get_by_role("button", name="Reset").click()
-    assert "from_browser" in cell.locator("code").text_content()
+    expect(code).to_contain_text("from_browser")
 
 
 def test_the_page_stays_responsive_while_generating(page):

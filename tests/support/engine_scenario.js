@@ -4,7 +4,7 @@
 //
 // It is a single async arrow function (drivers pass it as a function, never as code to eval: the
 // site's CSP has no 'unsafe-eval'). It starts on /agents/react/ and moves with Material's instant
-// navigation, so the runtime boots once: the agent demo, a runnable cell, a quiz code attempt,
+// navigation, so the runtime boots once: the agent demo, a runnable cell, a quiz's code editor and a code attempt,
 // the reasoning lab, then a runaway cell stopped. It resolves to a JSON-able report; a step that
 // fails records its error instead of throwing, so one report says everything that went wrong.
 async ({ goal, brain }) => {
@@ -38,7 +38,7 @@ async ({ goal, brain }) => {
   }
   const runCell = async (cell, code) => {
     const bar = cell.nextElementSibling;
-    if (code !== undefined) cell.querySelector("code").textContent = code;
+    if (code !== undefined) cell.lllmEditor.value = code;   // site/assets/editor/editor.mjs's handle
     delete cell.dataset.lllmResult;
     bar.querySelector("button").click();   // Run
     return cell;
@@ -65,10 +65,27 @@ async ({ goal, brain }) => {
     await until(() => cell.dataset.lllmResult, "the first cell");
     return { result: cell.dataset.lllmResult, output: cell.nextElementSibling.nextElementSibling.textContent };
   });
+  await step("editor", async () => {   // the exercise's code editor: in place once near; Tab indents; no key leaves it
+    await go("/tinyllm/onnx/");
+    const q = await until(() => document.querySelector('.lllm-q[data-qid="onnx-reorder-code"]'), "the quiz");
+    q.scrollIntoView();
+    await until(() => q.dataset.editor !== "waiting", "the code editor");
+    const content = q.querySelector(".cm-content");
+    if (!content) return { state: q.dataset.editor };
+    content.focus();
+    q.lllmEditor.value = "";
+    const press = (key, keyCode = 0) => content.dispatchEvent(new KeyboardEvent("keydown", { key, keyCode, bubbles: true, cancelable: true }));
+    press("Tab", 9);
+    const where = location.href;
+    for (const key of ["n", "p", "s", "/", "."]) press(key);
+    await sleep(500);
+    return { state: q.dataset.editor, tab: q.lllmEditor.value, labelled: content.getAttribute("aria-labelledby"),
+             stayed: location.href === where && !document.querySelector("[data-md-toggle=search]").checked };
+  });
   await step("quiz", async () => {
     await go("/tinyllm/onnx/");
     const q = await until(() => document.querySelector('.lllm-q[data-qid="onnx-reorder-code"]'), "the quiz");
-    q.querySelector("textarea").value = "def onnx_gate_order(w, H):\n"
+    q.lllmEditor.value = "def onnx_gate_order(w, H):\n"
       + "    i, f, o, g = (w[k * H:(k + 1) * H] for k in range(4))\n    return i + o + f + g\n";
     q.querySelector("button[type=submit]").click();
     const output = q.querySelector(".lllm-q__output");

@@ -156,6 +156,9 @@ def check_report(run: dict) -> dict:
                             f"--- CPython:\n{expected['trace']}")
     if (report.get("cell") or {}).get("output") != playground_first_cell():
         problems.append(f"runnable cell: {report.get('cell')}")
+    editor = {"state": "ready", "tab": "    ", "labelled": "lllm-q-quiz-onnx-reorder-code", "stayed": True}
+    if report.get("editor") != editor:
+        problems.append(f"the code editor: {report.get('editor')} (wanted {editor})")
     if report.get("quiz") != "All 3 tests passed.":
         problems.append(f"quiz code attempt: {report.get('quiz')!r}")
     lab = report.get("lab") or {}

@@ -15,6 +15,7 @@ import * as store from "./store.mjs";
 import { el } from "../runtime/dom.mjs";
 import { learnerSeed, shuffled } from "./order.mjs";
 import { hintLadder } from "./ladder.mjs";
+import { codeEditor, KEYS_HINT } from "../editor/editor.mjs";
 
 const CODE_TIMEOUT_MS = 20000;
 const SELF_GRADES = [["Again", 1], ["Hard", 3], ["Good", 4], ["Easy", 5]];
@@ -186,12 +187,17 @@ function reflectionQuestion(q, form, feedback, restore, mode, onGraded) {
 }
 
 function codeQuestion(q, form, feedback, restore, mode, onGraded) {
-  const editor = el("textarea", { class: "lllm-q__code", rows: String(Math.max(6, q.stub.split("\n").length + 2)), spellcheck: "false", "aria-labelledby": form.getAttribute("aria-labelledby") });
-  editor.value = restore?.code ?? q.stub;
+  const labelledBy = form.getAttribute("aria-labelledby");
+  const hint = el("p", { class: "lllm-editor__keys", id: `${labelledBy}-keys` }, KEYS_HINT);
+  const textarea = el("textarea", { class: "lllm-q__code", rows: String(Math.max(6, q.stub.split("\n").length + 2)), spellcheck: "false", "aria-labelledby": labelledBy, "aria-describedby": hint.id });
+  textarea.value = restore?.code ?? q.stub;
   const run = el("button", { type: "submit", class: "md-button md-button--primary" }, "Run the hidden tests");
   const left = el("span", { class: "lllm-q__tries" });
   const output = el("pre", { class: "lllm-q__output", hidden: true });
-  form.append(editor, el("div", { class: "lllm-q__actions" }, run, left), output);
+  form.append(textarea, hint, el("div", { class: "lllm-q__actions" }, run, left), output);
+  // CodeMirror replaces the textarea when it comes near (editor.mjs); a draft typed earlier comes back
+  const editor = codeEditor({ host: form, fallback: textarea, original: q.stub, draftKey: restore?.done ? null : `${mode}:${q.id}`,
+                              labelledBy, describedBy: hint.id, onRun: () => run.disabled || form.requestSubmit(run) });
   const ladder = hintLadder(q, giveUp);     // a hint after each failed try, then "Show the solution"
   form.append(ladder.element);
   let tries = restore?.tries ?? 0;
@@ -204,6 +210,7 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
 
   function reveal(passed) {
     editor.readOnly = true;
+    editor.forget();
     run.disabled = true;
     const solution = el("details", { class: "lllm-q__solution", open: !passed },
       el("summary", {}, "Solution"), el("pre", {}, el("code", {}, q.solution)));

@@ -9,9 +9,12 @@
 // The reader can edit the code in place, Run it (or Ctrl/Shift+Enter), Stop it, and Reset it to
 // the page's version. Output appears under the block. The cells of one page share a namespace.
 // Python starts loading when a cell is first focused, typed in or run (intent.mjs), not when it is seen.
+// The code becomes a real editor (CodeMirror, ../editor/editor.mjs) when the cell comes near; until
+// then the highlighted code itself is editable. What the reader types is kept as a draft per cell.
 
 import { lllm } from "./lllm.mjs";
 import { showError } from "./cell-error.mjs";
+import { codeEditor, KEYS_HINT } from "../editor/editor.mjs";
 
 function button(label, title, onClick) {
   const b = document.createElement("button");
@@ -31,13 +34,21 @@ function append(output, text, kind) {
   output.append(span);
 }
 
-function setUpCell(block) {
+function setUpCell(block, index) {
   if (block.dataset.lllmCell) return; // document$ fires again on instant navigation: stay idempotent
   block.dataset.lllmCell = "1";
   const code = block.querySelector("code");
-  const original = code.innerHTML;
+  const original = code.textContent.replace(/\n$/, "");
   code.contentEditable = "plaintext-only";
   code.spellcheck = false;
+  const hint = document.createElement("span");
+  hint.className = "lllm-editor__keys";
+  hint.id = `lllm-cell-${index + 1}-keys`;
+  hint.textContent = KEYS_HINT;
+  code.setAttribute("aria-describedby", hint.id);
+  const editor = codeEditor({ host: block, fallback: code, hide: code.closest("pre"), original,
+                              draftKey: `cell:${location.pathname}#${index + 1}`, label: `Python code, cell ${index + 1}`,
+                              describedBy: hint.id, onRun: () => run.disabled || run.click() });
 
   const bar = document.createElement("div");
   bar.className = "lllm-cell__bar";
@@ -58,7 +69,7 @@ function setUpCell(block) {
       state.textContent = s.state === "loading" ? lllm.describe(s) : "running…";
     });
     try {
-      const result = await lllm.run(code.textContent, {
+      const result = await lllm.run(editor.value, {
         onStdout: (t) => append(output, t, "stdout"),
         onStderr: (t) => append(output, t, "stderr"),
       });
@@ -80,11 +91,11 @@ function setUpCell(block) {
   const stop = button("Stop", "Stop (restarts Python; names defined by earlier cells are lost)", () => lllm.stop());
   stop.hidden = true;
   const reset = button("Reset", "Restore the page's version of this code", () => {
-    code.innerHTML = original;
+    editor.value = original;
     output.hidden = true;
     output.textContent = "";
   });
-  code.addEventListener("keydown", (event) => {
+  code.addEventListener("keydown", (event) => {   // until the editor replaces it
     if (event.key === "Enter" && (event.ctrlKey || event.shiftKey || event.metaKey)) {
       event.preventDefault();
       run.click();
@@ -93,7 +104,7 @@ function setUpCell(block) {
       document.execCommand("insertText", false, "    ");
     }
   });
-  bar.append(run, stop, reset, state);
+  bar.append(run, stop, reset, state, hint);
   block.after(bar, output);
   return true;
 }

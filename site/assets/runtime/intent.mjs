@@ -1,7 +1,7 @@
 // Load on intent: the runtime starts downloading only when a reader is about to use it, never
 // because a page was opened. Python (Pyodide, ≈12 MB, with onnxruntime-web beside it for the
 // predictor) starts when a widget that runs code is first touched, clicked, focused or typed in: a
-// cell, a demo, a lab, a quiz's code answer. Seeing one is not enough — most readers read the code
+// cell, a demo, a lab, a quiz's code exercise. Seeing one is not enough — most readers read the code
 // and scroll on. The playground's generation needs only the model (onnxruntime-web and TinyLLM, no
 // Python), so that starts when the playground comes within a screen of the viewport, or on touch
 // when the reader's browser asks to save data (Save-Data). Widgets themselves call lllm.run() etc.
@@ -12,36 +12,44 @@ import { lllm } from "./lllm.mjs";
 // [selector, what to start, whether coming into view is enough]
 const WIDGETS = [
   [".lllm-playground", "model", true],     // generation needs only the model
-  [".lllm-demo, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, textarea.lllm-q__code", "python", false],
+  [".lllm-demo, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-q--code", "python", false],
 ];
 const NEAR = "600px 0px";                  // about a screen ahead of the reader
 const TOUCH = ["pointerdown", "focusin", "keydown"];
 
 const saveData = () => navigator.connection?.saveData === true;
+const started = new Set();                 // what this document has started (instant navigation keeps it)
 
 function start(what) {
+  if (started.has(what)) return;
+  started.add(what);
   (what === "model" ? lllm.modelReady() : lllm.ready()).catch(() => {});   // a failure shows on Run
 }
 
-function watch(node, what, onView) {
+// A touch is caught on the document itself, so a widget drawn after this file ran counts too (a
+// quiz's code exercise, which quiz.mjs draws, and the editor that replaces its textarea).
+function touched(event) {
+  const widget = event.target instanceof Element && WIDGETS.find(([selector]) => event.target.closest(selector));
+  if (widget) start(widget[1]);
+}
+
+function watchView(node, what) {
   if (node.dataset.lllmIntent) return;     // document$ fires again on instant navigation
   node.dataset.lllmIntent = what;
-  const go = () => {
-    observer?.disconnect();
-    TOUCH.forEach((type) => node.removeEventListener(type, go, true));
+  const observer = new IntersectionObserver((entries) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    observer.disconnect();
     start(what);
-  };
-  TOUCH.forEach((type) => node.addEventListener(type, go, true));
-  const observer = onView && !saveData() && "IntersectionObserver" in window
-    ? new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(), { rootMargin: NEAR })
-    : null;
-  observer?.observe(node);
+  }, { rootMargin: NEAR });
+  observer.observe(node);
 }
 
 function setUpPage() {
+  if (saveData() || !("IntersectionObserver" in window)) return;    // then only a touch starts anything
   for (const [selector, what, onView] of WIDGETS)
-    document.querySelectorAll(selector).forEach((node) => watch(node, what, onView));
+    if (onView) document.querySelectorAll(selector).forEach((node) => watchView(node, what));
 }
 
+TOUCH.forEach((type) => document.addEventListener(type, touched, true));
 if (window.document$) window.document$.subscribe(setUpPage);
 else setUpPage();

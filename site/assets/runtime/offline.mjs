@@ -4,6 +4,15 @@
 // only after this tab's runtime has answered and gone idle, and only when the connection allows
 // (no Save-Data, not 2G/3G), so a first visit downloads each file once and nothing it does not use.
 // When a new deploy's service worker is waiting, the footer offers a reload instead of mixing versions.
+// The switch is fragile in Chromium: the new worker's skipWaiting() stops the old one, and a request
+// from this page reaching the old worker while it stops starts it again — the new one then waits for
+// it to sit idle (30 s of no request; never while DevTools or a test driver is attached). So once the
+// reader clicks Reload, this page sends the old worker nothing of its own, and asks for the take-over
+// only after what the click itself set off (it may scroll the page, and a code cell coming near
+// loads the editor, ../editor/editor.mjs) has been requested. A request the browser makes itself (a
+// favicon) can still land in that moment; then, after RETRY_MS, the page reloads: a navigation makes
+// Chromium ask the old worker to stop again, the reloaded page is still wholly the old version, and
+// it reloads once more when the new one takes over (the reader's ask is kept for the tab).
 // document.documentElement.dataset.offline is "" | "pages" (this page is saved) | "all" (everything).
 
 import { lllm } from "./lllm.mjs";
@@ -11,7 +20,33 @@ import { lllm } from "./lllm.mjs";
 const ROOT = new URL("../../", import.meta.url);   // this file is assets/runtime/offline.mjs
 let saved = null;          // the service worker's last offline-state message
 let newVersion = false;    // a new deploy's service worker is waiting: offer the reload
-let reloadAsked = false;   // the reader clicked Reload: the new version's take-over reloads the page
+const ASKED = "lllm.reload-asked";   // sessionStorage: the reader of this tab asked for the new version
+const QUIET_MS = 300, SETTLE_MAX_MS = 3000, RETRY_MS = 5000, RETRIES = 2;
+const asked = () => { try { return Number(sessionStorage.getItem(ASKED)) || 0; } catch { return 0; } };
+const ask = (n) => { try { if (n) sessionStorage.setItem(ASKED, String(n)); else sessionStorage.removeItem(ASKED); } catch { /* blocked */ } };
+let reloadAsked = asked() > 0;   // the new version's take-over reloads the page
+
+/** Reload if the new version has not taken over in RETRY_MS (see above), at most RETRIES times. */
+function retryLater() {
+  const tries = asked();
+  if (tries > RETRIES) return;
+  setTimeout(() => { ask(tries + 1); location.reload(); }, RETRY_MS);
+}
+
+/** After two frames (observers a scroll sets off run in a frame), until no file has finished loading
+ *  for QUIET_MS (a file that loads another has led to it), at most SETTLE_MAX_MS. A request still
+ *  on its way is harmless: the old worker stops once it has answered. An observer, not the
+ *  resource list, which stops growing when full. */
+async function settled() {
+  const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+  const start = performance.now();
+  let last = start;
+  const observer = new PerformanceObserver(() => { last = performance.now(); });
+  observer.observe({ type: "resource" });
+  while (performance.now() - last < QUIET_MS && performance.now() - start < SETTLE_MAX_MS) await wait(50);
+  observer.disconnect();
+}
 
 function badge() {
   const footer = document.querySelector(".md-footer-meta__inner");
@@ -53,9 +88,13 @@ function render() {
   if (newVersion && !reloadButton) {
     reloadButton = Object.assign(document.createElement("button"), { type: "button", className: "md-button", textContent: "Reload" });
     reloadButton.addEventListener("click", async () => {
-      const registration = await navigator.serviceWorker.getRegistration(ROOT);
+      if (reloadAsked) return;
       reloadAsked = true;
+      ask(1);
+      await settled();
+      const registration = await navigator.serviceWorker.getRegistration(ROOT);
       registration?.waiting?.postMessage({ type: "take-over" });
+      retryLater();
     });
   }
   if (node.firstChild?.nodeType === Node.TEXT_NODE) node.firstChild.data = text;
@@ -112,7 +151,7 @@ async function register() {
   if (!("serviceWorker" in navigator)) return;   // e.g. a private window in some browsers: online only
   const sw = navigator.serviceWorker;
   sw.addEventListener("message", ({ data }) => onState(data));
-  sw.addEventListener("controllerchange", () => reloadAsked && location.reload());   // the new version took over
+  sw.addEventListener("controllerchange", () => { if (reloadAsked) { ask(0); location.reload(); } });   // the new version took over
   let registration;
   try {
     registration = await sw.register(new URL("sw.js", ROOT), { scope: ROOT.pathname });
@@ -124,18 +163,22 @@ async function register() {
     if (registration.waiting && sw.controller && !newVersion) { newVersion = true; render(); }
   };
   offerReload();
+  if (reloadAsked && newVersion) retryLater();   // reloaded by retryLater: still the old version
+  else if (reloadAsked) { ask(0); reloadAsked = false; }   // the new version is here
   registration.addEventListener("updatefound", () =>
     registration.installing?.addEventListener("statechange", offerReload));
   const active = (await sw.ready).active;
+  if (reloadAsked) return;   // a page about to be replaced saves nothing and asks nothing
   active.postMessage({ type: "keep", urls: loadedByThisPage() });
   let restAsked = false;
   const unsubscribe = lllm.onStatus((s) => {
     if (s.state !== "ready" || restAsked) return;
     restAsked = true;
     queueMicrotask(() => unsubscribe());
-    whenIdle(() => connectionAllows() && active.postMessage({ type: "rest" }));
+    // not for a version about to be replaced (its cache goes with it), nor during the switch (above)
+    whenIdle(() => connectionAllows() && !newVersion && active.postMessage({ type: "rest" }));
   });
-  if (window.document$) window.document$.subscribe(() => active.postMessage({ type: "state" }));
+  if (window.document$) window.document$.subscribe(() => reloadAsked || active.postMessage({ type: "state" }));
 }
 
 register().catch((e) => show(e.message));
