@@ -8,7 +8,7 @@
 // (or the goal) and press "Run from here": the edit is appended to the run spec and Python computes
 // the new branch (earlier branches come back as they were). The branches are drawn as an ARIA tree
 // (↑ ↓ move, Enter or Space opens one); any two are compared side by side, the first differing step
-// marked. Export / Import move a run file (schema "lllm-run", version 1); the link carries the run
+// marked. Export / Import move a run file (schema "lllm-run", version 1; 2 for a memory session); the link carries the run
 // spec in the URL fragment (#run=base64url(JSON)) and reproduces the same branches in a fresh
 // profile. The trace box holds trace_text(record), exactly what `python -m lllm replay FILE` prints.
 //
