@@ -19,6 +19,11 @@ more of `thought`, `action` (`tool[input]` or `Final Answer: ...`), `observation
 rest have the defaults above. Anything else is refused with one sentence naming the field, so
 a malformed file or link changes nothing.
 
+Version 2 adds one field, `demo`: "react" (the run above) or "memory" (the memory explainer's
+session, read by `check_memory_spec`: `inputs.goals`, a list of goals run in turn with memory
+injected, instead of `inputs.goal`; an edit names a step counted across the whole session and
+cannot change a goal). Version 1 files have no `demo` field and are ReAct runs; they stay valid.
+
 Usage:
 
     >>> check_spec({"inputs": {"goal": "Who is Pip?"}})[0]
@@ -27,13 +32,19 @@ Usage:
     Traceback (most recent call last):
     ...
     ValueError: field inputs.seed must be an integer >= 0, got -1
+    >>> check_memory_spec({"version": 2, "demo": "memory", "inputs": {"goals": ["What is 2 + 2?"]}})[0]["goals"]
+    ['What is 2 + 2?']
 """
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA", "VERSION", "BRAINS", "MAX_STEPS_LIMIT", "EDIT_FIELDS", "check_spec"]
+__all__ = ["SCHEMA", "VERSION", "LATEST", "DEMOS", "BRAINS", "MAX_STEPS_LIMIT", "EDIT_FIELDS", "demo_of", "check_spec",
+           "check_memory_spec"]
 
 SCHEMA, VERSION = "lllm-run", 1
+LATEST = 2                      # version 2 = version 1 + the `demo` field
+DEMOS = ("react", "memory")
+MAX_GOALS = 8                   # a memory session: a few goals, as the page's demo
 BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
 MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run
 MAX_EDITS = 50                  # a link or file cannot ask for an endless tree
@@ -93,17 +104,58 @@ def _edit(data, i: int) -> dict:
     return {k: data[k] for k in ("parent", "step", *EDIT_FIELDS) if k in data}
 
 
-def check_spec(data) -> tuple[dict, list[dict]]:
-    """The inputs (defaults filled in) and the edits of a run spec, or ValueError naming the field."""
+def demo_of(data) -> str:
+    """Which demo a run file is for: "react" for version 1, the `demo` field for version 2."""
     if not isinstance(data, dict):
         raise ValueError(f"a run must be a JSON object with schema, version, inputs and edits, got {type(data).__name__}")
     if data.get("schema", SCHEMA) != SCHEMA:
         raise ValueError(f"field schema must be {SCHEMA!r}, got {data.get('schema')!r}")
-    if data.get("version", VERSION) != VERSION:
-        raise ValueError(f"field version must be {VERSION} (the version this code reads), got {data.get('version')!r}")
+    version = data.get("version", VERSION)
+    if version not in (VERSION, LATEST) or isinstance(version, bool):
+        raise ValueError(f"field version must be {VERSION} or {LATEST} (the versions this code reads), got {version!r}")
+    if version == VERSION:
+        if "demo" in data:
+            raise ValueError(f"field demo is part of version {LATEST}; a version {VERSION} file is a ReAct run")
+        return "react"
+    if data.get("demo") not in DEMOS:
+        raise ValueError(f"field demo must be one of {', '.join(DEMOS)} in a version {LATEST} file, got {data.get('demo')!r}")
+    return data["demo"]
+
+
+def _edits_and_branches(data) -> list:
     edits = data.get("edits", [])
     if not isinstance(edits, list) or len(edits) > MAX_EDITS:
         raise ValueError(f"field edits must be a list of at most {MAX_EDITS} edits, got {type(edits).__name__}")
     if not isinstance(data.get("branches", []), list):
         raise ValueError("field branches must be a list (the branches the run file recorded)")
+    return edits
+
+
+def check_memory_spec(data) -> tuple[dict, list[dict]]:
+    """A memory session's inputs (goals, brain, ...) and edits, or ValueError naming the field."""
+    if demo_of(data) != "memory":
+        raise ValueError(f"field demo must be 'memory' for a memory session, got {data.get('demo')!r}")
+    raw = data.get("inputs")
+    goals = raw.get("goals") if isinstance(raw, dict) else None
+    if not isinstance(goals, list) or not 1 <= len(goals) <= MAX_GOALS:
+        raise ValueError(f"field inputs.goals must be a list of 1 to {MAX_GOALS} goals, got {goals!r}")
+    if "goal" in raw:
+        raise ValueError("field inputs.goal is not part of a memory session's inputs: it has inputs.goals")
+    for i, goal in enumerate(goals):
+        if "\n" in _text(goal, f"inputs.goals[{i}]"):
+            raise ValueError(f"field inputs.goals[{i}] must be one line")
+    inputs = {"goals": goals} | _inputs({"goal": goals[0]} | {k: v for k, v in raw.items() if k != "goals"})
+    del inputs["goal"]
+    edits = [_edit(e, i) for i, e in enumerate(_edits_and_branches(data))]
+    for i, edit in enumerate(edits):
+        if "goal" in edit:
+            raise ValueError(f"field edits[{i}].goal: a memory session's goals are its inputs; edit inputs.goals instead")
+    return inputs, edits
+
+
+def check_spec(data) -> tuple[dict, list[dict]]:
+    """The inputs (defaults filled in) and the edits of a run spec, or ValueError naming the field."""
+    if demo_of(data) != "react":
+        raise ValueError(f"field demo must be 'react' for a ReAct run, got {data.get('demo')!r}")
+    edits = _edits_and_branches(data)
     return _inputs(data.get("inputs")), [_edit(e, i) for i, e in enumerate(edits)]

@@ -2,7 +2,8 @@
 
     python -m lllm replay run.json
 
-RUN.json is what the ReAct page's time-travel widget exports (schema "lllm-run", version 1:
+RUN.json is what a time-travel widget exports (schema "lllm-run", version 1, or version 2 with
+"demo": "react" or "memory" for the memory explainer's session, `lllm/labs/memory_timetravel.py`;
 `lllm/agents/runfile.py`). Every branch is recomputed from the file's inputs and edits
 (`lllm/agents/timetravel.py`: a fresh predictor per step, seeded from the seed and the step's
 index), and `trace_text` prints it — the same function, and so the same text, as the page.
@@ -15,7 +16,8 @@ from __future__ import annotations
 import json
 import sys
 
-from lllm.agents.timetravel import differing_branch, trace_text, travel
+from lllm.agents.timetravel import differing_branch
+from lllm.labs.memory_timetravel import any_trace_text, travel_any
 from lllm.commands.args import UsageError
 
 
@@ -37,10 +39,10 @@ def run(args) -> int:
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise UsageError(f"{args.file} is not valid JSON: {getattr(error, 'msg', error)}") from None
     try:
-        record = travel(data)
+        record = travel_any(data)
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None
-    print(trace_text(record), end="")
+    print(any_trace_text(record), end="")
     differs = differing_branch(data.get("branches") or [], record["branches"]) if data.get("branches") else None
     if differs is not None:
         print(f"lllm replay: branch {differs} differs from what {args.file} recorded", file=sys.stderr)

@@ -1,14 +1,14 @@
 """Platform adapter · the time-travel widget's Python: `run_json(params_json) -> JSON text`, a run tree as data.
 
 Read `lllm/agents/timetravel.py` (the branches) and `lllm/agents/runfile.py` (the run file) first.
-The ReAct page's time-travel widget (`site/assets/agents/timetravel.mjs`) sends one JSON object:
+The time-travel widget (`site/assets/agents/timetravel.mjs`; the ReAct page and the memory page) sends one JSON object:
 
-    {"spec": {"inputs": {...}, "edits": [...]},     a run spec: what a re-run needs (runfile.py)
+    {"spec": {"inputs": {...}, "edits": [...]},     a run spec (runfile.py); "demo": "memory" for a session
      "known": {...} | null,                         the record it already has: its branches are reused
      "recorded": [...] | null}                      an imported file's branches, to compare with the replay
 
 and gets back `{"ok": true, "record": {...}, "trace": "...", "differs": null | branch id}` — the
-trace is `trace_text(record)`, exactly what `python -m lllm replay RUN.json` prints — or
+trace is `any_trace_text(record)`, exactly what `python -m lllm replay RUN.json` prints — or
 `{"ok": false, "error": "one sentence naming the field"}` for a malformed spec, file or link.
 
 Usage:
@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import json
 
-from lllm.agents.timetravel import differing_branch, trace_text, travel
+from lllm.agents.timetravel import differing_branch
+from lllm.labs.memory_timetravel import any_trace_text, travel_any
 
 __all__ = ["run_json"]
 
@@ -36,11 +37,11 @@ def run_json(params_json: str, models: dict | None = None) -> str:
         params = json.loads(params_json)
         if not isinstance(params, dict):
             raise ValueError("the widget must send a JSON object")
-        record = travel(params.get("spec"), models, params.get("known"))
+        record = travel_any(params.get("spec"), models, params.get("known"))
         recorded = params.get("recorded")
         differs = differing_branch(recorded, record["branches"]) if recorded else None
     except json.JSONDecodeError as error:
         return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})
     except ValueError as error:
         return json.dumps({"ok": False, "error": str(error)})
-    return json.dumps({"ok": True, "record": record, "trace": trace_text(record), "differs": differs})
+    return json.dumps({"ok": True, "record": record, "trace": any_trace_text(record), "differs": differs})

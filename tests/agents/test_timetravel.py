@@ -81,7 +81,7 @@ def test_the_trace_names_each_branch_and_its_edit():
 @pytest.mark.parametrize("data, message", [
     ([], "a run must be a JSON object with schema, version, inputs and edits, got list"),
     ({"schema": "other", "inputs": {"goal": "x"}}, "field schema must be 'lllm-run', got 'other'"),
-    ({"version": 2, "inputs": {"goal": "x"}}, "field version must be 1 (the version this code reads), got 2"),
+    ({"version": 3, "inputs": {"goal": "x"}}, "field version must be 1 or 2 (the versions this code reads), got 3"),
     ({"inputs": {"goal": ""}}, "field inputs.goal must be non-empty text, got ''"),
     ({"inputs": {"goal": "x", "max_steps": 11}}, "field inputs.max_steps must be an integer between 1 and 10, got 11"),
     ({"inputs": {"goal": "x", "colour": 1}}, "field inputs.colour is not part of a run's inputs (version 1)"),

@@ -8,9 +8,14 @@
 // (or the goal) and press "Run from here": the edit is appended to the run spec and Python computes
 // the new branch (earlier branches come back as they were). The branches are drawn as an ARIA tree
 // (↑ ↓ move, Enter or Space opens one); any two are compared side by side, the first differing step
-// marked. Export / Import move a run file (schema "lllm-run", version 1); the link carries the run
+// marked. Export / Import move a run file (schema "lllm-run", version 1; 2 for a memory session); the link carries the run
 // spec in the URL fragment (#run=base64url(JSON)) and reproduces the same branches in a fresh
 // profile. The trace box holds trace_text(record), exactly what `python -m lllm replay FILE` prints.
+//
+// The memory page places it with data-demo="memory" data-goals="first goal|second goal|...": then a
+// run is the memory explainer's session (lllm/labs/memory_timetravel.py, run file version 2 with
+// "demo": "memory"), the steps are counted across the goals, and each step shows the memory injected
+// before its goal — so an edit in goal 1 can be followed, through memory, into goal 2.
 //
 // For tests: `element.lllmRecord` (the record), `element.lllmSpec`, `element.lllmExportText()`,
 // `element.dataset.state` idle | running | done | error, and `element.lllmLink`. A computed run sends
@@ -105,7 +110,7 @@ function comparison(a, b) {
   for (let i = 0; i < Math.max(a.steps.length, b.steps.length); i++) {
     const marked = i + 1 === first;
     rows.push(el("tr", { class: marked ? "lllm-tt__first-diff" : null },
-      el("th", { scope: "row" }, `step ${i + 1}`, marked ? el("strong", {}, " (first difference)") : ""),
+      el("th", { scope: "row" }, `step ${i + 1}`, (a.steps[i] ?? b.steps[i]).turn ? ` (goal ${(a.steps[i] ?? b.steps[i]).turn})` : "", marked ? el("strong", {}, " (first difference)") : ""),
       el("td", {}, el("pre", {}, a.steps[i] ? stepText(a.steps[i]) : "(no step)")),
       el("td", {}, el("pre", {}, b.steps[i] ? stepText(b.steps[i]) : "(no step)"))));
   }
@@ -123,11 +128,13 @@ function setUp(root) {
   if (root.dataset.lllmTimetravel) return;
   root.dataset.lllmTimetravel = "1";
   root.dataset.state = "idle";
-  const goal = input("goal", root.dataset.goal ?? "What is 17 * 23?", { type: "text" });
+  const memory = root.dataset.demo === "memory";
+  const goal = memory ? Object.assign(el("textarea", { rows: 4 }), { name: "goals", value: (root.dataset.goals ?? "What is 17 * 23?").split("|").join("\n") })
+    : input("goal", root.dataset.goal ?? "What is 17 * 23?", { type: "text" });
   const brain = select("brain", BRAINS, root.dataset.brain ?? "rule");
   const temperature = input("temperature", 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
   const seed = input("seed", 0, { type: "number", min: 0, step: 1 });
-  const maxSteps = input("max_steps", 5, { type: "number", min: 1, max: 10, step: 1 });
+  const maxSteps = input("max_steps", memory ? 4 : 5, { type: "number", min: 1, max: 10, step: 1 });
   const script = Object.assign(el("textarea", { rows: 5 }), { name: "script", value: SCRIPT });
   const sampling = el("span", { class: "lllm-tt__inline" }, field("temperature", temperature), field("seed", seed));
   const scriptField = field("replies, blocks between --- lines", script, "lllm-tt__wide");
@@ -144,7 +151,7 @@ function setUp(root) {
   const view = el("div", { class: "lllm-tt__view" });
   const trace = el("pre", { class: "lllm-tt__trace", tabindex: "0" });
   root.replaceChildren(
-    el("div", { class: "lllm-tt__controls" }, field("goal", goal, "lllm-tt__wide"), field("brain", brain), sampling,
+    el("div", { class: "lllm-tt__controls" }, field(memory ? "goals, one per line (run in turn, with memory)" : "goal", goal, "lllm-tt__wide"), field("brain", brain), sampling,
       field("max steps", maxSteps), scriptField),
     el("div", { class: "lllm-tt__buttons" }, runButton, exportButton, field("Import run", importInput), status),
     error, view, field("link to these runs", link, "lllm-tt__wide"),
@@ -163,7 +170,8 @@ function setUp(root) {
         onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; } });
       const out = JSON.parse(result.stdout.trim().split("\n").pop());
       if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
-      spec = { schema: "lllm-run", version: 1, inputs: out.record.inputs, edits: out.record.edits };
+      spec = { schema: "lllm-run", version: out.record.version, ...(out.record.demo ? { demo: out.record.demo } : {}),
+        inputs: out.record.inputs, edits: out.record.edits };
       record = out.record;
       Object.assign(root, { lllmSpec: spec, lllmRecord: record, lllmLink: toLink(spec) });
       link.value = root.lllmLink;
@@ -184,7 +192,7 @@ function setUp(root) {
   }
 
   function fillControls(inputs) {
-    Object.assign(goal, { value: inputs.goal ?? "" });
+    Object.assign(goal, { value: memory ? (inputs.goals ?? []).join("\n") : inputs.goal ?? "" });
     brain.value = inputs.brain ?? "rule";
     temperature.value = inputs.temperature ?? 0.8;
     seed.value = inputs.seed ?? 0;
@@ -200,7 +208,7 @@ function setUp(root) {
     // the timeline: Previous, one button per step, Next; ← → move along it
     const stepButtons = current.steps.map((s, i) => {
       const b = button(String(i + 1), "lllm-tt__step");
-      b.setAttribute("aria-label", `step ${i + 1}: ${s.outcome}`);
+      b.setAttribute("aria-label", `step ${i + 1}${s.turn ? ` (goal ${s.turn})` : ""}: ${s.outcome}`);
       if (i + 1 === stepIndex) b.setAttribute("aria-current", "step");
       b.addEventListener("click", () => { stepIndex = i + 1; draw("step"); });
       return b;
@@ -228,11 +236,13 @@ function setUp(root) {
     rerun.addEventListener("click", () => runFromHere(current, step, edits, goalEdit));
     const detail = el("section", { class: "lllm-tt__step-view", "aria-label": `branch ${branchId}, step ${stepIndex}` },
       el("h4", {}, `Branch ${branchId}, step ${stepIndex} of ${current.steps.length} (${step.forced ? "forced" : step.outcome})`),
+      step.turn ? row(`goal ${step.turn}`, el("pre", {}, current.turns[step.turn - 1].goal)) : "",
+      step.turn ? row("memory injected", el("pre", { class: "lllm-tt__memory" }, current.turns[step.turn - 1].memory || "(empty)")) : "",
       step.prompt ? el("details", {}, el("summary", {}, "the prompt this step saw"), el("pre", { tabindex: "0" }, step.prompt)) : "",
       row("raw output", el("pre", {}, step.raw || "(nothing)")),
       row("parsed", el("pre", { class: "lllm-tt__parsed" }, stepText(step))),
-      el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, "Edit this step (one or more fields), or the goal, then run from here"),
-        ...EDITS.map((k) => field(k, edits[k], "lllm-tt__wide")), field("goal (a whole new run)", goalEdit, "lllm-tt__wide"), rerun));
+      el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, memory ? "Edit this step (one or more fields), then run from here" : "Edit this step (one or more fields), or the goal, then run from here"),
+        ...EDITS.map((k) => field(k, edits[k], "lllm-tt__wide")), memory ? "" : field("goal (a whole new run)", goalEdit, "lllm-tt__wide"), rerun));
     // the tree and the comparison
     const tree = treeNodes(record, branchId, (id, byKey) => { branchId = id; stepIndex = 1; draw(byKey ? "tree" : null); });
     const others = record.branches.filter((b) => b.id !== branchId);
@@ -253,7 +263,7 @@ function setUp(root) {
 
   async function runFromHere(current, step, edits, goalEdit) {
     let edit;
-    if (goalEdit.value !== current.goal) edit = { parent: current.id, step: 1, goal: goalEdit.value };
+    if (!memory && goalEdit.value !== current.goal) edit = { parent: current.id, step: 1, goal: goalEdit.value };
     else {
       edit = { parent: current.id, step: stepIndex };
       const before = { thought: step.thought ?? "", observation: step.observation ?? "",
@@ -281,10 +291,10 @@ function setUp(root) {
     }
   }
 
-  runButton.addEventListener("click", () => start({ schema: "lllm-run", version: 1, edits: [], inputs: {
-    goal: goal.value, brain: brain.value, seed: Number(seed.value), temperature: Number(temperature.value),
+  runButton.addEventListener("click", () => start({ schema: "lllm-run", edits: [], ...(memory ? { version: 2, demo: "memory" } : { version: 1 }), inputs: {
+    ...(memory ? { goals: goal.value.split("\n").map((g) => g.trim()).filter(Boolean) } : { goal: goal.value }), brain: brain.value, seed: Number(seed.value), temperature: Number(temperature.value),
     max_steps: Number(maxSteps.value), script: brain.value === "scripted" ? script.value : "" } }));
-  goal.addEventListener("keydown", (e) => e.key === "Enter" && runButton.click());
+  if (!memory) goal.addEventListener("keydown", (e) => e.key === "Enter" && runButton.click());
   exportButton.addEventListener("click", () => {
     if (!record) { error.textContent = "Run first: there is no run to export yet."; return; }
     const a = el("a", { href: URL.createObjectURL(new Blob([root.lllmExportText()], { type: "application/json" })), download: "lllm-run.json" });
