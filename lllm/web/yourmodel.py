@@ -15,6 +15,12 @@ model, a timeout) arrives as the page's sentence and is raised as `YourModelErro
 loop that is a visible "predictor error" step, and a reply without the ReAct format is a repair
 step, as for any model.
 
+The native runtime's cells choose it with one line, `your_model()`: the predictor on the endpoint the
+page remembers (the address and name last set in any "your model" fields, localStorage
+`lllm.yourmodel.v1`; the server's first model when no name was set), for `PredictorInvoker(your_model())`
+or a config's `"invoker_config": {"predictor": your_model()}`. The page checks the server first, so
+one that is not running is its one sentence, raised at once as `YourModelError`.
+
 Usage (the checks run anywhere; calling the predictor needs the page):
 
     >>> endpoint({"url": "http://127.0.0.1:11434/v1/", "model": "qwen2.5:0.5b"})
@@ -25,6 +31,10 @@ Usage (the checks run anywhere; calling the predictor needs the page):
     ValueError: your model's address must be a server on this computer, http://127.0.0.1:PORT or http://localhost:PORT, got 'https://example.com'
     >>> PageChatPredictor({"url": "http://localhost:8080", "model": "tinyllm-agent"}).question("Question: hi\\n", 64)["stop"]
     ['Observation:']
+    >>> your_model()
+    Traceback (most recent call last):
+    ...
+    lllm.web.yourmodel.YourModelError: your model is remembered by the page; in a terminal use the http invoker (invoker_config {"base_url": "http://127.0.0.1:PORT/v1"})
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["BRAIN", "PageChatPredictor", "YourModelError", "endpoint"]
+__all__ = ["BRAIN", "PageChatPredictor", "YourModelError", "endpoint", "your_model"]
 
 BRAIN = "yourmodel"                     # the brain's name in the page's demos (lllm/web/demos.py)
 STOP = ("Observation:",)                # as HttpPredictor: the observation is the tool's to write
@@ -95,3 +105,17 @@ class PageChatPredictor:
 
     def __repr__(self) -> str:
         return f"PageChatPredictor(url={self.endpoint['url']!r}, model={self.endpoint['model']!r})"
+
+
+def your_model(max_tokens: int = MAX_TOKENS, stop: tuple[str, ...] = STOP) -> PageChatPredictor:
+    """The learner's model as the page remembers it: a PageChatPredictor on the saved endpoint, checked."""
+    try:
+        import _lllm_page                   # registered by worker.mjs; exists only in the page
+    except ImportError:
+        raise YourModelError("your model is remembered by the page; in a terminal use the http invoker "
+                             '(invoker_config {"base_url": "http://127.0.0.1:PORT/v1"})') from None
+    try:                                    # chat.mjs reads localStorage and asks the server for its models
+        saved = json.loads(str(_settle(_lllm_page.chat(json.dumps({"saved": True})))))
+    except Exception as error:              # the page's sentence (a JavaScript Error) as ours
+        raise YourModelError(str(error).removeprefix("Error: ")) from None
+    return PageChatPredictor(saved, max_tokens, stop)

@@ -3,8 +3,8 @@
 // ../runtime/chat.mjs (the HTTP calls, streamed) and lllm/web/yourmodel.py (the predictor) first.
 //
 // This module draws the two fields the brain needs (the server's address and the model's name, kept
-// in localStorage under STORAGE_KEY and checked when read: unreadable settings fall back to the
-// defaults with a sentence saying so), checks the server before Python starts (so a server that is
+// in localStorage under STORAGE_KEY and checked when read, by chat.mjs: the native runtime's cells read
+// the same settings; unreadable settings fall back to the defaults with a sentence saying so), checks the server before Python starts (so a server that is
 // not running, refuses the page or lacks the model is one sentence within CHECK_MS, whatever
 // Python's state), and shows each reply in the trace as it streams in (`liveTrace`). After a run it
 // adds the prompt your model saw first, so the versus demo can set it beside TinyLLM's. A widget that
@@ -16,35 +16,9 @@
 //   const end = liveTrace(output)                              // streams into output; end() stops
 
 import { el, field, input } from "../runtime/dom.mjs";
-import { ChatError, DEFAULT_URL, baseUrl, checkModel } from "../runtime/chat.mjs";
+import { ChatError, STORAGE_KEY, baseUrl, checkModel, loadSettings, saveSettings } from "../runtime/chat.mjs";
 
 export const YOUR_MODEL = "yourmodel";
-export const STORAGE_KEY = "lllm.yourmodel.v1";
-const DEFAULTS = { url: DEFAULT_URL, model: "" };
-
-/** The saved {url, model}, checked; `notice` says why the defaults are used when the saved text is unreadable. */
-export function loadSettings() {
-  let text = null;
-  try {
-    text = localStorage.getItem(STORAGE_KEY);
-  } catch {
-    return { ...DEFAULTS, notice: "This browser blocks storage here, so your model's address is not remembered." };
-  }
-  if (text === null) return { ...DEFAULTS, notice: null };
-  try {
-    const saved = JSON.parse(text);
-    if (typeof saved?.url !== "string" || typeof saved?.model !== "string" || saved.model.length > 200) throw new Error("not {url, model}");
-    return { url: baseUrl(saved.url), model: saved.model.trim(), notice: null };
-  } catch {
-    return { ...DEFAULTS, notice: `The saved address of your model could not be read, so the defaults are back (${DEFAULT_URL}, the server's first model).` };
-  }
-}
-
-export function saveSettings({ url, model }) {
-  try {
-    localStorage.setItem(STORAGE_KEY, JSON.stringify({ url, model }));
-  } catch { /* blocked or full: loadSettings says so */ }
-}
 
 /** The address and model fields, shown while `brain` (a select, or null: always) is YOUR_MODEL. */
 export function yourModelFields(brain, controls) {
@@ -126,4 +100,4 @@ export function promptBlock(prompt, both) {
   return box;
 }
 
-export { ChatError };
+export { ChatError, STORAGE_KEY, loadSettings, saveSettings };

@@ -17,7 +17,9 @@
 //
 //   await listModels("http://127.0.0.1:11434")     // -> ["qwen2.5:0.5b", ...] or throws ChatError
 //   await checkModel({url, model})                 // -> the model's name (the server's first if "")
-//   answerChat(port, message)                      // worker.mjs's question: {id, args: [json], reply}
+//   loadSettings() / saveSettings({url, model})    // remembered in localStorage (yourmodel.mjs's fields)
+//   answerChat(port, message)                      // worker.mjs's question: {id, args: [json], reply};
+//                                                  // {"saved": true} asks for the remembered endpoint
 //   stopChats()                                    // Stop: every call in flight ends now
 
 import { writeAnswer } from "./answer.mjs";
@@ -92,6 +94,41 @@ export async function checkModel({ url, model }) {
   if (!model) return ids[0];
   if (!ids.includes(model)) throw new ChatError(`Your server has no model named ${JSON.stringify(model)}: it has ${ids.map((id) => JSON.stringify(id)).join(", ")}; write one of those as the model.`);
   return model;
+}
+
+// ---- the remembered settings (one for every page: the demos' fields write them, cells read them) --
+
+export const STORAGE_KEY = "lllm.yourmodel.v1";
+const DEFAULTS = { url: DEFAULT_URL, model: "" };
+
+/** The saved {url, model}, checked; `notice` says why the defaults are used when the saved text is unreadable. */
+export function loadSettings() {
+  let text = null;
+  try {
+    text = localStorage.getItem(STORAGE_KEY);
+  } catch {
+    return { ...DEFAULTS, notice: "This browser blocks storage here, so your model's address is not remembered." };
+  }
+  if (text === null) return { ...DEFAULTS, notice: null };
+  try {
+    const saved = JSON.parse(text);
+    if (typeof saved?.url !== "string" || typeof saved?.model !== "string" || saved.model.length > 200) throw new Error("not {url, model}");
+    return { url: baseUrl(saved.url), model: saved.model.trim(), notice: null };
+  } catch {
+    return { ...DEFAULTS, notice: `The saved address of your model could not be read, so the defaults are back (${DEFAULT_URL}, the server's first model).` };
+  }
+}
+
+export function saveSettings({ url, model }) {
+  try {
+    localStorage.setItem(STORAGE_KEY, JSON.stringify({ url, model }));
+  } catch { /* blocked or full: loadSettings says so */ }
+}
+
+/** A cell's your_model() (lllm/web/yourmodel.py): the remembered endpoint, its model's name resolved by the server. */
+async function savedEndpoint() {
+  const { url, model } = loadSettings();
+  return { url, model: await checkModel({ url, model }) };
 }
 
 // ---- one chat completion, streamed ------------------------------------------------------------
@@ -172,7 +209,8 @@ export async function chat(question, { quietMs = QUIET_MS, firstMs = FIRST_TEXT_
 export async function answerChat(port, { id, args: [text], reply }) {
   const answer = (a) => (reply ? writeAnswer(reply, a) : port.postMessage({ id, ...a }));
   try {
-    answer({ value: await chat(JSON.parse(text)) });
+    const question = JSON.parse(text);
+    answer({ value: question.saved ? JSON.stringify(await savedEndpoint()) : await chat(question) });
   } catch (e) {
     answer({ error: e.message });
   }
