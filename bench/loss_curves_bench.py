@@ -171,7 +171,7 @@ def render(runs: list[dict]) -> str:
         best = min(r["points"], key=lambda p: p["validation"])
         lines.append(f"- **{r['model']}**: train loss {r['points'][0]['train']} → {r['points'][-1]['train']}; "
                      f"validation loss lowest at {best['validation']} after {best['updates']} updates, "
-                     f"{r['points'][-1]['validation']} at the end ({r['seconds']:.0f} s of training).")
+                     f"{r['points'][-1]['validation']} at the end ({r['seconds']:.0f} s with the scoring, on the shared machine).")
     lines += ["", "<details><summary>Every point of the chart, as tables</summary>", ""]
     lines += [table(r) for r in runs] + ["", "</details>", ""]
     return "\n".join(lines)
