@@ -2,7 +2,8 @@
 /tinyllm/tinygpt/, /tinyllm/versus/ and /tinyllm/recurrence-attention/. On each, axe-core (WCAG 2
 A and AA) finds nothing serious or critical and the page does not scroll sideways; on the inside
 page the model switch and TinyGPT's position slider work from the keyboard alone, and no Python
-(Pyodide or a wheel) is downloaded: the page runs the model with onnxruntime-web only."""
+(Pyodide or a wheel) is downloaded: the page runs the model with onnxruntime-web only. The
+comparison page draws its four loss curves within the screen, with their tables."""
 
 from __future__ import annotations
 
@@ -77,6 +78,12 @@ def test_attention_pages_pass_axe_fit_390px_and_the_inside_page_works_by_keyboar
         problems += problems_here(page, PAGES[0])
         for path in PAGES[1:]:
             open_page(page, site_server, path)
+            if path == "tinyllm/versus/":               # the loss curves: drawn, labelled, and their table
+                chart = page.locator("svg.lllm-loss-chart")
+                assert chart.locator("polyline").count() == 4 and chart.get_attribute("role") == "img"
+                assert chart.bounding_box()["width"] <= 390
+                assert page.locator("details table caption").all_text_contents() == \
+                    ["TinyLLM: one row per epoch", "TinyGPT: one row per 100 updates"]
             problems += problems_here(page, path)
         assert not problems, "\n".join(problems)
         watched.assert_clean()
