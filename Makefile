@@ -89,6 +89,7 @@ bench: venv models
 	$(PY) bench/attention_bench.py
 	$(PY) bench/serve_model_bench.py
 	$(PY) bench/tinygpt_bench.py --train --out bench/results/tinygpt.md
+	$(PY) bench/loss_curves_bench.py --model all --render
 	$(PY) bench/agent_bench.py --grammar --per-family 60
 	$(MAKE) node browsers
 	$(PY) bench/sandbox_bench.py
