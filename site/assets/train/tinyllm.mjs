@@ -124,6 +124,11 @@ function matmulNT(A, B, C, M, K, N, Bt = transpose(B, N, K, buffer("NT", N * K))
 
 // ---- one LSTM layer, forward -----------------------------------------------------------------------
 
+// The gate functions written with Math.exp, which measured about twice as fast as Math.tanh; in
+// float64 they agree with numpy's float32 sigmoid and tanh to far below float32's precision.
+const sigmoid = (z) => 1 / (1 + Math.exp(-z));
+const tanh = (z) => 1 - 2 / (Math.exp(2 * z) + 1);    // exp overflows to Infinity: 1, as tanh
+
 // --8<-- [start:lstm-forward]
 /** X (T, B, E_in) -> every hidden state (T, B, H) and what backward needs (lstm_forward). */
 function lstmForward(X, W_x, W_h, b, T, B, Ein, H) {
@@ -133,19 +138,16 @@ function lstmForward(X, W_x, W_h, b, T, B, Ein, H) {
   const hs = new Float32Array((T + 1) * B * H);           // hs[t] is h_{t-1}: hs[0] = h0 = 0
   const cs = new Float32Array((T + 1) * B * H);
   const tanhCs = new Float32Array(T * B * H);
-  const z = new Float32Array(B * G);
   for (let t = 0; t < T; t++) {
-    matmul(hs.subarray(t * B * H), W_h, z, B, H, G);      // h_{t-1} @ W_h
+    matmul(hs.subarray(t * B * H), W_h, gates.subarray(t * B * G), B, H, G, true);   // + h_{t-1} @ W_h
     for (let n = 0; n < B; n++) {
       const a = (t * B + n) * G, prev = (t * B + n) * H, next = ((t + 1) * B + n) * H;
-      for (let j = 0; j < G; j++) {
-        const zj = gates[a + j] + z[n * G + j] + b[j];
-        gates[a + j] = j < 3 * H ? 0.5 + 0.5 * Math.tanh(0.5 * zj) : Math.tanh(zj);   // sigmoid as numpy writes it
-      }
+      for (let j = 0; j < 3 * H; j++) gates[a + j] = sigmoid(gates[a + j] + b[j]);
+      for (let j = 3 * H; j < G; j++) gates[a + j] = tanh(gates[a + j] + b[j]);
       for (let h = 0; h < H; h++) {
         const i = gates[a + h], f = gates[a + H + h], o = gates[a + 2 * H + h], g = gates[a + 3 * H + h];
         cs[next + h] = f * cs[prev + h] + i * g;          // c_t = f * c_{t-1} + i * g
-        tanhCs[prev + h] = Math.tanh(cs[next + h]);
+        tanhCs[prev + h] = tanh(cs[next + h]);
         hs[next + h] = o * tanhCs[prev + h];              // h_t = o * tanh(c_t)
       }
     }
