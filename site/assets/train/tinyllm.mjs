@@ -222,10 +222,11 @@ export function crossEntropy(logits, ys, V) {
     const row = logits.subarray(r * V, (r + 1) * V);
     let max = -Infinity;
     for (let v = 0; v < V; v++) max = Math.max(max, row[v]);       // stable: the max logit is 0
+    const shifted = row[ys[r]] - max;
     let total = 0;
-    for (let v = 0; v < V; v++) total += Math.exp(row[v] - max);
-    loss += Math.log(total) - (row[ys[r]] - max);
-    for (let v = 0; v < V; v++) row[v] = Math.exp(row[v] - max) / total / N;   // softmax / N
+    for (let v = 0; v < V; v++) total += (row[v] = Math.exp(row[v] - max));   // each exp once, kept in the row
+    loss += Math.log(total) - shifted;
+    for (let v = 0; v < V; v++) row[v] = row[v] / total / N;         // softmax / N
     row[ys[r]] -= 1 / N;                                           // minus the one-hot target
   }
   return loss / N;
@@ -289,13 +290,14 @@ export function createAdam(params) {
 export function adamwStep(params, grads, adam, { lr, weight_decay: wd }, beta1 = 0.9, beta2 = 0.999, eps = 1e-8) {
   adam.t += 1;
   const correct1 = 1 - beta1 ** adam.t, correct2 = 1 - beta2 ** adam.t;   // early averages lean towards 0
+  const decay = 1 - lr * wd, rate = lr / correct1;
   for (const k of Object.keys(params)) {
     const p = params[k], g = grads[k], m = adam.m[k], v = adam.v[k];
-    for (let i = 0; i < p.length; i++) {
-      p[i] *= 1 - lr * wd;                                         // decay the weight, not the gradient
-      m[i] = beta1 * m[i] + (1 - beta1) * g[i];
-      v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
-      p[i] -= (lr / correct1) * m[i] / (Math.sqrt(v[i] / correct2) + eps);
+    for (let i = 0; i < p.length; i++) {                           // one pass; each rounded to float32 as stored
+      const gi = g[i];
+      const mi = (m[i] = beta1 * m[i] + (1 - beta1) * gi);
+      const vi = (v[i] = beta2 * v[i] + (1 - beta2) * gi * gi);
+      p[i] = Math.fround(p[i] * decay) - rate * mi / (Math.sqrt(vi / correct2) + eps);   // decay the weight, not the gradient
     }
   }
 }
