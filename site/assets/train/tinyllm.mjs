@@ -105,8 +105,11 @@ function transpose(A, R, C, out) {
   return out;
 }
 
-const scratch = new Map();   // transposed copies, one buffer per size: no new arrays at each step
-function buffer(name, n) {
+// Every array a step needs is allocated once and reused (a step allocated about 2 MB before):
+// `work(name, n)` is the first n numbers of the buffer called `name`, grown when n is larger.
+// Nothing a step returns outlives the next call, so reuse is safe; a caller zeroes what it sums into.
+const scratch = new Map();
+function work(name, n) {
   let b = scratch.get(name);
   if (!b || b.length < n) scratch.set(name, (b = new Float32Array(n)));
   return b.subarray(0, n);
@@ -114,11 +117,11 @@ function buffer(name, n) {
 
 /** C (K, N) += A (M, K)^T @ B (M, N): a weight gradient, summed over M rows. */
 function matmulTN(A, B, C, M, K, N) {
-  matmul(transpose(A, M, K, buffer("TN", M * K)), B, C, K, M, N, true);
+  matmul(transpose(A, M, K, work("TN", M * K)), B, C, K, M, N, true);
 }
 
 /** C (M, N) = A (M, K) @ B (N, K)^T: a gradient sent back through a weight matrix. */
-function matmulNT(A, B, C, M, K, N, Bt = transpose(B, N, K, buffer("NT", N * K))) {
+function matmulNT(A, B, C, M, K, N, Bt = transpose(B, N, K, work("NT", N * K))) {
   matmul(A, Bt, C, M, K, N);
 }
 
@@ -131,13 +134,13 @@ const tanh = (z) => 1 - 2 / (Math.exp(2 * z) + 1);    // exp overflows to Infini
 
 // --8<-- [start:lstm-forward]
 /** X (T, B, E_in) -> every hidden state (T, B, H) and what backward needs (lstm_forward). */
-function lstmForward(X, W_x, W_h, b, T, B, Ein, H) {
+function lstmForward(X, W_x, W_h, b, T, B, Ein, H, l) {
   const G = 4 * H;
-  const gates = new Float32Array(T * B * G);              // activated: i, f, o (sigmoid), g (tanh)
+  const gates = work(`gates${l}`, T * B * G);             // activated: i, f, o (sigmoid), g (tanh)
   matmul(X, W_x, gates, T * B, Ein, G);                   // the input's share, every step at once
-  const hs = new Float32Array((T + 1) * B * H);           // hs[t] is h_{t-1}: hs[0] = h0 = 0
-  const cs = new Float32Array((T + 1) * B * H);
-  const tanhCs = new Float32Array(T * B * H);
+  const hs = work(`hs${l}`, (T + 1) * B * H).fill(0, 0, B * H);   // hs[t] is h_{t-1}: hs[0] = h0 = 0
+  const cs = work(`cs${l}`, (T + 1) * B * H).fill(0, 0, B * H);
+  const tanhCs = work(`tanhCs${l}`, T * B * H);
   for (let t = 0; t < T; t++) {
     matmul(hs.subarray(t * B * H), W_h, gates.subarray(t * B * G), B, H, G, true);   // + h_{t-1} @ W_h
     for (let n = 0; n < B; n++) {
@@ -163,9 +166,9 @@ function lstmForward(X, W_x, W_h, b, T, B, Ein, H) {
 function lstmBackward(dHs, cache, T, B, H, grads, l) {
   const { X, W_x, W_h, gates, hs, cs, tanhCs, Ein } = cache;
   const G = 4 * H;
-  const dZ = new Float32Array(T * B * G);
-  const dh = new Float32Array(B * H), dc = new Float32Array(B * H);
-  const W_hT = transpose(W_h, H, G, new Float32Array(G * H));    // once for all T steps
+  const dZ = work(`dZ${l}`, T * B * G);
+  const dh = work("dh", B * H).fill(0), dc = work("dc", B * H).fill(0);
+  const W_hT = transpose(W_h, H, G, work("W_hT", G * H));       // once for all T steps
   for (let t = T - 1; t >= 0; t--) {
     for (let n = 0; n < B; n++) {
       const a = (t * B + n) * G, s = (t * B + n) * H, prev = s, r = n * H;
@@ -187,7 +190,7 @@ function lstmBackward(dHs, cache, T, B, H, grads, l) {
   matmulTN(hs, dZ, grads[`W_h${l}`], T * B, H, G);                 // hs[:-1]: the first T*B rows
   const db = grads[`b${l}`];
   for (let r = 0; r < T * B; r++) for (let j = 0; j < G; j++) db[j] += dZ[r * G + j];
-  const dX = new Float32Array(T * B * Ein);
+  const dX = work(`dX${l}`, T * B * Ein);
   matmulNT(dZ, W_x, dX, T * B, G, Ein);
   return dX;
 }
@@ -199,15 +202,15 @@ function lstmBackward(dHs, cache, T, B, H, grads, l) {
 export function forward(params, config, xs) {
   const { vocab_size: V, embed: E, hidden: H, layers: L } = config;
   const B = xs.length, T = xs[0].length;
-  let out = new Float32Array(T * B * E);                           // (T, B, E): embedding rows
+  let out = work("embedded", T * B * E);                           // (T, B, E): embedding rows
   for (let t = 0; t < T; t++) for (let n = 0; n < B; n++) out.set(params.embed.subarray(xs[n][t] * E, (xs[n][t] + 1) * E), (t * B + n) * E);
   const caches = [];
   for (let l = 0; l < L; l++) {
-    const r = lstmForward(out, params[`W_x${l}`], params[`W_h${l}`], params[`b${l}`], T, B, l === 0 ? E : H, H);
+    const r = lstmForward(out, params[`W_x${l}`], params[`W_h${l}`], params[`b${l}`], T, B, l === 0 ? E : H, H, l);
     caches.push(r.cache);
     out = r.out;
   }
-  const logits = new Float32Array(T * B * V);
+  const logits = work("logits", T * B * V);
   matmul(out, params.W_out, logits, T * B, H, V);
   for (let r = 0; r < T * B; r++) for (let v = 0; v < V; v++) logits[r * V + v] += params.b_out[v];
   return { logits, cache: { xs, caches, top: out, T, B } };
@@ -244,10 +247,10 @@ export function lossAndGrads(params, config, xs, ys, onStage = () => {}) {
   for (let t = 0; t < T; t++) for (let n = 0; n < B; n++) targets[t * B + n] = ys[n][t];
   const loss = crossEntropy(logits, targets, V);                   // logits now hold dlogits
   onStage("backward");
-  const grads = Object.fromEntries(Object.entries(params).map(([k, p]) => [k, new Float32Array(p.length)]));
+  const grads = Object.fromEntries(Object.entries(params).map(([k, p]) => [k, work(`d${k}`, p.length).fill(0)]));
   matmulTN(top, logits, grads.W_out, T * B, H, V);
   for (let r = 0; r < T * B; r++) for (let v = 0; v < V; v++) grads.b_out[v] += logits[r * V + v];
-  let dout = new Float32Array(T * B * H);
+  let dout = work("dout", T * B * H);
   matmulNT(logits, params.W_out, dout, T * B, V, H);
   for (let l = L - 1; l >= 0; l--) dout = lstmBackward(dout, caches[l], T, B, H, grads, l);
   for (let t = 0; t < T; t++) for (let n = 0; n < B; n++) {        // each use of a row adds its gradient
