@@ -14,7 +14,7 @@ help:
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date) and its inspection graph; TinyGPT (committed)"
 	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
-	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, TinyLLM vs TinyGPT, the model server, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
+	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, TinyLLM vs TinyGPT (in CPython and in each engine's page), the model server, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
 
@@ -89,6 +89,7 @@ bench: venv models
 	$(PY) bench/attention_bench.py
 	$(PY) bench/serve_model_bench.py
 	$(PY) bench/tinygpt_bench.py --train --out bench/results/tinygpt.md
+	$(PY) bench/tinygpt_page_bench.py --out bench/results/tinygpt-page.md
 	$(PY) bench/loss_curves_bench.py --model all --render
 	$(PY) bench/agent_bench.py --grammar --per-family 60
 	$(MAKE) node browsers
