@@ -313,7 +313,8 @@ def test_the_course_works_at_390px_and_by_keyboard(browser, site_server):
             expect(bar(pg)).to_be_visible()
             assert pg.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"), path
         # keyboard: Tab reaches "Start the course" on the home page and Enter follows it
-        for _ in range(60):
+        # (past Material's skip link, search and the whole navigation, which grows with the site)
+        for _ in range(200):
             pg.keyboard.press("Tab")
             if pg.evaluate("() => Boolean(document.activeElement.closest('.lllm-course-continue'))"):
                 break
