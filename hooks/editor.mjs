@@ -48,12 +48,12 @@ const theme = EditorView.theme({
 /** A Python editor in `parent`; returns {value (get/set), setReadOnly(on), focus(), view}. */
 export function createEditor({ parent, doc = "", labelledBy, label, describedBy, onChange, onRun, readOnly = false }) {
   const editable = new Compartment();
-  // a read-only editor is not editable, so not focusable: tabindex keeps it reachable by keyboard
-  // (axe's scrollable-region-focusable rule; a long solution scrolls)
-  const lock = (on) => [EditorState.readOnly.of(on), EditorView.editable.of(!on),
-                        on ? EditorView.contentAttributes.of({ tabindex: "0" }) : []];
+  // tabindex on the content, editable or not: a read-only editor is not focusable otherwise, and
+  // axe's scrollable-region-focusable rule does not count contenteditable as focusable content
+  // (measured: a cell's editor failed it once its wide line made the scroller scroll)
+  const lock = (on) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
   const run = () => { onRun?.(); return Boolean(onRun); };
-  const attributes = { spellcheck: "false", autocorrect: "off", autocapitalize: "off", translate: "no" };
+  const attributes = { spellcheck: "false", autocorrect: "off", autocapitalize: "off", translate: "no", tabindex: "0" };
   if (labelledBy) attributes["aria-labelledby"] = labelledBy;
   if (label) attributes["aria-label"] = label;
   if (describedBy) attributes["aria-describedby"] = describedBy;
