@@ -9,35 +9,15 @@
 // positions computed and the milliseconds taken with and without the cache (measured here, now).
 
 import { el, field, input } from "../runtime/dom.mjs";
+import { openModel } from "./session.mjs";
 import { Mulberry32, sample } from "../runtime/sampler.mjs";
 import { gptForward } from "../runtime/gpt.mjs";
 
-const RUNTIME = new URL("../runtime/", import.meta.url);
 const PALE = [243, 244, 251], INDIGO = [40, 53, 147];
 const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);
 
-async function download(url, what) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`Could not download ${what} (${response.url}): HTTP ${response.status}`);
-  return response;
-}
 
-async function loadModel() {
-  const manifest = await (await download(new URL("runtime.json", RUNTIME), "the runtime manifest")).json();
-  const entry = manifest.models?.tinygpt;
-  if (!entry || entry.missing) throw new Error(entry?.missing ?? "This build has no TinyGPT: run `make model`");
-  const ortBase = new URL(manifest.ort, RUNTIME);
-  const ort = await import(new URL("ort.wasm.min.mjs", ortBase).href);
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.wasmPaths = ortBase.href;
-  ort.env.logLevel = "error";
-  const [bytes, card] = await Promise.all([
-    download(new URL(entry.model, RUNTIME), "TinyGPT").then((r) => r.arrayBuffer()),
-    download(new URL(entry.card, RUNTIME), "its model card").then((r) => r.json()),
-  ]);
-  const session = await ort.InferenceSession.create(new Uint8Array(bytes), { executionProviders: ["wasm"] });
-  return { ort, session, card };
-}
+const loadModel = () => openModel((m) => m.models?.tinygpt, "TinyGPT", "This build has no TinyGPT: run `make model`");
 
 // ---- the loop: gpt_inside.trace, every position read once ---------------------------------------
 

@@ -13,39 +13,18 @@
 // `python -m lllm inside --json` prints) and root.lllmTrace the text and its per-position outputs.
 
 import { el, field, input } from "../runtime/dom.mjs";
+import { openModel } from "./session.mjs";
 import { Mulberry32, sample } from "../runtime/sampler.mjs";
 import { positionView } from "./draw.mjs";
 import { heatmap, stageTable } from "./heatmap.mjs";
 
-const RUNTIME = new URL("../runtime/", import.meta.url);
 const STAGES = [["input_gate", "input gate i"], ["forget_gate", "forget gate f"], ["output_gate", "output gate o"],
   ["candidate", "candidate g"], ["cn", "cell state c"], ["hn", "hidden state h"]];
 const SHOWN = 10;   // rows of the distribution table
 
-// ---- the model: onnxruntime-web on the page's thread ------------------------------------------------
+// ---- the model: onnxruntime-web on the page's thread (session.mjs) ---------------------------------
 
-async function download(url, what) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`Could not download ${what} (${response.url}): HTTP ${response.status}`);
-  return response;
-}
-
-async function loadModel() {
-  const manifest = await (await download(new URL("runtime.json", RUNTIME), "the runtime manifest")).json();
-  const entry = manifest.inside;
-  if (!entry || entry.missing) throw new Error(entry?.missing ?? "This build has no inspection model: run `make model`");
-  const ortBase = new URL(manifest.ort, RUNTIME);
-  const ort = await import(new URL("ort.wasm.min.mjs", ortBase).href);
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.wasmPaths = ortBase.href;
-  ort.env.logLevel = "error";
-  const [bytes, card] = await Promise.all([
-    download(new URL(entry.model, RUNTIME), "the inspection model").then((r) => r.arrayBuffer()),
-    download(new URL(entry.card, RUNTIME), "its model card").then((r) => r.json()),
-  ]);
-  const session = await ort.InferenceSession.create(new Uint8Array(bytes), { executionProviders: ["wasm"] });
-  return { ort, session, card };
-}
+const loadModel = () => openModel((m) => m.inside, "the inspection model", "This build has no inspection model: run `make model`");
 
 // ---- the token loop: lllm/model/inside.py's trace(), one character per run --------------------------
 
