@@ -182,7 +182,7 @@ def test_every_diagram_is_drawn_into_its_page(site_build):
         built = page.read_text(encoding="utf-8")
         assert '<pre class="mermaid">' not in built, f"{md}: a Mermaid block was left for the page to draw"
         sources = [html.unescape(t) for t in re.findall(r'class="lllm-mermaid-source"><summary>Diagram source'
-                                                        r'</summary><pre><code>(.*?)</code>', built, re.S)]
+                                                        r'</summary><pre[^>]*>(?:<nav .*?</nav>)?<code>(.*?)</code>', built, re.S)]
         missing += [f"{d.where}:{d.line}" for d in found if d.text.rstrip("\n") not in sources]
         for svg in re.findall(r'<div class="mermaid lllm-mermaid">(<svg [^>]*>)', built):
             assert 'role="img"' in svg and 'aria-label="Diagram' in svg and "viewBox=" in svg, f"{md}: {svg[:200]}"

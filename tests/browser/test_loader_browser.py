@@ -1,0 +1,73 @@
+"""The page's one module (site/assets/runtime/loader.mjs) and the build-time copy buttons
+(hooks/codeblocks.py) in real Chromium: a reading page imports no widget module; a page with
+widgets imports exactly theirs, also when reached by Material's instant navigation, and the widget
+is set up; a copy button puts its block's code on the clipboard; Material's start leaves every
+code block as the HTML wrote it (no layout work per block)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import origin, watch
+
+pytestmark = pytest.mark.browser
+WIDGET_MODULES = ("quiz/quiz.mjs", "runtime/cells.mjs", "runtime/intent.mjs", "runtime/playground.mjs",
+                  "inside/inside.mjs", "train/train.mjs", "agents/demos.mjs", "agents/oversight.mjs",
+                  "agents/timetravel.mjs")
+
+
+def modules(watched) -> set[str]:
+    """The widget modules the page requested (by their path under assets/)."""
+    return {m for m in WIDGET_MODULES if any(u.split("?")[0].endswith("/assets/" + m) for u in watched.requests)}
+
+
+def test_a_page_imports_only_its_widgets_modules_also_after_instant_navigation(browser, site_server):
+    context = browser.new_context(service_workers="block")
+    watched = watch(context, {origin(site_server.url)})
+    page = watched.page
+    page.goto(site_server.url + "design/")
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => window.lllmModules && window.lllm")
+    assert modules(watched) == set(), "a page without widgets imported widget modules"
+    assert any(u.endswith("/assets/course/course.mjs") for u in watched.requests), "the course marks did not load"
+
+    # Material's instant navigation: a click swaps the page without a reload; the ReAct page's demo,
+    # time travel and quiz must be set up by modules imported only now.
+    page.evaluate("() => { window.__sameDocument = true; }")   # a reload would forget it
+    page.evaluate("(url) => { const a = document.createElement('a'); a.href = url; a.textContent = 'go';"
+                  " document.querySelector('.md-content__inner').append(a); a.click(); }",
+                  site_server.url + "agents/react/")
+    page.wait_for_url("**/agents/react/")
+    assert page.evaluate("() => window.__sameDocument") is True, "the navigation reloaded the page"
+    expect(page.locator(".lllm-demo").first).to_have_attribute("data-state", "idle", timeout=30_000)
+    expect(page.locator(".lllm-timetravel").first).to_have_attribute("data-state", "idle", timeout=30_000)
+    expect(page.locator(".lllm-quiz[data-quiz-ready]").first).to_be_attached(timeout=30_000)
+    needed = {m for m in WIDGET_MODULES
+              if any(f.endswith(m) for f in page.evaluate("() => window.lllmModules.needed()"))}
+    assert {"agents/demos.mjs", "agents/timetravel.mjs", "quiz/quiz.mjs", "runtime/intent.mjs"} <= needed, needed
+    assert modules(watched) == needed
+    assert {"runtime/playground.mjs", "train/train.mjs", "inside/inside.mjs"}.isdisjoint(modules(watched))
+    watched.assert_clean("loader")
+    context.close()
+
+
+def test_a_copy_button_copies_its_code_and_material_leaves_the_blocks_alone(browser, site_server):
+    context = browser.new_context(service_workers="block", permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(site_server.url + "agents/react/")
+    page.wait_for_load_state("networkidle")
+    blocks = page.evaluate("""() => [...document.querySelectorAll('pre[data-lllm-code]')].map((pre) => ({
+        number: pre.dataset.lllmCode, buttons: pre.querySelectorAll('.md-code__button').length,
+        navs: pre.querySelectorAll('nav.md-code__nav').length}))""")
+    assert len(blocks) >= 10
+    assert all(b["buttons"] == 1 and b["navs"] == 1 for b in blocks), [b for b in blocks if b["buttons"] != 1][:3]
+    second = page.locator("div.highlight:not(.runnable) pre[data-lllm-code] >> visible=true").nth(1)
+    second.scroll_into_view_if_needed()
+    code = second.locator("code").inner_text()
+    second.hover()
+    second.locator(".md-code__button").click()
+    page.wait_for_function("(text) => navigator.clipboard.readText().then((t) => t === text)", arg=code.rstrip(),
+                           timeout=10_000)
+    expect(page.locator(".md-dialog")).to_contain_text("Copied to clipboard")
+    context.close()

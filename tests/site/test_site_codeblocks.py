@@ -1,0 +1,103 @@
+"""Code blocks decorated at build time (hooks/codeblocks.py), read without a browser: every block
+Material would decorate has exactly one copy button aimed at its own code, line-numbered code has
+Material's class, the theme's own copy feature is off, and the hook refuses what it cannot do."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from hooks.codeblocks import decorate, on_config  # noqa: E402
+from mkdocs.exceptions import PluginError  # noqa: E402
+
+LINES = '<span id="__span-0-1"><a id="__codelineno-0-1" name="__codelineno-0-1" href="#__codelineno-0-1"></a>x\n</span>'
+
+
+def test_each_block_gets_a_numbered_button_and_line_numbered_code_gets_the_class():
+    html = (f'<div class="highlight"><pre><span></span><code>{LINES}</code></pre></div>'
+            '<div class="highlight"><pre><code class="language-text">plain</code></pre></div>'
+            '<pre class="mermaid"><code>flowchart TD</code></pre>')
+    out = decorate(html, "x.md")
+    assert out.count('class="md-code__button"') == 2
+    assert '<pre data-lllm-code="1"><span></span><nav class="md-code__nav">' in out
+    assert "data-clipboard-target=\"pre[data-lllm-code='2'] > code\"" in out
+    assert f'<code class="md-code__content">{LINES}' in out
+    assert '<code class="language-text">plain' in out          # no line spans: Material adds no class either
+    assert '<pre class="mermaid"><code>flowchart TD' in out     # Material leaves Mermaid blocks alone
+
+
+def test_the_hook_refuses_no_copy_and_a_block_decorated_twice():
+    with pytest.raises(PluginError, match="no-copy"):
+        decorate('<div class="no-copy"><pre><code>x</code></pre></div>', "a.md")
+    with pytest.raises(PluginError, match="decorated already"):
+        decorate(decorate("<pre><code>x</code></pre>", "b.md"), "b.md")
+
+
+def test_the_theme_feature_that_would_draw_a_second_button_stops_the_build():
+    with pytest.raises(PluginError, match="content.code.copy"):
+        on_config({"theme": {"features": ["navigation.instant", "content.code.copy"]}})
+    assert on_config({"theme": {"features": ["navigation.instant"]}})
+
+
+class Blocks(HTMLParser):
+    """Per `<pre>`: its data-lllm-code, the targets of the buttons inside it, and its `<code>`'s class."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks, self.open, self.config = [], None, None
+        self._config = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "pre":
+            self.open = {"number": attrs.get("data-lllm-code"), "mermaid": "mermaid" in (attrs.get("class") or ""),
+                         "targets": [], "code": None}
+            self.blocks.append(self.open)
+        elif self.open is not None and tag == "button" and "data-clipboard-target" in attrs:
+            self.open["targets"].append(attrs["data-clipboard-target"])
+        elif self.open is not None and tag == "code" and self.open["code"] is None:
+            self.open["code"] = attrs.get("class") or ""
+        self._config = tag == "script" and attrs.get("id") == "__config"
+
+    def handle_endtag(self, tag):
+        if tag == "pre":
+            self.open = None
+
+    def handle_data(self, data):
+        if self._config:
+            self.config, self._config = json.loads(data), False
+
+
+def test_every_built_block_has_one_button_for_its_own_code(site_build):
+    pages = sorted(site_build.dir.rglob("*.html"))
+    checked, wrong = 0, []
+    for path in pages:
+        parsed = Blocks()
+        parsed.feed(path.read_text(encoding="utf-8"))
+        if parsed.config is None:
+            continue                       # not a site page
+        assert "content.code.copy" not in parsed.config["features"], path
+        numbers = [b["number"] for b in parsed.blocks if not b["mermaid"] and b["code"] is not None]
+        if numbers != [str(n) for n in range(1, len(numbers) + 1)]:
+            wrong.append(f"{path.relative_to(site_build.dir)}: numbers {numbers[:8]}")
+        for block in parsed.blocks:
+            if block["mermaid"] or block["code"] is None:
+                continue
+            checked += 1
+            if block["targets"] != [f"pre[data-lllm-code='{block['number']}'] > code"]:
+                wrong.append(f"{path.relative_to(site_build.dir)}: block {block['number']} targets {block['targets']}")
+    assert checked > 300, f"only {checked} code blocks found: did the markup change?"
+    assert not wrong, wrong[:10]
+
+
+def test_line_numbered_blocks_carry_materials_class_in_the_html(site_build):
+    html = (site_build.dir / "agents" / "react" / "index.html").read_text(encoding="utf-8")
+    spans = re.findall(r'<code([^>]*)><span id="__span-', html)
+    assert spans and all('class="md-code__content"' in attrs for attrs in spans), spans[:3]
