@@ -13,6 +13,7 @@
 //   clipGlobalNorm(grads, config.clip); adamwStep(net, grads)
 
 import { Mulberry32 } from "../runtime/sampler.mjs";
+import { kernels } from "./kernels.mjs";
 
 export const PARAM_NAMES = (layers) => ["embed", ...Array.from({ length: layers }, (_, l) => [`W_x${l}`, `W_h${l}`, `b${l}`]).flat(), "W_out", "b_out"];
 
@@ -56,6 +57,12 @@ export function countParameters(params) {
 
 /** C (M, N) (+)= A (M, K) @ B (K, N). */
 function matmul(A, B, C, M, K, N, add = false) {
+  if (fast?.matmul(A, B, C, M, K, N, add)) {                      // WebAssembly did the 4 x 8 blocks
+    const M4 = M & ~3, N8 = N & ~7;
+    if (N8 < N) matmulEdge(A, B, C, 0, M4, N8, K, N, add);
+    if (M4 < M) matmulEdge(A, B, C, M4, M, 0, K, N, add);
+    return;
+  }
   let i = 0;
   for (; i + 4 <= M; i += 4) {
     const a0 = i * K, a1 = a0 + K, a2 = a1 + K, a3 = a2 + K;
@@ -108,12 +115,33 @@ function transpose(A, R, C, out) {
 // Every array a step needs is allocated once and reused (a step allocated about 2 MB before):
 // `work(name, n)` is the first n numbers of the buffer called `name`, grown when n is larger.
 // Nothing a step returns outlives the next call, so reuse is safe; a caller zeroes what it sums into.
+// With the fast path (kernels.mjs), buffers come from its arena, the memory WebAssembly reads.
 const scratch = new Map();
+let fast = null;
 function work(name, n) {
   let b = scratch.get(name);
-  if (!b || b.length < n) scratch.set(name, (b = new Float32Array(n)));
+  if (!b || b.length < n) scratch.set(name, (b = fast?.f32(n) ?? new Float32Array(n)));
   return b.subarray(0, n);
 }
+
+/** Start a run: the fast path if this engine has it, and `params` moved onto its arena (returned). */
+export function prepare(params, config, { batches = [config.batch, 64], kernels: which = "fast" } = {}) {
+  scratch.clear();
+  fast = which === "fast" ? kernels() : null;
+  if (!fast) return params;
+  const { vocab_size: V, embed: E, hidden: H, layers: L, window: T } = config;
+  const wide = Math.max(E, H), rows = (T + 1) * (batches.reduce((a, b) => a + b, 0) + T);   // + the samples, 1 to T long
+  const perRow = L * (8 * H + 4 * H + wide) + E + V + 2 * H + wide;
+  fast.reset(4 * (perRow * rows + 4 * countParameters(params)) + (1 << 20));
+  return Object.fromEntries(Object.entries(params).map(([k, p]) => {
+    const copy = fast.f32(p.length) ?? new Float32Array(p.length);
+    copy.set(p);
+    return [k, copy];
+  }));
+}
+
+/** "wasm-relaxed", "wasm" or "js": the kernels this run uses. */
+export const kernelsInUse = () => (fast ? (fast.relaxed ? "wasm-relaxed" : "wasm") : "js");
 
 /** C (K, N) += A (M, K)^T @ B (M, N): a weight gradient, summed over M rows. */
 function matmulTN(A, B, C, M, K, N) {

@@ -1,0 +1,130 @@
+// The fast path of tinyllm.mjs: its matrix products as WebAssembly SIMD, four numbers per
+// instruction. No compiler is needed: this file writes the WebAssembly module's bytes itself (a few
+// dozen lines of emitter below) and compiles them where it runs, so the site stays static files.
+// The numbers live in one WebAssembly memory (the arena): tinyllm.mjs takes its weights and
+// scratch arrays from it, so a product is a call with three addresses, nothing is copied.
+//
+//   const k = kernels()                          // null where WebAssembly SIMD is missing
+//   const A = k.f32(8 * 3), B = k.f32(3 * 8), C = k.f32(8 * 8)   // views on the arena
+//   k.matmul(A, B, C, 8, 3, 8, false)            // true: C = A @ B, done in WebAssembly
+//
+// Products are summed in float32, as numpy's BLAS sums them (the plain JavaScript sums in float64);
+// tests/export/test_train_tab_kernels.py checks both against each other and numpy's losses.
+
+// ---- a tiny WebAssembly binary writer ------------------------------------------------------------
+
+const uleb = (n) => { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; };
+const sleb = (n) => {
+  const out = [];
+  for (;;) {
+    const b = n & 0x7f; n >>= 7;
+    if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) return [...out, b];
+    out.push(b | 0x80);
+  }
+};
+const name = (s) => [...uleb(s.length), ...new TextEncoder().encode(s)];
+const section = (id, body) => [id, ...uleb(body.length), ...body];
+const I32 = 0x7f, V128 = 0x7b;
+
+// The instructions the kernel uses (opcodes from the WebAssembly core and SIMD specifications).
+const get = (i) => [0x20, ...uleb(i)], set = (i) => [0x21, ...uleb(i)];
+const i32 = (n) => [0x41, ...sleb(n)];
+const [add, mul, ne, ltu] = [[0x6a], [0x6c], [0x47], [0x49]];
+const simd = (op, ...imm) => [0xfd, ...uleb(op), ...imm];
+const load = (offset) => simd(0x00, 2, ...uleb(offset));           // v128.load, 4-byte aligned
+const splat = simd(0x09, 2, 0);                                     // v128.load32_splat
+const store = (offset) => simd(0x0b, 2, ...uleb(offset));          // v128.store
+const zero = simd(0x0c, ...new Array(16).fill(0));                  // v128.const 0
+const [fadd, fmul, madd] = [simd(0xe4), simd(0xe6), simd(0x105)];   // f32x4.add, .mul, .relaxed_madd
+const loop = (...body) => [0x03, 0x40, ...body.flat(), 0x0b];
+const when = (cond, yes, no) => [...cond, 0x04, 0x40, ...yes.flat(), 0x05, ...no.flat(), 0x0b];
+const brIf = (depth) => [0x0d, ...uleb(depth)];
+const incr = (local, by) => [...get(local), ...by, ...add, ...set(local)];
+
+// --8<-- [start:kernel]
+// mm(a, b, c, M, N, K, sa, sb, add): C (M, N) (+)= A (M, K) @ B (K, N), addresses in bytes, rows
+// sa bytes apart in A and sb in B and C; M a multiple of 4 and N of 8 (JavaScript does the rest).
+// Each pass of the k loop loads 8 numbers of a row of B (two vectors) and 4 numbers of A (one per
+// row, each copied into all four lanes), and adds 32 products into 8 vectors that stay in registers:
+// a 4 x 8 block of C is written once, after all K.
+function matmulBody(relaxed) {
+  const [a, b, c, M, N, K, sa, sb, addTo] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const [i, j, k, pb, pc, p0, p1, p2, p3, b0, b1, x, acc] = [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
+  const rows = [p0, p1, p2, p3];
+  const fma = (s, v) => relaxed ? [...get(x), ...get(v), ...get(s), ...madd, ...set(s)]
+    : [...get(s), ...get(x), ...get(v), ...fmul, ...fadd, ...set(s)];
+  const kStep = [
+    ...get(pb), ...load(0), ...set(b0), ...get(pb), ...load(16), ...set(b1),
+    ...rows.flatMap((p, r) => [...get(p), ...splat, ...set(x), ...fma(acc + 2 * r, b0), ...fma(acc + 2 * r + 1, b1), ...incr(p, i32(4))]),
+    ...incr(pb, get(sb)), ...incr(k, i32(-1)), ...get(k), ...brIf(0),
+  ];
+  const rowAt = (r) => [...get(pc), ...i32(r), ...get(sb), ...mul, ...add];     // address of row r of the block
+  const write = (plus) => Array.from({ length: 8 }, (_, s) => [...rowAt(s >> 1),
+    ...(plus ? [...rowAt(s >> 1), ...load(16 * (s & 1)), ...get(acc + s), ...fadd] : get(acc + s)), ...store(16 * (s & 1))]).flat();
+  const block = [
+    ...Array.from({ length: 8 }, (_, s) => [...zero, ...set(acc + s)]).flat(),
+    ...get(a), ...get(i), ...get(sa), ...mul, ...add, ...set(p0),
+    ...[p1, p2, p3].flatMap((p, r) => [...get(rows[r]), ...get(sa), ...add, ...set(p)]),
+    ...get(b), ...get(j), ...i32(4), ...mul, ...add, ...set(pb),
+    ...get(K), ...set(k), ...loop(kStep),
+    ...get(c), ...get(i), ...get(sb), ...mul, ...add, ...get(j), ...i32(4), ...mul, ...add, ...set(pc),
+    ...when(get(addTo), [write(true)], [write(false)]),
+    ...incr(j, i32(8)), ...get(j), ...get(N), ...ltu, ...brIf(0),
+  ];
+  const body = [...i32(0), ...set(i), ...loop([...i32(0), ...set(j), ...loop(block), ...incr(i, i32(4)), ...get(i), ...get(M), ...ltu, ...brIf(0)])];
+  const locals = [[9, I32], [11, V128]];
+  return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
+}
+// --8<-- [end:kernel]
+
+/** The module's bytes: memory imported from env.memory, one function `mm` exported. */
+export function moduleBytes(relaxed = false) {
+  const type = [1, 0x60, 9, ...new Array(9).fill(I32), 0];
+  const imports = [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1];        // a memory of at least 1 page
+  const code = matmulBody(relaxed);
+  return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...section(1, type), ...section(2, imports),
+    ...section(3, [1, 0]), ...section(7, [1, ...name("mm"), 0x00, 0]), ...section(10, [1, ...uleb(code.length), ...code])]);
+}
+
+// ---- the arena and the calls ---------------------------------------------------------------------
+
+const PAGE = 65536;
+let instance = null;
+
+/** The kernels for this thread (one arena each), or null when WebAssembly SIMD is not there. */
+export function kernels() {
+  if (instance !== null) return instance || null;
+  instance = false;
+  if (typeof WebAssembly !== "object" || globalThis.LLLM_KERNELS === "js") return null;
+  const relaxed = WebAssembly.validate(moduleBytes(true));          // Chromium: a fused multiply-add
+  const bytes = relaxed ? moduleBytes(true) : moduleBytes(false);
+  if (!WebAssembly.validate(bytes)) return null;                     // no SIMD: the plain JavaScript
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  const { mm } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
+  let top = 0;
+  const inArena = (x) => x.buffer === memory.buffer;
+  instance = {
+    relaxed,
+    /** Forget every view handed out and make room for `bytes`: views from before are invalid after. */
+    reset(bytes) {
+      top = 0;
+      const pages = Math.ceil(bytes / PAGE) - memory.buffer.byteLength / PAGE;
+      if (pages > 0) memory.grow(pages);
+    },
+    /** n float32 numbers on the arena, 16-byte aligned, or null when it is full (the caller makes its own). */
+    f32(n) {
+      const at = top, end = at + ((4 * n + 15) & ~15);
+      if (end > memory.buffer.byteLength) return null;
+      top = end;
+      return new Float32Array(memory.buffer, at, n);
+    },
+    /** C (M, N) (+)= A (M, K) @ B (K, N) over the largest 4 x 8 blocks; false if an array is not on the arena. */
+    matmul(A, B, C, M, K, N, addTo) {
+      if (!(inArena(A) && inArena(B) && inArena(C))) return false;
+      const M4 = M & ~3, N8 = N & ~7;
+      if (M4 > 0 && N8 > 0 && K > 0) mm(A.byteOffset, B.byteOffset, C.byteOffset, M4, N8, K, 4 * K, 4 * N, addTo ? 1 : 0);
+      return true;
+    },
+  };
+  return instance;
+}
