@@ -35,12 +35,59 @@ const load = (offset) => simd(0x00, 2, ...uleb(offset));           // v128.load,
 const splat = simd(0x09, 2, 0);                                     // v128.load32_splat
 const store = (offset) => simd(0x0b, 2, ...uleb(offset));          // v128.store
 const zero = simd(0x0c, ...new Array(16).fill(0));                  // v128.const 0
-const [fadd, fmul, madd] = [simd(0xe4), simd(0xe6), simd(0x105)];   // f32x4.add, .mul, .relaxed_madd
+const [fadd, fsub, fmul, fdiv, fmin, fmax] = [0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9].map((op) => simd(op));   // f32x4.*
+const madd = simd(0x105);                                           // f32x4.relaxed_madd: a * b + c
+const [nearest, toInt, iadd, ishl] = [simd(0x6a), simd(0xf8), simd(0xae), simd(0xab)];
+const f32x4 = (v) => simd(0x0c, ...new Uint8Array(new Float32Array([v, v, v, v]).buffer));
 const loop = (...body) => [0x03, 0x40, ...body.flat(), 0x0b];
 const when = (cond, yes, no) => [...cond, 0x04, 0x40, ...yes.flat(), 0x05, ...no.flat(), 0x0b];
 const brIf = (depth) => [0x0d, ...uleb(depth)];
 const incr = (local, by) => [...get(local), ...by, ...add, ...set(local)];
 
+// e^v for the four numbers on the stack (Cephes' expf, within about 2 units of float32's last
+// place): e^v = 2^n e^r with n = round(v / ln 2), |r| <= ln 2 / 2, e^r a polynomial, 2^n put
+// straight into a float's exponent bits. Uses locals t (the argument) and n.
+function exp4(t, n) {
+  const poly = [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1];
+  return [
+    ...f32x4(88.3), ...fmin, ...f32x4(-87.3), ...fmax, ...set(t),          // e^v stays a normal float32
+    ...get(t), ...f32x4(Math.LOG2E), ...fmul, ...nearest, ...set(n),
+    ...get(t), ...get(n), ...f32x4(0.693359375), ...fmul, ...fsub, ...get(n), ...f32x4(-2.12194440e-4), ...fmul, ...fsub, ...set(t),
+    ...f32x4(poly[0]), ...poly.slice(1).flatMap((c) => [...get(t), ...fmul, ...f32x4(c), ...fadd]),
+    ...get(t), ...fmul, ...get(t), ...fmul, ...get(t), ...fadd, ...f32x4(1), ...fadd,      // p(r) r^2 + r + 1
+    ...get(n), ...toInt, ...simd(0x0c, ...new Uint8Array(new Int32Array([127, 127, 127, 127]).buffer)), ...iadd, ...i32(23), ...ishl, ...fmul,
+  ];
+}
+// sigmoid(v) = 1 / (1 + e^-v) and tanh(v) = 1 - 2 / (e^2v + 1), as tinyllm.mjs writes them.
+const sigmoid4 = (t, n) => [...simd(0xe1), ...exp4(t, n), ...f32x4(1), ...fadd, ...set(t), ...f32x4(1), ...get(t), ...fdiv];
+const tanh4 = (t, n) => [...f32x4(2), ...fmul, ...exp4(t, n), ...f32x4(1), ...fadd, ...set(t), ...f32x4(1), ...f32x4(2), ...get(t), ...fdiv, ...fsub];
+
+// cell(g, bias, cp, cn, hn, tc, B, H): one time step of lstmForward after the products, for B rows:
+// gates g (B, 4H) += bias and activated, then c (cn) = f * c_prev (cp) + i * g, tanh(c) (tc),
+// h (hn) = o * tanh(c). H a multiple of 4.
+function cellBody() {
+  const [g, bias, cp, cn, hn, tc, B, H] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const [n, j, H4, end] = [8, 9, 10, 11], [t, e, c] = [12, 13, 14];
+  const at = (base, off = []) => [...get(base), ...get(j), ...add, ...off];
+  const gate = (k) => [...at(g, [...get(H4), ...i32(k), ...mul, ...add]), ...load(0)];
+  const activate = (fn, upTo) => loop([...at(g), ...at(g), ...load(0), ...at(bias), ...load(0), ...fadd, ...fn(t, e), ...store(0),
+    ...incr(j, i32(16)), ...get(j), ...upTo, ...ltu, ...brIf(0)]);
+  const row = [
+    ...i32(0), ...set(j), ...activate(sigmoid4, [...get(H4), ...i32(3), ...mul]),
+    ...activate(tanh4, [...get(H4), ...i32(4), ...mul]),
+    ...i32(0), ...set(j),
+    ...loop([
+      ...at(cn), ...gate(1), ...at(cp), ...load(0), ...fmul, ...gate(0), ...gate(3), ...fmul, ...fadd, ...set(c), ...get(c), ...store(0),
+      ...at(tc), ...get(c), ...tanh4(t, e), ...set(c), ...get(c), ...store(0),
+      ...at(hn), ...gate(2), ...get(c), ...fmul, ...store(0),
+      ...incr(j, i32(16)), ...get(j), ...get(H4), ...ltu, ...brIf(0)]),
+    ...incr(g, [...get(H4), ...i32(4), ...mul]), ...[cp, cn, hn, tc].flatMap((p) => incr(p, get(H4))),
+    ...incr(n, i32(-1)), ...get(n), ...brIf(0),
+  ];
+  const body = [...get(H), ...i32(4), ...mul, ...set(H4), ...get(B), ...set(n), ...loop(row)];
+  const locals = [[4, I32], [3, V128]];
+  return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
+}
 // --8<-- [start:kernel]
 // mm(a, b, c, M, N, K, sa, sb, add): C (M, N) (+)= A (M, K) @ B (K, N), addresses in bytes, rows
 // sa bytes apart in A and sb in B and C; M a multiple of 4 and N of 8 (JavaScript does the rest).
@@ -77,13 +124,14 @@ function matmulBody(relaxed) {
 }
 // --8<-- [end:kernel]
 
-/** The module's bytes: memory imported from env.memory, one function `mm` exported. */
+/** The module's bytes: memory imported from env.memory; functions `mm` and `cell` exported. */
 export function moduleBytes(relaxed = false) {
-  const type = [1, 0x60, 9, ...new Array(9).fill(I32), 0];
+  const type = [2, 0x60, 9, ...new Array(9).fill(I32), 0, 0x60, 8, ...new Array(8).fill(I32), 0];
   const imports = [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1];        // a memory of at least 1 page
-  const code = matmulBody(relaxed);
+  const codes = [matmulBody(relaxed), cellBody()];
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...section(1, type), ...section(2, imports),
-    ...section(3, [1, 0]), ...section(7, [1, ...name("mm"), 0x00, 0]), ...section(10, [1, ...uleb(code.length), ...code])]);
+    ...section(3, [2, 0, 1]), ...section(7, [2, ...name("mm"), 0x00, 0, ...name("cell"), 0x00, 1]),
+    ...section(10, [2, ...codes.flatMap((c) => [...uleb(c.length), ...c])])]);
 }
 
 // ---- the arena and the calls ---------------------------------------------------------------------
@@ -100,7 +148,7 @@ export function kernels() {
   const bytes = relaxed ? moduleBytes(true) : moduleBytes(false);
   if (!WebAssembly.validate(bytes)) return null;                     // no SIMD: the plain JavaScript
   const memory = new WebAssembly.Memory({ initial: 1 });
-  const { mm } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
+  const { mm, cell } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
   let top = 0;
   const inArena = (x) => x.buffer === memory.buffer;
   instance = {
@@ -123,6 +171,12 @@ export function kernels() {
       if (!(inArena(A) && inArena(B) && inArena(C))) return false;
       const M4 = M & ~3, N8 = N & ~7;
       if (M4 > 0 && N8 > 0 && K > 0) mm(A.byteOffset, B.byteOffset, C.byteOffset, M4, N8, K, 4 * K, 4 * N, addTo ? 1 : 0);
+      return true;
+    },
+    /** lstmForward's step t for B rows (see cellBody); false when H is not a multiple of 4. */
+    cell(gates, b, cPrev, cNext, hNext, tanhC, B, H) {
+      if (H % 4 || !(inArena(gates) && inArena(b) && inArena(cPrev) && inArena(hNext) && inArena(tanhC))) return false;
+      cell(gates.byteOffset, b.byteOffset, cPrev.byteOffset, cNext.byteOffset, hNext.byteOffset, tanhC.byteOffset, B, H);
       return true;
     },
   };

@@ -171,6 +171,8 @@ function lstmForward(X, W_x, W_h, b, T, B, Ein, H, l) {
   const tanhCs = work(`tanhCs${l}`, T * B * H);
   for (let t = 0; t < T; t++) {
     matmul(hs.subarray(t * B * H), W_h, gates.subarray(t * B * G), B, H, G, true);   // + h_{t-1} @ W_h
+    const [now, next] = [t * B * H, (t + 1) * B * H];               // the same loops in WebAssembly:
+    if (fast?.cell(gates.subarray(t * B * G), b, cs.subarray(now), cs.subarray(next), hs.subarray(next), tanhCs.subarray(now), B, H)) continue;
     for (let n = 0; n < B; n++) {
       const a = (t * B + n) * G, prev = (t * B + n) * H, next = ((t + 1) * B + n) * H;
       for (let j = 0; j < 3 * H; j++) gates[a + j] = sigmoid(gates[a + j] + b[j]);
