@@ -89,20 +89,21 @@ function cellBody() {
   return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
 }
 // --8<-- [start:kernel]
-// mm(a, b, c, M, N, K, sa, sb, add): C (M, N) (+)= A (M, K) @ B (K, N), addresses in bytes, rows
-// sa bytes apart in A and sb in B and C; M a multiple of 4 and N of 8 (JavaScript does the rest).
+// mm(a, b, c, M, N, K, sa, ka, sb, add): C (M, N) (+)= A (M, K) @ B (K, N), addresses in bytes; in
+// A rows are sa bytes apart and columns ka (A^T @ B is the same call with the two swapped), in B
+// and C rows are sb apart; M a multiple of 4 and N of 8 (JavaScript does the rest).
 // Each pass of the k loop loads 8 numbers of a row of B (two vectors) and 4 numbers of A (one per
 // row, each copied into all four lanes), and adds 32 products into 8 vectors that stay in registers:
 // a 4 x 8 block of C is written once, after all K.
 function matmulBody(relaxed) {
-  const [a, b, c, M, N, K, sa, sb, addTo] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-  const [i, j, k, pb, pc, p0, p1, p2, p3, b0, b1, x, acc] = [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
+  const [a, b, c, M, N, K, sa, ka, sb, addTo] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const [i, j, k, pb, pc, p0, p1, p2, p3, b0, b1, x, acc] = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22];
   const rows = [p0, p1, p2, p3];
   const fma = (s, v) => relaxed ? [...get(x), ...get(v), ...get(s), ...madd, ...set(s)]
     : [...get(s), ...get(x), ...get(v), ...fmul, ...fadd, ...set(s)];
   const kStep = [
     ...get(pb), ...load(0), ...set(b0), ...get(pb), ...load(16), ...set(b1),
-    ...rows.flatMap((p, r) => [...get(p), ...splat, ...set(x), ...fma(acc + 2 * r, b0), ...fma(acc + 2 * r + 1, b1), ...incr(p, i32(4))]),
+    ...rows.flatMap((p, r) => [...get(p), ...splat, ...set(x), ...fma(acc + 2 * r, b0), ...fma(acc + 2 * r + 1, b1), ...incr(p, get(ka))]),
     ...incr(pb, get(sb)), ...incr(k, i32(-1)), ...get(k), ...brIf(0),
   ];
   const rowAt = (r) => [...get(pc), ...i32(r), ...get(sb), ...mul, ...add];     // address of row r of the block
@@ -124,14 +125,43 @@ function matmulBody(relaxed) {
 }
 // --8<-- [end:kernel]
 
-/** The module's bytes: memory imported from env.memory; functions `mm` and `cell` exported. */
+// cellBack(g, tc, cp, dHs, dh, dc, dZ, db, B, H): lstmBackward's step t for B rows, from the
+// gates g, tanh(c) tc, c_prev cp, the gradient from above dHs and the carried dh, dc: writes the
+// gates' gradient dZ (B, 4H), adds it into db (4H) and leaves dc for step t-1 in dc.
+function cellBackBody() {
+  const [g, tc, cp, dHs, dh, dc, dZ, db, B, H] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const [n, j, H4] = [10, 11, 12], [gi, gf, go, gg, t, dhh, dcc, d] = [13, 14, 15, 16, 17, 18, 19, 20];
+  const at = (base, k = 0) => [...get(base), ...get(j), ...add, ...(k ? [...get(H4), ...i32(k), ...mul, ...add] : [])];
+  const oneMinus = (v) => [...f32x4(1), ...get(v), ...fsub];
+  const out = (k, value) => [...at(dZ, k), ...value, ...set(d), ...get(d), ...store(0),
+    ...at(db, k), ...at(db, k), ...load(0), ...get(d), ...fadd, ...store(0)];
+  const step = [
+    ...[gi, gf, go, gg].flatMap((v, k) => [...at(g, k), ...load(0), ...set(v)]), ...at(tc), ...load(0), ...set(t),
+    ...at(dh), ...load(0), ...at(dHs), ...load(0), ...fadd, ...set(dhh),                       // from step t+1 and from above
+    ...at(dc), ...load(0), ...get(dhh), ...get(go), ...fmul, ...f32x4(1), ...get(t), ...get(t), ...fmul, ...fsub, ...fmul, ...fadd, ...set(dcc),
+    ...out(0, [...get(dcc), ...get(gg), ...fmul, ...get(gi), ...fmul, ...oneMinus(gi), ...fmul]),
+    ...out(1, [...get(dcc), ...at(cp), ...load(0), ...fmul, ...get(gf), ...fmul, ...oneMinus(gf), ...fmul]),
+    ...out(2, [...get(dhh), ...get(t), ...fmul, ...get(go), ...fmul, ...oneMinus(go), ...fmul]),
+    ...out(3, [...get(dcc), ...get(gi), ...fmul, ...f32x4(1), ...get(gg), ...get(gg), ...fmul, ...fsub, ...fmul]),
+    ...at(dc), ...get(dcc), ...get(gf), ...fmul, ...store(0),
+    ...incr(j, i32(16)), ...get(j), ...get(H4), ...ltu, ...brIf(0),
+  ];
+  const row = [...i32(0), ...set(j), ...loop(step),
+    ...[g, dZ].flatMap((p) => incr(p, [...get(H4), ...i32(4), ...mul])), ...[tc, cp, dHs, dh, dc].flatMap((p) => incr(p, get(H4))),
+    ...incr(n, i32(-1)), ...get(n), ...brIf(0)];
+  const body = [...get(H), ...i32(4), ...mul, ...set(H4), ...get(B), ...set(n), ...loop(row)];
+  const locals = [[3, I32], [8, V128]];
+  return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
+}
+
+/** The module's bytes: memory imported from env.memory; functions mm, cell and cellBack exported. */
 export function moduleBytes(relaxed = false) {
-  const type = [2, 0x60, 9, ...new Array(9).fill(I32), 0, 0x60, 8, ...new Array(8).fill(I32), 0];
+  const fns = [["mm", 10, matmulBody(relaxed)], ["cell", 8, cellBody()], ["cellBack", 10, cellBackBody()]];
+  const type = [fns.length, ...fns.flatMap(([, args]) => [0x60, args, ...new Array(args).fill(I32), 0])];
   const imports = [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1];        // a memory of at least 1 page
-  const codes = [matmulBody(relaxed), cellBody()];
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...section(1, type), ...section(2, imports),
-    ...section(3, [2, 0, 1]), ...section(7, [2, ...name("mm"), 0x00, 0, ...name("cell"), 0x00, 1]),
-    ...section(10, [2, ...codes.flatMap((c) => [...uleb(c.length), ...c])])]);
+    ...section(3, [fns.length, ...fns.map((_, f) => f)]), ...section(7, [fns.length, ...fns.flatMap(([n], f) => [...name(n), 0x00, f])]),
+    ...section(10, [fns.length, ...fns.flatMap(([, , c]) => [...uleb(c.length), ...c])])]);
 }
 
 // ---- the arena and the calls ---------------------------------------------------------------------
@@ -148,7 +178,7 @@ export function kernels() {
   const bytes = relaxed ? moduleBytes(true) : moduleBytes(false);
   if (!WebAssembly.validate(bytes)) return null;                     // no SIMD: the plain JavaScript
   const memory = new WebAssembly.Memory({ initial: 1 });
-  const { mm, cell } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
+  const { mm, cell, cellBack } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
   let top = 0;
   const inArena = (x) => x.buffer === memory.buffer;
   instance = {
@@ -170,13 +200,27 @@ export function kernels() {
     matmul(A, B, C, M, K, N, addTo) {
       if (!(inArena(A) && inArena(B) && inArena(C))) return false;
       const M4 = M & ~3, N8 = N & ~7;
-      if (M4 > 0 && N8 > 0 && K > 0) mm(A.byteOffset, B.byteOffset, C.byteOffset, M4, N8, K, 4 * K, 4 * N, addTo ? 1 : 0);
+      if (M4 > 0 && N8 > 0 && K > 0) mm(A.byteOffset, B.byteOffset, C.byteOffset, M4, N8, K, 4 * K, 4, 4 * N, addTo ? 1 : 0);
+      return true;
+    },
+    /** C (K, N) += A (M, K)^T @ B (M, N) over the largest 4 x 8 blocks; false if an array is not on the arena. */
+    matmulTN(A, B, C, M, K, N) {
+      if (!(inArena(A) && inArena(B) && inArena(C))) return false;
+      const K4 = K & ~3, N8 = N & ~7;
+      if (K4 > 0 && N8 > 0 && M > 0) mm(A.byteOffset, B.byteOffset, C.byteOffset, K4, N8, M, 4, 4 * K, 4 * N, 1);
       return true;
     },
     /** lstmForward's step t for B rows (see cellBody); false when H is not a multiple of 4. */
     cell(gates, b, cPrev, cNext, hNext, tanhC, B, H) {
       if (H % 4 || !(inArena(gates) && inArena(b) && inArena(cPrev) && inArena(hNext) && inArena(tanhC))) return false;
       cell(gates.byteOffset, b.byteOffset, cPrev.byteOffset, cNext.byteOffset, hNext.byteOffset, tanhC.byteOffset, B, H);
+      return true;
+    },
+    /** lstmBackward's step t for B rows (see cellBackBody); false when H is not a multiple of 4. */
+    cellBack(gates, tanhC, cPrev, dHs, dh, dc, dZ, db, B, H) {
+      const all = [gates, tanhC, cPrev, dHs, dh, dc, dZ, db];
+      if (H % 4 || !all.every(inArena)) return false;
+      cellBack(...all.map((x) => x.byteOffset), B, H);
       return true;
     },
   };

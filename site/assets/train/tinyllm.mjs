@@ -145,7 +145,24 @@ export const kernelsInUse = () => (fast ? (fast.relaxed ? "wasm-relaxed" : "wasm
 
 /** C (K, N) += A (M, K)^T @ B (M, N): a weight gradient, summed over M rows. */
 function matmulTN(A, B, C, M, K, N) {
+  if (fast?.matmulTN(A, B, C, M, K, N)) {                         // WebAssembly did the 4 x 8 blocks
+    const K4 = K & ~3, N8 = N & ~7;
+    if (N8 < N) matmulTNEdge(A, B, C, M, K, N, 0, K4, N8);
+    if (K4 < K) matmulTNEdge(A, B, C, M, K, N, K4, K, 0);
+    return;
+  }
   matmul(transpose(A, M, K, work("TN", M * K)), B, C, K, M, N, true);
+}
+
+/** Rows k0..k1 of C (K, N), from column j0 on, for matmulTN. */
+function matmulTNEdge(A, B, C, M, K, N, k0, k1, j0) {
+  for (let k = k0; k < k1; k++) {
+    for (let j = j0; j < N; j++) {
+      let s = 0;
+      for (let m = 0; m < M; m++) s += A[m * K + k] * B[m * N + j];
+      C[k * N + j] += s;
+    }
+  }
 }
 
 /** C (M, N) = A (M, K) @ B (N, K)^T: a gradient sent back through a weight matrix. */
@@ -199,7 +216,15 @@ function lstmBackward(dHs, cache, T, B, H, grads, l) {
   const dZ = work(`dZ${l}`, T * B * G);
   const dh = work("dh", B * H).fill(0), dc = work("dc", B * H).fill(0);
   const W_hT = transpose(W_h, H, G, work("W_hT", G * H));       // once for all T steps
+  const db = grads[`b${l}`];
+  let summed = false;                                              // db: added up by WebAssembly
   for (let t = T - 1; t >= 0; t--) {
+    const [rows, gateRows] = [t * B * H, t * B * G];               // the loop below in WebAssembly, adding dZ into db:
+    if (fast?.cellBack(gates.subarray(gateRows), tanhCs.subarray(rows), cs.subarray(rows), dHs.subarray(rows), dh, dc, dZ.subarray(gateRows), db, B, H)) {
+      summed = true;
+      matmulNT(dZ.subarray(gateRows), W_h, dh, B, G, H, W_hT);
+      continue;
+    }
     for (let n = 0; n < B; n++) {
       const a = (t * B + n) * G, s = (t * B + n) * H, prev = s, r = n * H;
       for (let h = 0; h < H; h++) {
@@ -218,8 +243,7 @@ function lstmBackward(dHs, cache, T, B, H, grads, l) {
   }
   matmulTN(X, dZ, grads[`W_x${l}`], T * B, Ein, G);
   matmulTN(hs, dZ, grads[`W_h${l}`], T * B, H, G);                 // hs[:-1]: the first T*B rows
-  const db = grads[`b${l}`];
-  for (let r = 0; r < T * B; r++) for (let j = 0; j < G; j++) db[j] += dZ[r * G + j];
+  if (!summed) for (let r = 0; r < T * B; r++) for (let j = 0; j < G; j++) db[j] += dZ[r * G + j];
   const dX = work(`dX${l}`, T * B * Ein);
   matmulNT(dZ, W_x, dX, T * B, G, Ein);
   return dX;
