@@ -24,7 +24,7 @@ const sleb = (n) => {
 };
 const name = (s) => [...uleb(s.length), ...new TextEncoder().encode(s)];
 const section = (id, body) => [id, ...uleb(body.length), ...body];
-const I32 = 0x7f, V128 = 0x7b;
+const I32 = 0x7f, F32 = 0x7d, V128 = 0x7b;
 
 // The instructions the kernel uses (opcodes from the WebAssembly core and SIMD specifications).
 const get = (i) => [0x20, ...uleb(i)], set = (i) => [0x21, ...uleb(i)];
@@ -38,6 +38,8 @@ const zero = simd(0x0c, ...new Array(16).fill(0));                  // v128.cons
 const [fadd, fsub, fmul, fdiv, fmin, fmax] = [0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9].map((op) => simd(op));   // f32x4.*
 const madd = simd(0x105);                                           // f32x4.relaxed_madd: a * b + c
 const [nearest, toInt, iadd, ishl] = [simd(0x6a), simd(0xf8), simd(0xae), simd(0xab)];
+const [lane, splat4, sqrt4, neg4] = [(k) => simd(0x1f, k), simd(0x13), simd(0xe3), simd(0xe1)];
+const [fmax1, fadd1, fmul1, fdiv1, toF32, f32load, f32store] = [[0x97], [0x92], [0x94], [0x95], [0xb2], [0x2a, 2, 0], [0x38, 2, 0]];
 const f32x4 = (v) => simd(0x0c, ...new Uint8Array(new Float32Array([v, v, v, v]).buffer));
 const loop = (...body) => [0x03, 0x40, ...body.flat(), 0x0b];
 const when = (cond, yes, no) => [...cond, 0x04, 0x40, ...yes.flat(), 0x05, ...no.flat(), 0x0b];
@@ -59,7 +61,7 @@ function exp4(t, n) {
   ];
 }
 // sigmoid(v) = 1 / (1 + e^-v) and tanh(v) = 1 - 2 / (e^2v + 1), as tinyllm.mjs writes them.
-const sigmoid4 = (t, n) => [...simd(0xe1), ...exp4(t, n), ...f32x4(1), ...fadd, ...set(t), ...f32x4(1), ...get(t), ...fdiv];
+const sigmoid4 = (t, n) => [...neg4, ...exp4(t, n), ...f32x4(1), ...fadd, ...set(t), ...f32x4(1), ...get(t), ...fdiv];
 const tanh4 = (t, n) => [...f32x4(2), ...fmul, ...exp4(t, n), ...f32x4(1), ...fadd, ...set(t), ...f32x4(1), ...f32x4(2), ...get(t), ...fdiv, ...fsub];
 
 // cell(g, bias, cp, cn, hn, tc, B, H): one time step of lstmForward after the products, for B rows:
@@ -154,10 +156,55 @@ function cellBackBody() {
   return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
 }
 
-/** The module's bytes: memory imported from env.memory; functions mm, cell and cellBack exported. */
+// xent(logits, dbias, maxes, sums, N, V): the softmax of each of N rows of V scores, in place, over N
+// (the gradient of the mean loss, before the target's -1/N), added into dbias too; each row's
+// largest score goes to maxes and its sum of exponentials to sums (the loss needs both).
+function xentBody() {
+  const [logits, dbias, maxes, sums, N, V] = [0, 1, 2, 3, 4, 5];
+  const [r, j, V4] = [6, 7, 8], [m, total] = [9, 10], [vm, vs, t, e, d] = [11, 12, 13, 14, 15];
+  const at = (base) => [...get(base), ...get(j), ...add];
+  const over = (...body) => [...i32(0), ...set(j), ...loop([...body.flat(), ...incr(j, i32(16)), ...get(j), ...get(V4), ...ltu, ...brIf(0)])];
+  const across = (v, op) => [...get(v), ...lane(0), ...[1, 2, 3].flatMap((k) => [...get(v), ...lane(k), ...op])];
+  const row = [
+    ...f32x4(-Infinity), ...set(vm), ...over([...get(vm), ...at(logits), ...load(0), ...fmax, ...set(vm)]),
+    ...across(vm, fmax1), ...set(m), ...get(m), ...splat4, ...set(vm),
+    ...zero, ...set(vs), ...over([...at(logits), ...at(logits), ...load(0), ...get(vm), ...fsub, ...exp4(t, e), ...set(d), ...get(d), ...store(0),
+      ...get(vs), ...get(d), ...fadd, ...set(vs)]),
+    ...across(vs, fadd1), ...set(total), ...get(maxes), ...get(m), ...f32store, ...get(sums), ...get(total), ...f32store,
+    ...f32x4(1), ...get(total), ...get(N), ...toF32, ...fmul1, ...splat4, ...fdiv, ...set(vm),                   // 1 / (sum N)
+    ...over([...at(logits), ...at(logits), ...load(0), ...get(vm), ...fmul, ...set(d), ...get(d), ...store(0),
+      ...at(dbias), ...at(dbias), ...load(0), ...get(d), ...fadd, ...store(0)]),
+    ...incr(logits, get(V4)), ...incr(maxes, i32(4)), ...incr(sums, i32(4)), ...incr(r, i32(-1)), ...get(r), ...brIf(0),
+  ];
+  const body = [...get(V), ...i32(4), ...mul, ...set(V4), ...get(N), ...set(r), ...loop(row)];
+  const locals = [[3, I32], [2, F32], [5, V128]];
+  return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
+}
+
+// adam(p, g, m, v, n, decay, rate, correct2, beta1, beta2, eps): adamwStep's loop over n numbers
+// (a multiple of 4), in float32.
+function adamBody() {
+  const [p, g, m, v, n] = [0, 1, 2, 3, 4], [decay, rate, correct2, beta1, beta2, eps] = [5, 6, 7, 8, 9, 10].map((k) => [...get(k), ...splat4]);
+  const [j, gi, mi, vi] = [11, 12, 13, 14];
+  const at = (base) => [...get(base), ...get(j), ...add];
+  const one = f32x4(1);
+  const step = [
+    ...at(g), ...load(0), ...set(gi),
+    ...at(m), ...beta1, ...at(m), ...load(0), ...fmul, ...one, ...beta1, ...fsub, ...get(gi), ...fmul, ...fadd, ...set(mi), ...get(mi), ...store(0),
+    ...at(v), ...beta2, ...at(v), ...load(0), ...fmul, ...one, ...beta2, ...fsub, ...get(gi), ...fmul, ...get(gi), ...fmul, ...fadd, ...set(vi), ...get(vi), ...store(0),
+    ...at(p), ...at(p), ...load(0), ...decay, ...fmul, ...rate, ...get(mi), ...fmul, ...get(vi), ...correct2, ...fdiv, ...sqrt4, ...eps, ...fadd, ...fdiv, ...fsub, ...store(0),
+    ...incr(j, i32(16)), ...get(j), ...get(n), ...i32(4), ...mul, ...ltu, ...brIf(0),   // n numbers: 4n bytes
+  ];
+  const locals = [[1, I32], [3, V128]];
+  return [...uleb(locals.length), ...locals.flat(), ...i32(0), ...set(j), ...loop(step), 0x0b];
+}
+
+/** The module's bytes: memory imported from env.memory; functions mm, cell, cellBack, xent and adam exported. */
 export function moduleBytes(relaxed = false) {
-  const fns = [["mm", 10, matmulBody(relaxed)], ["cell", 8, cellBody()], ["cellBack", 10, cellBackBody()]];
-  const type = [fns.length, ...fns.flatMap(([, args]) => [0x60, args, ...new Array(args).fill(I32), 0])];
+  const ints = (n) => new Array(n).fill(I32);
+  const fns = [["mm", ints(10), matmulBody(relaxed)], ["cell", ints(8), cellBody()], ["cellBack", ints(10), cellBackBody()],
+    ["xent", ints(6), xentBody()], ["adam", [...ints(5), ...new Array(6).fill(F32)], adamBody()]];
+  const type = [fns.length, ...fns.flatMap(([, args]) => [0x60, args.length, ...args, 0])];
   const imports = [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1];        // a memory of at least 1 page
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...section(1, type), ...section(2, imports),
     ...section(3, [fns.length, ...fns.map((_, f) => f)]), ...section(7, [fns.length, ...fns.flatMap(([n], f) => [...name(n), 0x00, f])]),
@@ -178,7 +225,7 @@ export function kernels() {
   const bytes = relaxed ? moduleBytes(true) : moduleBytes(false);
   if (!WebAssembly.validate(bytes)) return null;                     // no SIMD: the plain JavaScript
   const memory = new WebAssembly.Memory({ initial: 1 });
-  const { mm, cell, cellBack } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
+  const { mm, cell, cellBack, xent, adam } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
   let top = 0;
   const inArena = (x) => x.buffer === memory.buffer;
   instance = {
@@ -194,7 +241,7 @@ export function kernels() {
       const at = top, end = at + ((4 * n + 15) & ~15);
       if (end > memory.buffer.byteLength) return null;
       top = end;
-      return new Float32Array(memory.buffer, at, n);
+      return new Float32Array(memory.buffer, at, n).fill(0);     // a new run finds the last run's numbers here
     },
     /** C (M, N) (+)= A (M, K) @ B (K, N) over the largest 4 x 8 blocks; false if an array is not on the arena. */
     matmul(A, B, C, M, K, N, addTo) {
@@ -221,6 +268,18 @@ export function kernels() {
       const all = [gates, tanhC, cPrev, dHs, dh, dc, dZ, db];
       if (H % 4 || !all.every(inArena)) return false;
       cellBack(...all.map((x) => x.byteOffset), B, H);
+      return true;
+    },
+    /** crossEntropy's rows (see xentBody); false when V is not a multiple of 4. */
+    xent(logits, dBias, maxes, sums, N, V) {
+      if (V % 4 || ![logits, dBias, maxes, sums].every(inArena)) return false;
+      xent(logits.byteOffset, dBias.byteOffset, maxes.byteOffset, sums.byteOffset, N, V);
+      return true;
+    },
+    /** adamwStep on the first n - n % 4 numbers; false when an array is not on the arena. */
+    adam(p, g, m, v, decay, rate, correct2, beta1, beta2, eps) {
+      if (![p, g, m, v].every(inArena)) return false;
+      if (p.length >= 4) adam(p.byteOffset, g.byteOffset, m.byteOffset, v.byteOffset, p.length & ~3, decay, rate, correct2, beta1, beta2, eps);
       return true;
     },
   };

@@ -118,9 +118,10 @@ function transpose(A, R, C, out) {
 // With the fast path (kernels.mjs), buffers come from its arena, the memory WebAssembly reads.
 const scratch = new Map();
 let fast = null;
+const f32 = (n) => fast?.f32(n) ?? new Float32Array(n);         // zeros, on the arena if there is room
 function work(name, n) {
   let b = scratch.get(name);
-  if (!b || b.length < n) scratch.set(name, (b = fast?.f32(n) ?? new Float32Array(n)));
+  if (!b || b.length < n) scratch.set(name, (b = f32(n)));
   return b.subarray(0, n);
 }
 
@@ -134,7 +135,7 @@ export function prepare(params, config, { batches = [config.batch, 64], kernels:
   const perRow = L * (8 * H + 4 * H + wide) + E + V + 2 * H + wide;
   fast.reset(4 * (perRow * rows + 4 * countParameters(params)) + (1 << 20));
   return Object.fromEntries(Object.entries(params).map(([k, p]) => {
-    const copy = fast.f32(p.length) ?? new Float32Array(p.length);
+    const copy = f32(p.length);
     copy.set(p);
     return [k, copy];
   }));
@@ -265,15 +266,16 @@ export function forward(params, config, xs) {
     out = r.out;
   }
   const logits = work("logits", T * B * V);
-  matmul(out, params.W_out, logits, T * B, H, V);
-  for (let r = 0; r < T * B; r++) for (let v = 0; v < V; v++) logits[r * V + v] += params.b_out[v];
+  for (let r = 0; r < T * B; r++) logits.set(params.b_out, r * V);  // b_out, then + out @ W_out
+  matmul(out, params.W_out, logits, T * B, H, V, true);
   return { logits, cache: { xs, caches, top: out, T, B } };
 }
 
 // --8<-- [start:loss]
-/** Mean -log p(y) over rows (cross_entropy): logits (N, V), ys (N,) -> loss, and dlogits in place. */
-export function crossEntropy(logits, ys, V) {
+/** Mean -log p(y) over rows (cross_entropy): logits (N, V), ys (N,) -> loss, and dlogits in place (added into dBias). */
+export function crossEntropy(logits, ys, V, dBias = work("dBias", V)) {
   const N = ys.length;
+  if (fast) { const loss = crossEntropyFast(logits, ys, V, dBias); if (loss !== null) return loss; }
   let loss = 0;
   for (let r = 0; r < N; r++) {
     const row = logits.subarray(r * V, (r + 1) * V);
@@ -285,10 +287,26 @@ export function crossEntropy(logits, ys, V) {
     loss += Math.log(total) - shifted;
     for (let v = 0; v < V; v++) row[v] = row[v] / total / N;         // softmax / N
     row[ys[r]] -= 1 / N;                                           // minus the one-hot target
+    for (let v = 0; v < V; v++) dBias[v] += row[v];                  // the bias's gradient: the rows' sum
   }
   return loss / N;
 }
 // --8<-- [end:loss]
+
+/** crossEntropy with the rows' work in WebAssembly (xent in kernels.mjs); null if it cannot (V % 4). */
+function crossEntropyFast(logits, ys, V, dBias) {
+  const N = ys.length, maxes = work("maxes", N), sums = work("sums", N);
+  let target = 0;
+  for (let r = 0; r < N; r++) target += logits[r * V + ys[r]];
+  if (!fast.xent(logits, dBias, maxes, sums, N, V)) return null;
+  let loss = 0;
+  for (let r = 0; r < N; r++) {
+    loss += Math.log(sums[r]) + maxes[r];                          // -log p(y) = log(sum) + max - the target's score
+    logits[r * V + ys[r]] -= 1 / N;
+    dBias[ys[r]] -= 1 / N;
+  }
+  return (loss - target) / N;
+}
 
 /** One training batch (loss_and_grads, loss "all"): xs, ys B windows -> {loss, grads}. */
 export function lossAndGrads(params, config, xs, ys, onStage = () => {}) {
@@ -299,11 +317,10 @@ export function lossAndGrads(params, config, xs, ys, onStage = () => {}) {
   onStage("loss");
   const targets = new Int32Array(T * B);                           // time-major rows: t, then b
   for (let t = 0; t < T; t++) for (let n = 0; n < B; n++) targets[t * B + n] = ys[n][t];
-  const loss = crossEntropy(logits, targets, V);                   // logits now hold dlogits
-  onStage("backward");
   const grads = Object.fromEntries(Object.entries(params).map(([k, p]) => [k, work(`d${k}`, p.length).fill(0)]));
+  const loss = crossEntropy(logits, targets, V, grads.b_out);      // logits now hold dlogits
+  onStage("backward");
   matmulTN(top, logits, grads.W_out, T * B, H, V);
-  for (let r = 0; r < T * B; r++) for (let v = 0; v < V; v++) grads.b_out[v] += logits[r * V + v];
   let dout = work("dout", T * B * H);
   matmulNT(logits, params.W_out, dout, T * B, V, H);
   for (let l = L - 1; l >= 0; l--) dout = lstmBackward(dout, caches[l], T, B, H, grads, l);
@@ -339,7 +356,7 @@ export function clipGlobalNorm(grads, maxNorm) {
 // --8<-- [start:adamw]
 /** AdamW's state: running means of the gradients (m) and of their squares (v), and the step count. */
 export function createAdam(params) {
-  const zeros = () => Object.fromEntries(Object.entries(params).map(([k, p]) => [k, new Float32Array(p.length)]));
+  const zeros = () => Object.fromEntries(Object.entries(params).map(([k, p]) => [k, f32(p.length)]));
   return { m: zeros(), v: zeros(), t: 0 };
 }
 
@@ -350,7 +367,8 @@ export function adamwStep(params, grads, adam, { lr, weight_decay: wd }, beta1 =
   const decay = 1 - lr * wd, rate = lr / correct1;
   for (const k of Object.keys(params)) {
     const p = params[k], g = grads[k], m = adam.m[k], v = adam.v[k];
-    for (let i = 0; i < p.length; i++) {                           // one pass; each rounded to float32 as stored
+    const done = fast?.adam(p, g, m, v, decay, rate, correct2, beta1, beta2, eps) ? p.length & ~3 : 0;   // WebAssembly
+    for (let i = done; i < p.length; i++) {                           // one pass; each rounded to float32 as stored
       const gi = g[i];
       const mi = (m[i] = beta1 * m[i] + (1 - beta1) * gi);
       const vi = (v[i] = beta2 * v[i] + (1 - beta2) * gi * gi);
