@@ -1,15 +1,19 @@
-// The fast path of tinyllm.mjs: its matrix products as WebAssembly SIMD, four numbers per
-// instruction. No compiler is needed: this file writes the WebAssembly module's bytes itself (a few
-// dozen lines of emitter below) and compiles them where it runs, so the site stays static files.
-// The numbers live in one WebAssembly memory (the arena): tinyllm.mjs takes its weights and
-// scratch arrays from it, so a product is a call with three addresses, nothing is copied.
+// The fast path of tinyllm.mjs: its matrix products, the LSTM cell's step forward and backward, the
+// softmax cross-entropy and AdamW as WebAssembly SIMD, four float32 numbers per instruction. No
+// compiler is needed: this file writes the WebAssembly module's bytes itself (the emitter below) and
+// compiles them where it runs, so the site stays static files. The numbers live in one WebAssembly
+// memory (the arena): tinyllm.mjs takes its weights and scratch arrays from it, so a kernel is a
+// call with a few addresses, and nothing is copied. Where WebAssembly SIMD is missing, kernels()
+// is null and tinyllm.mjs runs its plain JavaScript; where relaxed SIMD is there (Chromium), the
+// products use its fused multiply-add.
 //
 //   const k = kernels()                          // null where WebAssembly SIMD is missing
 //   const A = k.f32(8 * 3), B = k.f32(3 * 8), C = k.f32(8 * 8)   // views on the arena
 //   k.matmul(A, B, C, 8, 3, 8, false)            // true: C = A @ B, done in WebAssembly
 //
-// Products are summed in float32, as numpy's BLAS sums them (the plain JavaScript sums in float64);
-// tests/export/test_train_tab_kernels.py checks both against each other and numpy's losses.
+// Everything is float32, as numpy's (the plain JavaScript computes in float64 and stores float32);
+// tests/export/test_train_tab_kernels.py checks each kernel against float64 JavaScript, and
+// tests/export/test_train_tab_parity.py the losses of both paths against numpy's.
 
 // ---- a tiny WebAssembly binary writer ------------------------------------------------------------
 
@@ -29,7 +33,7 @@ const I32 = 0x7f, F32 = 0x7d, V128 = 0x7b;
 // The instructions the kernel uses (opcodes from the WebAssembly core and SIMD specifications).
 const get = (i) => [0x20, ...uleb(i)], set = (i) => [0x21, ...uleb(i)];
 const i32 = (n) => [0x41, ...sleb(n)];
-const [add, mul, ne, ltu] = [[0x6a], [0x6c], [0x47], [0x49]];
+const [add, mul, ltu] = [[0x6a], [0x6c], [0x49]];
 const simd = (op, ...imm) => [0xfd, ...uleb(op), ...imm];
 const load = (offset) => simd(0x00, 2, ...uleb(offset));           // v128.load, 4-byte aligned
 const splat = simd(0x09, 2, 0);                                     // v128.load32_splat
@@ -39,7 +43,7 @@ const [fadd, fsub, fmul, fdiv, fmin, fmax] = [0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9
 const madd = simd(0x105);                                           // f32x4.relaxed_madd: a * b + c
 const [nearest, toInt, iadd, ishl] = [simd(0x6a), simd(0xf8), simd(0xae), simd(0xab)];
 const [lane, splat4, sqrt4, neg4] = [(k) => simd(0x1f, k), simd(0x13), simd(0xe3), simd(0xe1)];
-const [fmax1, fadd1, fmul1, fdiv1, toF32, f32load, f32store] = [[0x97], [0x92], [0x94], [0x95], [0xb2], [0x2a, 2, 0], [0x38, 2, 0]];
+const [fmax1, fadd1, fmul1, toF32, f32store] = [[0x97], [0x92], [0x94], [0xb2], [0x38, 2, 0]];   // f32.*
 const f32x4 = (v) => simd(0x0c, ...new Uint8Array(new Float32Array([v, v, v, v]).buffer));
 const loop = (...body) => [0x03, 0x40, ...body.flat(), 0x0b];
 const when = (cond, yes, no) => [...cond, 0x04, 0x40, ...yes.flat(), 0x05, ...no.flat(), 0x0b];
@@ -69,7 +73,7 @@ const tanh4 = (t, n) => [...f32x4(2), ...fmul, ...exp4(t, n), ...f32x4(1), ...fa
 // h (hn) = o * tanh(c). H a multiple of 4.
 function cellBody() {
   const [g, bias, cp, cn, hn, tc, B, H] = [0, 1, 2, 3, 4, 5, 6, 7];
-  const [n, j, H4, end] = [8, 9, 10, 11], [t, e, c] = [12, 13, 14];
+  const [n, j, H4] = [8, 9, 10], [t, e, c] = [11, 12, 13];
   const at = (base, off = []) => [...get(base), ...get(j), ...add, ...off];
   const gate = (k) => [...at(g, [...get(H4), ...i32(k), ...mul, ...add]), ...load(0)];
   const activate = (fn, upTo) => loop([...at(g), ...at(g), ...load(0), ...at(bias), ...load(0), ...fadd, ...fn(t, e), ...store(0),
@@ -87,7 +91,7 @@ function cellBody() {
     ...incr(n, i32(-1)), ...get(n), ...brIf(0),
   ];
   const body = [...get(H), ...i32(4), ...mul, ...set(H4), ...get(B), ...set(n), ...loop(row)];
-  const locals = [[4, I32], [3, V128]];
+  const locals = [[3, I32], [3, V128]];
   return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
 }
 // --8<-- [start:kernel]
