@@ -7,6 +7,9 @@
 // Shape legend: B batch, T window, V vocabulary, E embedding, H hidden units. Arrays are
 // row-major and time-major inside a layer, as in numpy: (T, B, H) is t * B * H + b * H + h.
 // Numbers are stored as float32 (as numpy's) and summed in JavaScript's float64.
+// Where the engine has WebAssembly SIMD, the heavy loops run in kernels.mjs instead (the same
+// formulas in float32): each `fast?.` line hands its loop over and the JavaScript after it is the
+// fallback; prepare() (called by trainer.mjs) puts the weights on the kernels' memory.
 //
 //   const net = createNet(config)            // {config, params, adam}: params as init_params
 //   const { loss, grads } = lossAndGrads(net, xs, ys)   // one batch of windows
@@ -55,6 +58,7 @@ export function countParameters(params) {
 // measured about twice as fast as updating rows of C in the innermost loop (which was itself
 // twice as fast as the plain triple loop). The sums are float64, stored as float32.
 
+// --8<-- [start:dispatch]
 /** C (M, N) (+)= A (M, K) @ B (K, N). */
 function matmul(A, B, C, M, K, N, add = false) {
   if (fast?.matmul(A, B, C, M, K, N, add)) {                      // WebAssembly did the 4 x 8 blocks
@@ -63,6 +67,7 @@ function matmul(A, B, C, M, K, N, add = false) {
     if (M4 < M) matmulEdge(A, B, C, M4, M, 0, K, N, add);
     return;
   }
+  // --8<-- [end:dispatch]
   let i = 0;
   for (; i + 4 <= M; i += 4) {
     const a0 = i * K, a1 = a0 + K, a2 = a1 + K, a3 = a2 + K;
