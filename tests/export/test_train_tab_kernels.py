@@ -32,8 +32,10 @@ def test_each_kernel_agrees_with_float64_javascript(relaxed):
         pytest.skip("this Node cannot switch relaxed SIMD on")
     assert "refused" not in report, report
     assert report["outside"] == 0, "a product wrote outside its 4 x 8 blocks"
-    for key in ("matmul", "matmulAdd", "matmulTN", "gates", "cell", "dZ", "dc"):
+    assert report["refusesOffArena"], "a full arena must hand out nothing, and kernels must refuse arrays off it"
+    for key in ("matmul", "matmulAdd", "matmulTN", "gates", "cell", "dZ", "dc", "xentMax", "xentSum", "xent", "xentBias", "adam"):
         assert report[key] < BOUND, (key, report)
+    assert report["adamTail"] == 0, "AdamW wrote past its last group of four"
     assert report["db"] < 10 * BOUND, report                          # a sum over 16 rows
 
 

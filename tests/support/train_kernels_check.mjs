@@ -1,4 +1,5 @@
-// The WebAssembly kernels of site/assets/train/kernels.mjs against the same formulas in float64
+// The WebAssembly kernels of site/assets/train/kernels.mjs (products, cell forward and backward,
+// cross-entropy, AdamW) against the same formulas in float64
 // JavaScript, on random numbers: prints one JSON object with the worst difference of each kernel.
 // tests/export/test_train_tab_kernels.py runs it (with and without relaxed SIMD) and sets the bounds.
 //   node train_kernels_check.mjs     -> {"relaxed": false, "matmul": 3e-8, ..., "outside": 0}
@@ -66,4 +67,40 @@ for (const [Bn, H] of [[16, 64], [5, 12]]) {
   }
   for (let j = 0; j < G; j++) note("db", Math.abs(db[j] - sums[j]));
 }
-console.log(JSON.stringify({ available: true, relaxed: k.relaxed, ...worst }));
+// Softmax cross-entropy's rows: probabilities / N in place, added into dBias; each row's max and sum.
+for (const [N, V, scale] of [[7, 96, 5], [3, 12, 60]]) {
+  const logits = rand(N * V, scale), raw = logits.slice(), dBias = rand(V), sums = Float64Array.from(dBias);
+  const maxes = k.f32(N), totals = k.f32(N);
+  if (!k.xent(logits, dBias, maxes, totals, N, V)) note("refused", 1);
+  for (let r = 0; r < N; r++) {
+    const row = raw.subarray(r * V, (r + 1) * V), max = Math.max(...row);
+    const total = row.reduce((a, x) => a + Math.exp(x - max), 0);
+    note("xentMax", Math.abs(maxes[r] - max));
+    note("xentSum", Math.abs(totals[r] - total) / total);
+    for (let v = 0; v < V; v++) {
+      const p = Math.exp(row[v] - max) / total / N;
+      note("xent", Math.abs(logits[r * V + v] - p));
+      sums[v] += p;
+    }
+  }
+  for (let v = 0; v < V; v++) note("xentBias", Math.abs(dBias[v] - sums[v]));
+}
+
+// AdamW on 4-number groups (the last n % 4 are the caller's), against adamwStep's formula.
+{
+  const n = 37, p = rand(n), g = rand(n), m = rand(n, 0.1), v = rand(n, 0.01);
+  for (let i = 0; i < n; i++) v[i] = Math.abs(v[i]);
+  const [p0, m0, v0] = [p.slice(), m.slice(), v.slice()], [decay, rate, c2, b1, b2, eps] = [0.9999, 0.01, 0.002, 0.9, 0.999, 1e-8];
+  if (!k.adam(p, g, m, v, decay, rate, c2, b1, b2, eps)) note("refused", 1);
+  for (let i = 0; i < n; i++) {
+    if (i >= (n & ~3)) { note("adamTail", Math.abs(p[i] - p0[i])); continue; }   // untouched
+    const mi = b1 * m0[i] + (1 - b1) * g[i], vi = b2 * v0[i] + (1 - b2) * g[i] * g[i];
+    note("adam", Math.max(Math.abs(m[i] - mi), Math.abs(v[i] - vi), Math.abs(p[i] - (p0[i] * decay - rate * mi / (Math.sqrt(vi / c2) + eps)))));
+  }
+}
+
+// A full arena hands out nothing, and kernels refuse arrays that are not on it (the caller's JavaScript runs).
+const plain = new Float32Array(64);
+const refusals = [k.f32(1 << 26) === null, !k.matmul(plain, plain, plain, 8, 8, 8, false), !k.matmulTN(plain, plain, plain, 8, 8, 8),
+  !k.cell(plain, plain, plain, plain, plain, plain, 1, 4), !k.xent(plain, plain, plain, plain, 1, 8)];
+console.log(JSON.stringify({ available: true, relaxed: k.relaxed, refusesOffArena: refusals.every(Boolean), ...worst }));

@@ -224,12 +224,18 @@ let instance = null;
 export function kernels() {
   if (instance !== null) return instance || null;
   instance = false;
-  if (typeof WebAssembly !== "object" || globalThis.LLLM_KERNELS === "js") return null;
-  const relaxed = WebAssembly.validate(moduleBytes(true));          // Chromium: a fused multiply-add
+  if (typeof WebAssembly !== "object") return null;
+  const relaxed = WebAssembly.validate(moduleBytes(true));          // Chromium, Firefox: a fused multiply-add
   const bytes = relaxed ? moduleBytes(true) : moduleBytes(false);
   if (!WebAssembly.validate(bytes)) return null;                     // no SIMD: the plain JavaScript
   const memory = new WebAssembly.Memory({ initial: 1 });
-  const { mm, cell, cellBack, xent, adam } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
+  let exports;
+  try {
+    exports = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
+  } catch {
+    return null;                     // a page whose policy forbids compiling WebAssembly: the plain JavaScript
+  }
+  const { mm, cell, cellBack, xent, adam } = exports;
   let top = 0;
   const inArena = (x) => x.buffer === memory.buffer;
   instance = {
@@ -238,7 +244,11 @@ export function kernels() {
     reset(bytes) {
       top = 0;
       const pages = Math.ceil(bytes / PAGE) - memory.buffer.byteLength / PAGE;
-      if (pages > 0) memory.grow(pages);
+      try {
+        if (pages > 0) memory.grow(pages);
+      } catch {
+        // no room for all of it: what does not fit is made by the caller, and runs in JavaScript
+      }
     },
     /** n float32 numbers on the arena, 16-byte aligned, or null when it is full (the caller makes its own). */
     f32(n) {
