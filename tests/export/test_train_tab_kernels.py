@@ -30,6 +30,7 @@ def test_each_kernel_agrees_with_float64_javascript(relaxed):
     assert report["available"], "Node has WebAssembly SIMD: the fast path must be there"
     if relaxed and not report["relaxed"]:
         pytest.skip("this Node cannot switch relaxed SIMD on")
+    assert report["example"], "kernels.mjs's own example (an 8 x 3 by 3 x 8 product) is wrong"
     assert "refused" not in report, report
     assert report["outside"] == 0, "a product wrote outside its 4 x 8 blocks"
     assert report["refusesOffArena"], "a full arena must hand out nothing, and kernels must refuse arrays off it"

@@ -7,6 +7,19 @@ import { kernels } from "../../site/assets/train/kernels.mjs";
 
 const k = kernels();
 if (!k) { console.log(JSON.stringify({ available: false })); process.exit(0); }
+// The example at the top of kernels.mjs, as written there (on the arena's first page).
+const example = (() => {
+  const A = k.f32(8 * 3), B = k.f32(3 * 8), C = k.f32(8 * 8);
+  A.forEach((_, i) => { A[i] = i % 5 - 2; }); B.forEach((_, i) => { B[i] = i % 3 - 1; });
+  const done = k.matmul(A, B, C, 8, 3, 8, false);
+  let err = 0;
+  for (let i = 0; i < 8; i++) for (let j = 0; j < 8; j++) {
+    let s = 0;
+    for (let q = 0; q < 3; q++) s += A[i * 3 + q] * B[q * 8 + j];
+    err = Math.max(err, Math.abs(C[i * 8 + j] - s));
+  }
+  return done && err === 0;
+})();
 k.reset(1 << 24);
 let seed = 12345;
 const uniform = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
@@ -103,4 +116,4 @@ for (const [N, V, scale] of [[7, 96, 5], [3, 12, 60]]) {
 const plain = new Float32Array(64);
 const refusals = [k.f32(1 << 26) === null, !k.matmul(plain, plain, plain, 8, 8, 8, false), !k.matmulTN(plain, plain, plain, 8, 8, 8),
   !k.cell(plain, plain, plain, plain, plain, plain, 1, 4), !k.xent(plain, plain, plain, plain, 1, 8)];
-console.log(JSON.stringify({ available: true, relaxed: k.relaxed, refusesOffArena: refusals.every(Boolean), ...worst }));
+console.log(JSON.stringify({ available: true, relaxed: k.relaxed, example, refusesOffArena: refusals.every(Boolean), ...worst }));
