@@ -273,7 +273,7 @@ export function kernels() {
     },
     /** lstmForward's step t for B rows (see cellBody); false when H is not a multiple of 4. */
     cell(gates, b, cPrev, cNext, hNext, tanhC, B, H) {
-      if (H % 4 || !(inArena(gates) && inArena(b) && inArena(cPrev) && inArena(hNext) && inArena(tanhC))) return false;
+      if (H % 4 || ![gates, b, cPrev, cNext, hNext, tanhC].every(inArena)) return false;
       cell(gates.byteOffset, b.byteOffset, cPrev.byteOffset, cNext.byteOffset, hNext.byteOffset, tanhC.byteOffset, B, H);
       return true;
     },

@@ -278,7 +278,7 @@ export function forward(params, config, xs) {
 
 // --8<-- [start:loss]
 /** Mean -log p(y) over rows (cross_entropy): logits (N, V), ys (N,) -> loss, and dlogits in place (added into dBias). */
-export function crossEntropy(logits, ys, V, dBias = work("dBias", V)) {
+export function crossEntropy(logits, ys, V, dBias = work("dBias", V).fill(0)) {
   const N = ys.length;
   if (fast) { const loss = crossEntropyFast(logits, ys, V, dBias); if (loss !== null) return loss; }
   let loss = 0;
