@@ -1,5 +1,5 @@
-"""Benchmark: one TinyLLM training step in the page (/tinyllm/train/, plain JavaScript in a Web Worker)
-against numpy in CPython, on the same configuration (the page's default: embedding 16, 64 hidden units,
+"""Benchmark: one TinyLLM training step in the page (/tinyllm/train/, WebAssembly SIMD kernels, or plain
+JavaScript where SIMD is missing, in a Web Worker) against numpy in CPython, on the same configuration (the page's default: embedding 16, 64 hidden units,
 16 windows of 24 characters).
 
 Not a test: it prints numbers and ratios measured in this one run, with the date and the machine (the
@@ -11,7 +11,9 @@ Each engine trains `--steps` steps with the page's own buttons and reports each 
 worker (forward, loss, backward and update; the first five steps, while the JIT warms up, are left
 out); numpy runs export.model.loss_and_grads, export.train.clip_global_norm and AdamW.step on the
 same batches of the same story (one BLAS thread), timed just before and after each engine (the
-faster of the two: the machine's load changes). Node runs the page's modules outside a browser.
+faster of the two: the machine's load changes). Node runs the page's modules outside a browser, once
+on the fast path and once on the plain JavaScript. Each row names the arithmetic its engine ran
+(wasm-relaxed: SIMD with fused multiply-adds, wasm: SIMD, js: plain JavaScript).
 Reported: the median milliseconds per step, and each as a multiple of numpy's.
 """
 
@@ -51,7 +53,7 @@ PAGE_FUNCTION = """async ({ steps }) => {
   root.querySelector("[name=steps]").value = String(steps);
   root.querySelector("button.md-button--primary").click();
   while (!["done", "error"].includes(root.dataset.state)) await sleep(200);
-  return { state: root.dataset.state, ms: root.lllmTrain.ms, config: root.lllmTrain.config };
+  return { state: root.dataset.state, ms: root.lllmTrain.ms, config: root.lllmTrain.config, kernels: root.lllmTrain.kernels };
 }"""
 
 
@@ -76,8 +78,9 @@ def numpy_ms(js: dict) -> list[float]:
     return times
 
 
-def node_run(steps: int) -> dict:
-    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "train_tab_run.mjs"), json.dumps({"steps": steps})],
+def node_run(steps: int, kernels: str = "fast") -> dict:
+    args = json.dumps({"steps": steps, "settings": {"kernels": kernels}})
+    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "train_tab_run.mjs"), args],
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
@@ -96,7 +99,9 @@ def main(argv=None) -> int:
     script.write_text(PAGE_FUNCTION, encoding="utf-8")
     js = node_run(args.steps)
     numpy = lambda: statistics.median(numpy_ms(js)[SKIP:])   # noqa: E731  (run next to each measurement)
-    results = [("node (mean of all)", js["ms"] / args.steps, numpy())]
+    plain = node_run(args.steps, "js")
+    results = [(f"node, {js['kernels']} (mean)", js["ms"] / args.steps, numpy()),
+               (f"node, {plain['kernels']} (mean)", plain["ms"] / args.steps, numpy())]
     for engine in args.engines:
         before = numpy()
         try:
@@ -108,7 +113,7 @@ def main(argv=None) -> int:
                     browser.close()
             else:
                 report = getattr(engines, engine)(url, {"steps": args.steps}, script=script)["report"]
-            results.append((f"{engine} (page)", statistics.median(report["ms"][SKIP:]), min(before, numpy())))
+            results.append((f"{engine}, {report.get('kernels')}", statistics.median(report["ms"][SKIP:]), min(before, numpy())))
         except Exception as e:   # an engine that is not installed is reported, not fatal
             results.append((f"{engine} (page)", f"not measured: {str(e).splitlines()[0][:120]}", before))
     server.shutdown()
@@ -118,9 +123,9 @@ def main(argv=None) -> int:
           "numpy is timed just before and after each engine (the faster of the two), as the machine's load changes")
     for name, value, base in results:
         if isinstance(value, str):
-            print(f"  {name:22s} {value}")
+            print(f"  {name:26s} {value}")
         else:
-            print(f"  {name:22s} {value:8.1f} ms/step   numpy {base:6.1f} ms/step   {value / base:6.2f}x numpy")
+            print(f"  {name:26s} {value:8.1f} ms/step   numpy {base:6.1f} ms/step   {value / base:6.2f}x numpy")
     return 0
 
 

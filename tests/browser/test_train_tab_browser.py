@@ -1,8 +1,9 @@
 """The /tinyllm/train/ page in Chromium, Firefox and WebKit: a fixed number of training steps brings the
 validation loss below a stated threshold, the page saves the trained weights as an ONNX file it writes
 itself, and that file, run by `python -m lllm generate --model FILE` in CPython, prints exactly the text
-the page wrote for the same seed. Chromium also checks Pause / Resume / Stop, the keyboard, 390 px, axe,
-the playground's "your trained model", and training and writing offline after a visit.
+the page wrote for the same seed; every engine here trains on the WebAssembly SIMD kernels. Chromium
+also checks Pause / Resume / Stop, the keyboard, 390 px, axe, the playground's "your trained model",
+and training and writing offline after a visit.
 The page function is tests/support/train_scenario.js; the drivers are tests/support/engines.py."""
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def check(report: dict, folder) -> None:
     assert report["samples"] == 2 and report["tableRows"] == 3            # a sample per checkpoint; the table
     assert sorted(report["stageLinks"]) == [["backward", True], ["forward", True], ["loss", True], ["update", True]]
     assert report["card"]["metrics"]["steps"] == 100
+    assert report["kernels"] in ("wasm", "wasm-relaxed"), report["kernels"]   # every engine here has WebAssembly SIMD
     assert report["text"] + "\n" == terminal(report, folder, ARG["genSeed"], ARG["length"])
 
 

@@ -2,7 +2,8 @@
 weights and the same batches give the same losses, step after step, within 1e-4 relative.
 
 Node runs the page's own modules (tests/support/train_tab_run.mjs) and hands over its initial weights and
-the window starts of each batch; numpy then trains from those arrays with export.model.loss_and_grads,
+the window starts of each batch (once with the WebAssembly kernels of kernels.mjs, once in plain
+JavaScript); numpy then trains from those arrays with export.model.loss_and_grads,
 export.train.clip_global_norm and export.train.AdamW on export.data's windows of the same story.
 The ONNX file the page writes for the trained weights (site/assets/train/onnx.mjs) is byte for byte
 what export.onnx_export.to_onnx serializes for them."""
@@ -68,13 +69,15 @@ def numpy_losses(js: dict) -> tuple[list[float], list[float]]:
     return losses, norms
 
 
+@pytest.mark.parametrize("kernels", ["fast", "js"])                # WebAssembly SIMD, and the plain JavaScript
 @pytest.mark.parametrize("settings, steps", [
     ({}, 25),                                                        # the page's default configuration
     ({"embed": 8, "hidden": 12, "layers": 2, "batch": 5, "window": 9, "lr": 0.02, "seed": 3}, 40),
 ])
-def test_js_trainer_losses_equal_numpys(settings, steps):
+def test_js_trainer_losses_equal_numpys(settings, steps, kernels):
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    js = run_js(settings, steps)
+    js = run_js({**settings, "kernels": kernels}, steps)
+    assert js["kernels"].startswith("wasm") if kernels == "fast" else js["kernels"] == "js"   # Node has SIMD
     losses, norms = numpy_losses(js)
     theirs = [s["loss"] for s in js["steps"]]
     worst = max(abs(a - b) / abs(b) for a, b in zip(theirs, losses))

@@ -28,7 +28,7 @@ async ({ steps, hidden, seed, prompt, genSeed, length }) => {
     const s = root.lllmTrain;
     return { state: root.dataset.state, written: root.dataset.written, points: s.points, stageLinks,
       samples: root.querySelectorAll(".lllm-train__samples li").length, tableRows: root.querySelectorAll(".lllm-train__table tbody tr").length,
-      text: root.querySelector(".lllm-train__written").textContent, onnx: base64(s.onnx), card: s.card };
+      text: root.querySelector(".lllm-train__written").textContent, onnx: base64(s.onnx), card: s.card, kernels: s.kernels };
   } catch (e) {
     return { fatal: `${e}\n${e && e.stack}` };
   }

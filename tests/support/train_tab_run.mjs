@@ -2,10 +2,11 @@
 // benchmark: node train_tab_run.mjs '{"settings": {...}, "steps": N}' prints one JSON object with the
 // vocabulary, the config, the initial weights (float32 bytes, base64), each step's batch (window
 // starts) and loss, the milliseconds the steps took, the final weights and the ONNX file the page
-// would write for them (onnx.mjs), base64.
+// would write for them (onnx.mjs), base64, and which kernels ran (settings.kernels "js": no WebAssembly).
 import { readFileSync } from "node:fs";
 import { createRun } from "../../site/assets/train/trainer.mjs";
 import { toOnnx } from "../../site/assets/train/onnx.mjs";
+import { kernelsInUse } from "../../site/assets/train/tinyllm.mjs";
 
 const { settings = {}, steps = 10 } = JSON.parse(process.argv[2] ?? "{}");
 const story = readFileSync(new URL("../../export/story.txt", import.meta.url), "utf8");
@@ -21,4 +22,4 @@ for (let i = 0; i < steps; i++) {
 const ms = performance.now() - t0;
 const final = Object.fromEntries(Object.entries(run.params).map(([k, p]) => [k, bytes(p)]));
 const onnx = Buffer.from(toOnnx(run.params, run.config)).toString("base64");
-console.log(JSON.stringify({ vocab: run.vocab, config: run.config, init, final, onnx, steps: log, ms, validation: run.validate() }));
+console.log(JSON.stringify({ kernels: kernelsInUse(), vocab: run.vocab, config: run.config, init, final, onnx, steps: log, ms, validation: run.validate() }));

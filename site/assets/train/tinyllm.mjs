@@ -7,12 +7,16 @@
 // Shape legend: B batch, T window, V vocabulary, E embedding, H hidden units. Arrays are
 // row-major and time-major inside a layer, as in numpy: (T, B, H) is t * B * H + b * H + h.
 // Numbers are stored as float32 (as numpy's) and summed in JavaScript's float64.
+// Where the engine has WebAssembly SIMD, the heavy loops run in kernels.mjs instead (the same
+// formulas in float32): each `fast?.` line hands its loop over and the JavaScript after it is the
+// fallback; prepare() (called by trainer.mjs) puts the weights on the kernels' memory.
 //
 //   const net = createNet(config)            // {config, params, adam}: params as init_params
 //   const { loss, grads } = lossAndGrads(net, xs, ys)   // one batch of windows
 //   clipGlobalNorm(grads, config.clip); adamwStep(net, grads)
 
 import { Mulberry32 } from "../runtime/sampler.mjs";
+import { kernels } from "./kernels.mjs";
 
 export const PARAM_NAMES = (layers) => ["embed", ...Array.from({ length: layers }, (_, l) => [`W_x${l}`, `W_h${l}`, `b${l}`]).flat(), "W_out", "b_out"];
 
@@ -54,8 +58,16 @@ export function countParameters(params) {
 // measured about twice as fast as updating rows of C in the innermost loop (which was itself
 // twice as fast as the plain triple loop). The sums are float64, stored as float32.
 
+// --8<-- [start:dispatch]
 /** C (M, N) (+)= A (M, K) @ B (K, N). */
 function matmul(A, B, C, M, K, N, add = false) {
+  if (fast?.matmul(A, B, C, M, K, N, add)) {                      // WebAssembly did the 4 x 8 blocks
+    const M4 = M & ~3, N8 = N & ~7;
+    if (N8 < N) matmulEdge(A, B, C, 0, M4, N8, K, N, add);
+    if (M4 < M) matmulEdge(A, B, C, M4, M, 0, K, N, add);
+    return;
+  }
+  // --8<-- [end:dispatch]
   let i = 0;
   for (; i + 4 <= M; i += 4) {
     const a0 = i * K, a1 = a0 + K, a2 = a1 + K, a3 = a2 + K;
@@ -108,16 +120,55 @@ function transpose(A, R, C, out) {
 // Every array a step needs is allocated once and reused (a step allocated about 2 MB before):
 // `work(name, n)` is the first n numbers of the buffer called `name`, grown when n is larger.
 // Nothing a step returns outlives the next call, so reuse is safe; a caller zeroes what it sums into.
+// With the fast path (kernels.mjs), buffers come from its arena, the memory WebAssembly reads.
 const scratch = new Map();
+let fast = null;
+const f32 = (n) => fast?.f32(n) ?? new Float32Array(n);         // zeros, on the arena if there is room
 function work(name, n) {
   let b = scratch.get(name);
-  if (!b || b.length < n) scratch.set(name, (b = new Float32Array(n)));
+  if (!b || b.length < n) scratch.set(name, (b = f32(n)));
   return b.subarray(0, n);
 }
 
+/** Start a run: the fast path if this engine has it, and `params` moved onto its arena (returned). */
+export function prepare(params, config, { batches = [config.batch, 64], kernels: which = "fast" } = {}) {
+  scratch.clear();
+  fast = which === "fast" ? kernels() : null;
+  if (!fast) return params;
+  const { vocab_size: V, embed: E, hidden: H, layers: L, window: T } = config;
+  const wide = Math.max(E, H), rows = (T + 1) * (batches.reduce((a, b) => a + b, 0) + T);   // + the samples, 1 to T long
+  const perRow = L * (8 * H + 4 * H + wide) + E + V + 2 * H + wide;
+  fast.reset(4 * (perRow * rows + 4 * countParameters(params)) + (1 << 20));
+  return Object.fromEntries(Object.entries(params).map(([k, p]) => {
+    const copy = f32(p.length);
+    copy.set(p);
+    return [k, copy];
+  }));
+}
+
+/** "wasm-relaxed", "wasm" or "js": the kernels this run uses. */
+export const kernelsInUse = () => (fast ? (fast.relaxed ? "wasm-relaxed" : "wasm") : "js");
+
 /** C (K, N) += A (M, K)^T @ B (M, N): a weight gradient, summed over M rows. */
 function matmulTN(A, B, C, M, K, N) {
+  if (fast?.matmulTN(A, B, C, M, K, N)) {                         // WebAssembly did the 4 x 8 blocks
+    const K4 = K & ~3, N8 = N & ~7;
+    if (N8 < N) matmulTNEdge(A, B, C, M, K, N, 0, K4, N8);
+    if (K4 < K) matmulTNEdge(A, B, C, M, K, N, K4, K, 0);
+    return;
+  }
   matmul(transpose(A, M, K, work("TN", M * K)), B, C, K, M, N, true);
+}
+
+/** Rows k0..k1 of C (K, N), from column j0 on, for matmulTN. */
+function matmulTNEdge(A, B, C, M, K, N, k0, k1, j0) {
+  for (let k = k0; k < k1; k++) {
+    for (let j = j0; j < N; j++) {
+      let s = 0;
+      for (let m = 0; m < M; m++) s += A[m * K + k] * B[m * N + j];
+      C[k * N + j] += s;
+    }
+  }
 }
 
 /** C (M, N) = A (M, K) @ B (N, K)^T: a gradient sent back through a weight matrix. */
@@ -143,6 +194,8 @@ function lstmForward(X, W_x, W_h, b, T, B, Ein, H, l) {
   const tanhCs = work(`tanhCs${l}`, T * B * H);
   for (let t = 0; t < T; t++) {
     matmul(hs.subarray(t * B * H), W_h, gates.subarray(t * B * G), B, H, G, true);   // + h_{t-1} @ W_h
+    const [now, next] = [t * B * H, (t + 1) * B * H];               // the same loops in WebAssembly:
+    if (fast?.cell(gates.subarray(t * B * G), b, cs.subarray(now), cs.subarray(next), hs.subarray(next), tanhCs.subarray(now), B, H)) continue;
     for (let n = 0; n < B; n++) {
       const a = (t * B + n) * G, prev = (t * B + n) * H, next = ((t + 1) * B + n) * H;
       for (let j = 0; j < 3 * H; j++) gates[a + j] = sigmoid(gates[a + j] + b[j]);
@@ -169,7 +222,15 @@ function lstmBackward(dHs, cache, T, B, H, grads, l) {
   const dZ = work(`dZ${l}`, T * B * G);
   const dh = work("dh", B * H).fill(0), dc = work("dc", B * H).fill(0);
   const W_hT = transpose(W_h, H, G, work("W_hT", G * H));       // once for all T steps
+  const db = grads[`b${l}`];
+  let summed = false;                                              // db: added up by WebAssembly
   for (let t = T - 1; t >= 0; t--) {
+    const [rows, gateRows] = [t * B * H, t * B * G];               // the loop below in WebAssembly, adding dZ into db:
+    if (fast?.cellBack(gates.subarray(gateRows), tanhCs.subarray(rows), cs.subarray(rows), dHs.subarray(rows), dh, dc, dZ.subarray(gateRows), db, B, H)) {
+      summed = true;
+      matmulNT(dZ.subarray(gateRows), W_h, dh, B, G, H, W_hT);
+      continue;
+    }
     for (let n = 0; n < B; n++) {
       const a = (t * B + n) * G, s = (t * B + n) * H, prev = s, r = n * H;
       for (let h = 0; h < H; h++) {
@@ -188,8 +249,7 @@ function lstmBackward(dHs, cache, T, B, H, grads, l) {
   }
   matmulTN(X, dZ, grads[`W_x${l}`], T * B, Ein, G);
   matmulTN(hs, dZ, grads[`W_h${l}`], T * B, H, G);                 // hs[:-1]: the first T*B rows
-  const db = grads[`b${l}`];
-  for (let r = 0; r < T * B; r++) for (let j = 0; j < G; j++) db[j] += dZ[r * G + j];
+  if (!summed) for (let r = 0; r < T * B; r++) for (let j = 0; j < G; j++) db[j] += dZ[r * G + j];
   const dX = work(`dX${l}`, T * B * Ein);
   matmulNT(dZ, W_x, dX, T * B, G, Ein);
   return dX;
@@ -211,15 +271,16 @@ export function forward(params, config, xs) {
     out = r.out;
   }
   const logits = work("logits", T * B * V);
-  matmul(out, params.W_out, logits, T * B, H, V);
-  for (let r = 0; r < T * B; r++) for (let v = 0; v < V; v++) logits[r * V + v] += params.b_out[v];
+  for (let r = 0; r < T * B; r++) logits.set(params.b_out, r * V);  // b_out, then + out @ W_out
+  matmul(out, params.W_out, logits, T * B, H, V, true);
   return { logits, cache: { xs, caches, top: out, T, B } };
 }
 
 // --8<-- [start:loss]
-/** Mean -log p(y) over rows (cross_entropy): logits (N, V), ys (N,) -> loss, and dlogits in place. */
-export function crossEntropy(logits, ys, V) {
+/** Mean -log p(y) over rows (cross_entropy): logits (N, V), ys (N,) -> loss, and dlogits in place (added into dBias). */
+export function crossEntropy(logits, ys, V, dBias = work("dBias", V).fill(0)) {
   const N = ys.length;
+  if (fast) { const loss = crossEntropyFast(logits, ys, V, dBias); if (loss !== null) return loss; }
   let loss = 0;
   for (let r = 0; r < N; r++) {
     const row = logits.subarray(r * V, (r + 1) * V);
@@ -231,10 +292,26 @@ export function crossEntropy(logits, ys, V) {
     loss += Math.log(total) - shifted;
     for (let v = 0; v < V; v++) row[v] = row[v] / total / N;         // softmax / N
     row[ys[r]] -= 1 / N;                                           // minus the one-hot target
+    for (let v = 0; v < V; v++) dBias[v] += row[v];                  // the bias's gradient: the rows' sum
   }
   return loss / N;
 }
 // --8<-- [end:loss]
+
+/** crossEntropy with the rows' work in WebAssembly (xent in kernels.mjs); null if it cannot (V % 4). */
+function crossEntropyFast(logits, ys, V, dBias) {
+  const N = ys.length, maxes = work("maxes", N), sums = work("sums", N);
+  let target = 0;
+  for (let r = 0; r < N; r++) target += logits[r * V + ys[r]];
+  if (!fast.xent(logits, dBias, maxes, sums, N, V)) return null;
+  let loss = 0;
+  for (let r = 0; r < N; r++) {
+    loss += Math.log(sums[r]) + maxes[r];                          // -log p(y) = log(sum) + max - the target's score
+    logits[r * V + ys[r]] -= 1 / N;
+    dBias[ys[r]] -= 1 / N;
+  }
+  return (loss - target) / N;
+}
 
 /** One training batch (loss_and_grads, loss "all"): xs, ys B windows -> {loss, grads}. */
 export function lossAndGrads(params, config, xs, ys, onStage = () => {}) {
@@ -245,11 +322,10 @@ export function lossAndGrads(params, config, xs, ys, onStage = () => {}) {
   onStage("loss");
   const targets = new Int32Array(T * B);                           // time-major rows: t, then b
   for (let t = 0; t < T; t++) for (let n = 0; n < B; n++) targets[t * B + n] = ys[n][t];
-  const loss = crossEntropy(logits, targets, V);                   // logits now hold dlogits
-  onStage("backward");
   const grads = Object.fromEntries(Object.entries(params).map(([k, p]) => [k, work(`d${k}`, p.length).fill(0)]));
+  const loss = crossEntropy(logits, targets, V, grads.b_out);      // logits now hold dlogits
+  onStage("backward");
   matmulTN(top, logits, grads.W_out, T * B, H, V);
-  for (let r = 0; r < T * B; r++) for (let v = 0; v < V; v++) grads.b_out[v] += logits[r * V + v];
   let dout = work("dout", T * B * H);
   matmulNT(logits, params.W_out, dout, T * B, V, H);
   for (let l = L - 1; l >= 0; l--) dout = lstmBackward(dout, caches[l], T, B, H, grads, l);
@@ -285,7 +361,7 @@ export function clipGlobalNorm(grads, maxNorm) {
 // --8<-- [start:adamw]
 /** AdamW's state: running means of the gradients (m) and of their squares (v), and the step count. */
 export function createAdam(params) {
-  const zeros = () => Object.fromEntries(Object.entries(params).map(([k, p]) => [k, new Float32Array(p.length)]));
+  const zeros = () => Object.fromEntries(Object.entries(params).map(([k, p]) => [k, f32(p.length)]));
   return { m: zeros(), v: zeros(), t: 0 };
 }
 
@@ -296,7 +372,8 @@ export function adamwStep(params, grads, adam, { lr, weight_decay: wd }, beta1 =
   const decay = 1 - lr * wd, rate = lr / correct1;
   for (const k of Object.keys(params)) {
     const p = params[k], g = grads[k], m = adam.m[k], v = adam.v[k];
-    for (let i = 0; i < p.length; i++) {                           // one pass; each rounded to float32 as stored
+    const done = fast?.adam(p, g, m, v, decay, rate, correct2, beta1, beta2, eps) ? p.length & ~3 : 0;   // WebAssembly
+    for (let i = done; i < p.length; i++) {                           // one pass; each rounded to float32 as stored
       const gi = g[i];
       const mi = (m[i] = beta1 * m[i] + (1 - beta1) * gi);
       const vi = (v[i] = beta2 * v[i] + (1 - beta2) * gi * gi);

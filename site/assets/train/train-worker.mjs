@@ -5,11 +5,13 @@
 //
 // From the page:  {type: "start", settings, steps, every}   train `steps` steps, a checkpoint every `every`
 //                 {type: "pause"} | {type: "resume"}
-// To the page:    {type: "stage", stage, step}              forward | loss | backward | update
+// To the page:    {type: "started", config, vocab, trainWindows, validationWindows, validation, kernels}
+//                 {type: "stage", stage, step}              forward | loss | backward | update
 //                 {type: "step", step, epoch, loss, ms}
 //                 {type: "checkpoint", step, train, validation, sample, weights}   weights: name -> Float32Array
 //                 {type: "paused", weights} | {type: "done", weights} | {type: "error", error}
 
+import { kernelsInUse } from "./tinyllm.mjs";
 import { createRun } from "./trainer.mjs";
 
 const SAMPLE = { prompt: "Once", length: 60, seed: 0 };
@@ -28,7 +30,7 @@ async function train({ settings, steps, every }) {
   const story = await (await fetch(new URL("story.txt", import.meta.url))).text();
   const run = createRun(story, settings);
   postMessage({ type: "started", config: run.config, vocab: run.vocab, trainWindows: run.trainStarts.length,
-    validationWindows: run.valStarts.length, validation: run.validate() });
+    validationWindows: run.valStarts.length, validation: run.validate(), kernels: kernelsInUse() });
   let losses = [];
   for (let step = 1; step <= steps; step++) {
     if (paused) {

@@ -9,7 +9,7 @@
 //   run.sample("Once", 80, 0)
 
 import { Mulberry32, sample } from "../runtime/sampler.mjs";
-import { adamwStep, clipGlobalNorm, createAdam, evaluate, forward, initParams, lossAndGrads } from "./tinyllm.mjs";
+import { adamwStep, clipGlobalNorm, createAdam, evaluate, forward, initParams, lossAndGrads, prepare } from "./tinyllm.mjs";
 
 // The page's defaults: small enough for a phone's CPU to write words within about a minute.
 export const DEFAULTS = { embed: 16, hidden: 64, layers: 1, window: 24, batch: 16, lr: 0.01, epochs: 1000,
@@ -33,7 +33,7 @@ function window(ids, n, T) {
 
 // ---- a training run ----------------------------------------------------------------------------------
 
-export function createRun(story, settings = {}) {
+export function createRun(story, { kernels = "fast", ...settings } = {}) {   // kernels "js": no WebAssembly
   const vocab = buildVocab(story);
   const index = new Map(vocab.map((ch, i) => [ch, i]));
   const ids = Array.from(story, (ch) => index.get(ch));
@@ -44,7 +44,7 @@ export function createRun(story, settings = {}) {
   const valCount = ids.length - T - split;                                     // windows inside the last 10 %
   const valStarts = Array.from({ length: Math.min(VALIDATION_WINDOWS, valCount) },
     (_, k) => split + Math.floor((k * valCount) / Math.min(VALIDATION_WINDOWS, valCount)));
-  const params = initParams(config);
+  const params = prepare(initParams(config), config, { kernels });
   const adam = createAdam(params);
   const orderRng = new Mulberry32((config.seed ^ 0x9e3779b9) >>> 0);          // batch order, apart from the init
   let order = [], at = 0, epoch = 0, step = 0;

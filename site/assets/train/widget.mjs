@@ -114,9 +114,9 @@ export function mount(root) {
 
   function onMessage({ data: m }) {
     if (m.type === "started") {
-      Object.assign(state, { config: m.config, vocab: m.vocab });
+      Object.assign(state, { config: m.config, vocab: m.vocab, kernels: m.kernels });
       addPoint({ step: 0, train: null, validation: m.validation });
-      news.textContent = `Training ${countParametersOf(m.config).toLocaleString("en")} parameters on ${m.trainWindows} windows; ${m.validationWindows} held-out windows measure the validation loss.`;
+      news.textContent = `Training ${countParametersOf(m.config).toLocaleString("en")} parameters on ${m.trainWindows} windows; ${m.validationWindows} held-out windows measure the validation loss. ${KERNELS[m.kernels]}`;
     } else if (m.type === "stage") {
       state.stageAt = m;
       state.seen[m.stage] = (state.seen[m.stage] ?? 0) + 1;
@@ -223,6 +223,10 @@ export function mount(root) {
       `python -m lllm generate --model ${YOURS}.onnx --prompt ${JSON.stringify(params.prompt)} --max-new-tokens ${params.maxNewTokens} --temperature ${params.temperature} --seed ${params.seed}`));
   });
 }
+
+// Which arithmetic the worker runs (tinyllm.mjs's kernelsInUse), in the line under the buttons.
+const KERNELS = { "wasm-relaxed": "The arithmetic runs as WebAssembly SIMD, with fused multiply-adds.",
+  wasm: "The arithmetic runs as WebAssembly SIMD.", js: "The arithmetic runs as plain JavaScript (this browser has no WebAssembly SIMD)." };
 
 function countParametersOf({ vocab_size: V, embed: E, hidden: H, layers: L }) {
   return V * E + Array.from({ length: L }, (_, l) => ((l ? H : E) + H + 1) * 4 * H).reduce((a, b) => a + b, 0) + H * V + V;
