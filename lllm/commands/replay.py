@@ -18,6 +18,7 @@ import sys
 
 from lllm.agents.timetravel import differing_branch
 from lllm.labs.memory_timetravel import any_trace_text, travel_any
+from lllm.runtimes.native.timetravel import native_differing_branch
 from lllm.commands.args import UsageError
 
 
@@ -43,7 +44,8 @@ def run(args) -> int:
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None
     print(any_trace_text(record), end="")
-    differs = differing_branch(data.get("branches") or [], record["branches"]) if data.get("branches") else None
+    differs = (native_differing_branch if "native" in record.get("demo", "") else differing_branch)(
+        data.get("branches") or [], record["branches"]) if data.get("branches") else None
     if differs is not None:
         print(f"lllm replay: branch {differs} differs from what {args.file} recorded", file=sys.stderr)
         return 1
