@@ -37,8 +37,6 @@ from lllm.agents.react import FORCED_RE, Outcome, Step, Trajectory, act, build_p
 from lllm.agents.runfile import LATEST, SCHEMA, check_memory_spec, demo_of
 from lllm.agents.timetravel import edited_step, first_difference, step_brains, step_record, trace_text, travel
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS, Tool
-from lllm.runtimes.native.timetravel import native_trace_text, travel_native
-from lllm.runtimes.native.travel_spec import NATIVE_DEMOS
 
 __all__ = ["WINDOW", "K", "travel_memory", "travel_any", "memory_trace_text", "any_trace_text", "first_difference"]
 
@@ -156,13 +154,15 @@ def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
 
 def travel_any(spec, models: dict | None = None, known: dict | None = None) -> dict:
     """A ReAct run, a memory session or a native run, whichever the file's `demo` field (version 2) says."""
-    if demo_of(spec) in NATIVE_DEMOS:
+    if demo_of(spec).startswith("native-"):            # imported here: the native runtime needs Pydantic
+        from lllm.runtimes.native.timetravel import travel_native
         return travel_native(spec, models)
     return travel_memory(spec, models) if demo_of(spec) == "memory" else travel(spec, models, known)
 
 
 def any_trace_text(record: dict) -> str:
     """The trace of either kind of record: `trace_text` for a ReAct run, `memory_trace_text` for a session."""
-    if record.get("demo") in NATIVE_DEMOS:
+    if record.get("demo", "").startswith("native-"):
+        from lllm.runtimes.native.timetravel import native_trace_text
         return native_trace_text(record)
     return memory_trace_text(record) if record.get("demo") == "memory" else trace_text(record)

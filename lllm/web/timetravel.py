@@ -27,7 +27,6 @@ import json
 
 from lllm.agents.timetravel import differing_branch
 from lllm.labs.memory_timetravel import any_trace_text, travel_any
-from lllm.runtimes.native.timetravel import native_differing_branch
 
 __all__ = ["run_json"]
 
@@ -40,7 +39,9 @@ def run_json(params_json: str, models: dict | None = None) -> str:
             raise ValueError("the widget must send a JSON object")
         record = travel_any(params.get("spec"), models, params.get("known"))
         recorded = params.get("recorded")
-        compare = native_differing_branch if "native" in record.get("demo", "") else differing_branch
+        compare = differing_branch
+        if record.get("demo", "").startswith("native-"):         # imported here: the native runtime needs Pydantic
+            from lllm.runtimes.native.timetravel import native_differing_branch as compare
         differs = compare(recorded, record["branches"]) if recorded else None
     except json.JSONDecodeError as error:
         return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})

@@ -111,17 +111,19 @@ def _branch(n: int, inputs: dict, brain_for, parent: tuple | None, edit: dict | 
         model_turn = target.role is Role.ASSISTANT
         predictor = StepPredictor(brain_for, {calls_before + 1: edit["content"]} if model_turn else {}, calls_before + 1)
         agent = _agent(inputs, predictor)
+        # --8<-- [start:fork]
         agent.dialogs["parent"] = p_dialog
         dialog = agent.fork("parent", f"branch {n}", first_k=k - 1)      # the runtime's split point
         steps = [dict(s) for s in p_steps[:k - 1]]
-        if not model_turn:
+        if not model_turn:                                               # a reply is the model's next answer
             dialog.put_message(target.model_copy(update={"content": edit["content"]}))
             steps.append(_given(dialog.tail, "edited"))
-            for m, s in zip(p_dialog.messages[k:], p_steps[k:]):
+            for m, s in zip(p_dialog.messages[k:], p_steps[k:]):        # the goal, the same calls' results
                 if m.role is Role.ASSISTANT:
                     break
                 steps.append(dict(s))
                 dialog.put_message(m)
+        # --8<-- [end:fork]
         dialog.top_prompt = _governing(dialog.messages, {p_dialog.system_prompt.path: p_dialog.system_prompt})
         rounds = sum(1 for m in dialog.messages if m.function_calls)
         agent.max_interrupt_steps = max(inputs["max_steps"] - rounds, 0)
