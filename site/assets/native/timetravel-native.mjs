@@ -16,7 +16,10 @@
 import { el, field } from "../runtime/dom.mjs";
 
 const show = (value) => JSON.stringify(value);
-const replyText = (content, calls) => [content, ...calls.map((c) => `Action: ${c.name}[${JSON.stringify(c.arguments)}]`)].filter(Boolean).join("\n");
+// json.dumps's spacing ({"input": "17 * 23"}), so a reply reads here as in the trace and the prompt
+const pyJson = (v) => v && typeof v === "object" && !Array.isArray(v) ? `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`).join(", ")}}`
+  : Array.isArray(v) ? `[${v.map(pyJson).join(", ")}]` : JSON.stringify(v);
+const replyText = (content, calls) => [content, ...calls.map((c) => `Action: ${c.name}[${pyJson(c.arguments)}]`)].filter(Boolean).join("\n");
 const row = (label, node) => el("div", { class: "lllm-tt__row" }, el("span", { class: "lllm-tt__label" }, label), node);
 const pre = (text, attrs = {}) => el("pre", attrs, text || "(empty)");
 const area = (name, value) => Object.assign(el("textarea", { rows: Math.min(6, value.split("\n").length + 1) }), { name, value, className: "lllm-tt__edit" });
