@@ -96,6 +96,15 @@ def test_native_agent_and_tactic_time_travel_in_chromium_at_390px(browser, site_
         page.evaluate(f"() => document.querySelectorAll('{widget} details').forEach(d => d.open = true)")
         assert page.evaluate(SERIOUS) == []
         link = page.evaluate(f"() => document.querySelector('{widget}').lllmLink")
+        # a malformed file, and a Tactic's run on the Agent page: one sentence each, and the branches stay
+        bad = '{"schema": "lllm-run", "version": 2, "demo": "native-agent", "inputs": {"goal": "x", "max_steps": 9}}'
+        page.evaluate(f"text => document.querySelector('{widget}').lllmImport(text)", bad)
+        assert root.locator(".lllm-tt__error").inner_text() == "field inputs.max_steps must be an integer between 1 and 5, got 9"
+        other = '{"schema": "lllm-run", "version": 2, "demo": "native-tactic", "inputs": {"task": "x"}}'
+        page.evaluate(f"text => document.querySelector('{widget}').lllmImport(text)", other)
+        assert root.locator(".lllm-tt__error").inner_text() == (
+            "This run is for another page's widget (demo \"native-tactic\"); open it there.")
+        assert root.locator("[role=tree] [role=treeitem]").count() == 2 and page_record(page, widget)[0] == record
         watched.assert_clean()
     finally:
         context.close()
