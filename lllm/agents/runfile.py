@@ -22,7 +22,8 @@ a malformed file or link changes nothing.
 Version 2 adds one field, `demo`: "react" (the run above) or "memory" (the memory explainer's
 session, read by `check_memory_spec`: `inputs.goals`, a list of goals run in turn with memory
 injected, instead of `inputs.goal`; an edit names a step counted across the whole session and
-cannot change a goal). Version 1 files have no `demo` field and are ReAct runs; they stay valid.
+cannot change a goal), or "native-agent" / "native-tactic" (a native Agent's or Tactic's run, read by
+`lllm/runtimes/native/travel_spec.py`). Version 1 files have no `demo` field and are ReAct runs; they stay valid.
 
 Usage:
 
@@ -43,7 +44,7 @@ __all__ = ["SCHEMA", "VERSION", "LATEST", "DEMOS", "BRAINS", "MAX_STEPS_LIMIT", 
 
 SCHEMA, VERSION = "lllm-run", 1
 LATEST = 2                      # version 2 = version 1 + the `demo` field
-DEMOS = ("react", "memory")
+DEMOS = ("react", "memory", "native-agent", "native-tactic")   # the native ones: lllm/runtimes/native/travel_spec.py
 MAX_GOALS = 8                   # a memory session: a few goals, as the page's demo
 BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
 MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run

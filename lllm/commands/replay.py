@@ -3,7 +3,8 @@
     python -m lllm replay run.json
 
 RUN.json is what a time-travel widget exports (schema "lllm-run", version 1, or version 2 with
-"demo": "react" or "memory" for the memory explainer's session, `lllm/labs/memory_timetravel.py`;
+"demo": "react" or "memory" for the memory explainer's session, `lllm/labs/memory_timetravel.py`, or
+"native-agent" / "native-tactic" for the native runtime's, `lllm/runtimes/native/timetravel.py`;
 `lllm/agents/runfile.py`). Every branch is recomputed from the file's inputs and edits
 (`lllm/agents/timetravel.py`: a fresh predictor per step, seeded from the seed and the step's
 index), and `trace_text` prints it — the same function, and so the same text, as the page.
@@ -43,7 +44,10 @@ def run(args) -> int:
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None
     print(any_trace_text(record), end="")
-    differs = differing_branch(data.get("branches") or [], record["branches"]) if data.get("branches") else None
+    compare = differing_branch
+    if record.get("demo", "").startswith("native-"):
+        from lllm.runtimes.native.timetravel import native_differing_branch as compare
+    differs = compare(data.get("branches") or [], record["branches"]) if data.get("branches") else None
     if differs is not None:
         print(f"lllm replay: branch {differs} differs from what {args.file} recorded", file=sys.stderr)
         return 1

@@ -153,10 +153,16 @@ def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
 
 
 def travel_any(spec, models: dict | None = None, known: dict | None = None) -> dict:
-    """A ReAct run or a memory session, whichever the file's `demo` field (version 2) says."""
+    """A ReAct run, a memory session or a native run, whichever the file's `demo` field (version 2) says."""
+    if demo_of(spec).startswith("native-"):            # imported here: the native runtime needs Pydantic
+        from lllm.runtimes.native.timetravel import travel_native
+        return travel_native(spec, models)
     return travel_memory(spec, models) if demo_of(spec) == "memory" else travel(spec, models, known)
 
 
 def any_trace_text(record: dict) -> str:
     """The trace of either kind of record: `trace_text` for a ReAct run, `memory_trace_text` for a session."""
+    if record.get("demo", "").startswith("native-"):
+        from lllm.runtimes.native.timetravel import native_trace_text
+        return native_trace_text(record)
     return memory_trace_text(record) if record.get("demo") == "memory" else trace_text(record)

@@ -39,7 +39,10 @@ def run_json(params_json: str, models: dict | None = None) -> str:
             raise ValueError("the widget must send a JSON object")
         record = travel_any(params.get("spec"), models, params.get("known"))
         recorded = params.get("recorded")
-        differs = differing_branch(recorded, record["branches"]) if recorded else None
+        compare = differing_branch
+        if record.get("demo", "").startswith("native-"):         # imported here: the native runtime needs Pydantic
+            from lllm.runtimes.native.timetravel import native_differing_branch as compare
+        differs = compare(recorded, record["branches"]) if recorded else None
     except json.JSONDecodeError as error:
         return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})
     except ValueError as error:

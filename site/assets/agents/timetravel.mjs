@@ -17,12 +17,17 @@
 // "demo": "memory"), the steps are counted across the goals, and each step shows the memory injected
 // before its goal — so an edit in goal 1 can be followed, through memory, into goal 2.
 //
+// The native runtime's pages place it with data-demo="native-agent" (site/native/agent.md: the steps are
+// the messages of an Agent's dialog, a branch forks it) or "native-tactic" (site/native/tactic.md: the steps
+// are the model calls of a Tactic's agents); ../native/timetravel-native.mjs describes those steps.
+//
 // For tests: `element.lllmRecord` (the record), `element.lllmSpec`, `element.lllmExportText()`,
 // `element.dataset.state` idle | running | done | error, and `element.lllmLink`. A computed run sends
 // a bubbling "lllm:ran" event, as the demos do (the course counts it).
 
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field, input, select } from "../runtime/dom.mjs";
+import { NATIVE_DEMOS } from "../native/timetravel-native.mjs";
 
 const NAMESPACE = "lllm-timetravel";
 const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["scripted", "scripted replies"]];
@@ -48,7 +53,8 @@ function fromFragment(hash) {
 }
 
 function pythonFor(params) {
-  return ["from lllm.web import timetravel as page_timetravel",
+  const native = String(params.spec?.demo).startsWith("native-") ? ["import lllm.runtimes.native.timetravel   # Pydantic first"] : [];
+  return [...native, "from lllm.web import timetravel as page_timetravel",
     "from lllm.web.browser import browser_models",
     `print(page_timetravel.run_json(${JSON.stringify(JSON.stringify(params))}, models=browser_models()))`].join("\n");
 }
@@ -62,13 +68,13 @@ function row(label, node) {
   return el("div", { class: "lllm-tt__row" }, el("span", { class: "lllm-tt__label" }, label), node);
 }
 
-function treeNodes(record, selected, choose) {
+function treeNodes(record, selected, choose, label = null) {
   const children = (id) => record.branches.filter((b) => b.parent === id);
   const item = (b) => {
     const what = b.edit ? (b.edit.goal !== undefined ? `goal edited` : `step ${b.edit.step}: ${EDITS.filter((k) => k in b.edit).join(", ")} edited`) : "the run";
     const end = b.answer !== null ? `answer ${b.answer}` : `no answer (${b.stop_reason})`;
     const li = el("li", { role: "treeitem", "aria-selected": String(b.id === selected), tabindex: b.id === selected ? "0" : "-1",
-      "data-branch": b.id, class: "lllm-tt__node" }, el("span", {}, `branch ${b.id}: ${what} → ${end}`));
+      "data-branch": b.id, class: "lllm-tt__node" }, el("span", {}, label ? label(b) : `branch ${b.id}: ${what} → ${end}`));
     li.addEventListener("click", (e) => { e.stopPropagation(); choose(b.id, true); });
     const kids = children(b.id);
     if (kids.length) {
@@ -104,15 +110,15 @@ function firstDifference(a, b) {
   return null;
 }
 
-function comparison(a, b) {
-  const first = firstDifference(a, b);
+function comparison(a, b, native = null) {
+  const first = (native?.firstDifference ?? firstDifference)(a, b), text = native?.stepText ?? stepText;
   const rows = [];
   for (let i = 0; i < Math.max(a.steps.length, b.steps.length); i++) {
     const marked = i + 1 === first;
     rows.push(el("tr", { class: marked ? "lllm-tt__first-diff" : null },
       el("th", { scope: "row" }, `step ${i + 1}`, (a.steps[i] ?? b.steps[i]).turn ? ` (goal ${(a.steps[i] ?? b.steps[i]).turn})` : "", marked ? el("strong", {}, " (first difference)") : ""),
-      el("td", {}, el("pre", {}, a.steps[i] ? stepText(a.steps[i]) : "(no step)")),
-      el("td", {}, el("pre", {}, b.steps[i] ? stepText(b.steps[i]) : "(no step)"))));
+      el("td", {}, el("pre", {}, a.steps[i] ? text(a.steps[i]) : "(no step)")),
+      el("td", {}, el("pre", {}, b.steps[i] ? text(b.steps[i]) : "(no step)"))));
   }
   const summary = first === null ? "The two branches are the same." : `First difference: step ${first}.`;
   return [el("p", { class: "lllm-tt__diff-summary", "data-first": first ?? "" }, summary),
@@ -129,13 +135,15 @@ function setUp(root) {
   root.dataset.lllmTimetravel = "1";
   root.dataset.state = "idle";
   const memory = root.dataset.demo === "memory";
+  const native = NATIVE_DEMOS[root.dataset.demo] ?? null;      // a native Agent's or Tactic's run
   const goal = memory ? Object.assign(el("textarea", { rows: 4 }), { name: "goals", value: (root.dataset.goals ?? "What is 17 * 23?").split("|").join("\n") })
     : input("goal", root.dataset.goal ?? "What is 17 * 23?", { type: "text" });
-  const brain = select("brain", BRAINS, root.dataset.brain ?? "rule");
+  const brain = select("brain", BRAINS, root.dataset.brain ?? (native ? "scripted" : "rule"));
   const temperature = input("temperature", 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
   const seed = input("seed", 0, { type: "number", min: 0, step: 1 });
-  const maxSteps = input("max_steps", memory ? 4 : 5, { type: "number", min: 1, max: 10, step: 1 });
-  const script = Object.assign(el("textarea", { rows: 5 }), { name: "script", value: SCRIPT });
+  const maxSteps = input("max_steps", memory ? 4 : native?.maxSteps ?? 5, { type: "number", min: 1, max: native ? 5 : 10, step: 1 });
+  const script = Object.assign(el("textarea", { rows: 5 }), { name: "script", value: native?.script ?? SCRIPT });
+  const system = input("system", "You answer questions. Use a tool when it helps.", { type: "text" });
   const sampling = el("span", { class: "lllm-tt__inline" }, field("temperature", temperature), field("seed", seed));
   const scriptField = field("replies, blocks between --- lines", script, "lllm-tt__wide");
   const sync = () => { sampling.hidden = brain.value !== "tinyllm"; scriptField.hidden = brain.value !== "scripted"; };
@@ -151,8 +159,9 @@ function setUp(root) {
   const view = el("div", { class: "lllm-tt__view" });
   const trace = el("pre", { class: "lllm-tt__trace", tabindex: "0" });
   root.replaceChildren(
-    el("div", { class: "lllm-tt__controls" }, field(memory ? "goals, one per line (run in turn, with memory)" : "goal", goal, "lllm-tt__wide"), field("brain", brain), sampling,
-      field("max steps", maxSteps), scriptField),
+    el("div", { class: "lllm-tt__controls" }, field(memory ? "goals, one per line (run in turn, with memory)" : native?.goalLabel ?? "goal", goal, "lllm-tt__wide"),
+      native?.hasSystem ? field("system prompt", system, "lllm-tt__wide") : "", field("brain", brain), sampling,
+      native && !native.maxStepsLabel ? "" : field(native?.maxStepsLabel ?? "max steps", maxSteps), scriptField),
     el("div", { class: "lllm-tt__buttons" }, runButton, exportButton, field("Import run", importInput), status),
     error, view, field("link to these runs", link, "lllm-tt__wide"),
     el("details", { class: "lllm-tt__terminal" }, el("summary", {}, "the trace (python -m lllm replay prints the same text)"), trace));
@@ -170,6 +179,8 @@ function setUp(root) {
         onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; } });
       const out = JSON.parse(result.stdout.trim().split("\n").pop());
       if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
+      const demo = out.record.demo ?? "react", here = native?.demo ?? (memory ? "memory" : "react");
+      if (demo !== here) throw Object.assign(new Error(`This run is for another page's widget (demo "${demo}"); open it there.`), { name: "BadInput" });
       spec = { schema: "lllm-run", version: out.record.version, ...(out.record.demo ? { demo: out.record.demo } : {}),
         inputs: out.record.inputs, edits: out.record.edits };
       record = out.record;
@@ -192,11 +203,12 @@ function setUp(root) {
   }
 
   function fillControls(inputs) {
-    Object.assign(goal, { value: memory ? (inputs.goals ?? []).join("\n") : inputs.goal ?? "" });
+    Object.assign(goal, { value: memory ? (inputs.goals ?? []).join("\n") : inputs[native?.goal ?? "goal"] ?? "" });
+    system.value = inputs.system ?? system.value;
     brain.value = inputs.brain ?? "rule";
     temperature.value = inputs.temperature ?? 0.8;
     seed.value = inputs.seed ?? 0;
-    maxSteps.value = inputs.max_steps ?? 5;
+    maxSteps.value = inputs.max_steps ?? maxSteps.value;
     script.value = inputs.script ?? "";
     sync();
   }
@@ -208,7 +220,7 @@ function setUp(root) {
     // the timeline: Previous, one button per step, Next; ← → move along it
     const stepButtons = current.steps.map((s, i) => {
       const b = button(String(i + 1), "lllm-tt__step");
-      b.setAttribute("aria-label", `step ${i + 1}${s.turn ? ` (goal ${s.turn})` : ""}: ${s.outcome}`);
+      b.setAttribute("aria-label", native ? native.stepLabel(s, i + 1) : `step ${i + 1}${s.turn ? ` (goal ${s.turn})` : ""}: ${s.outcome}`);
       if (i + 1 === stepIndex) b.setAttribute("aria-current", "step");
       b.addEventListener("click", () => { stepIndex = i + 1; draw("step"); });
       return b;
@@ -233,8 +245,10 @@ function setUp(root) {
     }));
     const goalEdit = input("edit-goal", current.goal, { type: "text", className: "lllm-tt__edit" });
     const rerun = button("Run from here", "md-button--primary lllm-tt__rerun");
-    rerun.addEventListener("click", () => runFromHere(current, step, edits, goalEdit));
-    const detail = el("section", { class: "lllm-tt__step-view", "aria-label": `branch ${branchId}, step ${stepIndex}` },
+    const described = native?.stepView(step, stepIndex, current);      // a native step: its own view and fields
+    rerun.addEventListener("click", () => runFromHere(current, step, described?.fields ?? edits, goalEdit));
+    described?.nodes.at(-1).append(rerun);
+    const detail = described ? el("section", { class: "lllm-tt__step-view", "aria-label": `branch ${branchId}, step ${stepIndex}` }, ...described.nodes) : el("section", { class: "lllm-tt__step-view", "aria-label": `branch ${branchId}, step ${stepIndex}` },
       el("h4", {}, `Branch ${branchId}, step ${stepIndex} of ${current.steps.length} (${step.forced ? "forced" : step.outcome})`),
       step.turn ? row(`goal ${step.turn}`, el("pre", {}, current.turns[step.turn - 1].goal)) : "",
       step.turn ? row("memory injected", el("pre", { class: "lllm-tt__memory" }, current.turns[step.turn - 1].memory || "(empty)")) : "",
@@ -244,7 +258,8 @@ function setUp(root) {
       el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, memory ? "Edit this step (one or more fields), then run from here" : "Edit this step (one or more fields), or the goal, then run from here"),
         ...EDITS.map((k) => field(k, edits[k], "lllm-tt__wide")), memory ? "" : field("goal (a whole new run)", goalEdit, "lllm-tt__wide"), rerun));
     // the tree and the comparison
-    const tree = treeNodes(record, branchId, (id, byKey) => { branchId = id; stepIndex = 1; draw(byKey ? "tree" : null); });
+    const tree = treeNodes(record, branchId, (id, byKey) => { branchId = id; stepIndex = 1; draw(byKey ? "tree" : null); },
+      native && ((b) => native.branchText(b, record)));
     const others = record.branches.filter((b) => b.id !== branchId);
     const nodes = [el("h4", {}, "Branches"), tree, timeline, detail];
     if (others.length) {
@@ -252,7 +267,7 @@ function setUp(root) {
       const pick = select("compare", others.map((b) => [String(b.id), `branch ${b.id}`]), String(compareWith));
       pick.addEventListener("change", () => { compareWith = Number(pick.value); draw("compare"); });
       const [a, b] = [record.branches[compareWith - 1], current].sort((x, y) => x.id - y.id);
-      nodes.push(el("h4", {}, "Compare"), field(`compare branch ${branchId} with`, pick), ...comparison(a, b));
+      nodes.push(el("h4", {}, "Compare"), field(`compare branch ${branchId} with`, pick), ...comparison(a, b, native));
     }
     view.replaceChildren(...nodes);
     const target = { step: timeline.querySelector("[aria-current=step]"), prev: prev.disabled ? timeline.querySelector("[aria-current=step]") : prev,
@@ -263,7 +278,8 @@ function setUp(root) {
 
   async function runFromHere(current, step, edits, goalEdit) {
     let edit;
-    if (!memory && goalEdit.value !== current.goal) edit = { parent: current.id, step: 1, goal: goalEdit.value };
+    if (native) edit = native.edit(current, stepIndex, step, edits) ?? { parent: current.id, step: stepIndex };
+    else if (!memory && goalEdit.value !== current.goal) edit = { parent: current.id, step: 1, goal: goalEdit.value };
     else {
       edit = { parent: current.id, step: stepIndex };
       const before = { thought: step.thought ?? "", observation: step.observation ?? "",
@@ -271,7 +287,8 @@ function setUp(root) {
       EDITS.forEach((k) => { if (edits[k].value !== before[k]) edit[k] = edits[k].value; });
     }
     if (Object.keys(edit).length === 2) {
-      error.textContent = "Change the thought, the action, the observation or the goal first: this edit changes nothing.";
+      error.textContent = native ? "Change the text first: this edit changes nothing."
+        : "Change the thought, the action, the observation or the goal first: this edit changes nothing.";
       return;
     }
     if (await compute({ ...spec, edits: [...spec.edits, edit] }, { known: record })) {
@@ -291,7 +308,8 @@ function setUp(root) {
     }
   }
 
-  runButton.addEventListener("click", () => start({ schema: "lllm-run", edits: [], ...(memory ? { version: 2, demo: "memory" } : { version: 1 }), inputs: {
+  runButton.addEventListener("click", () => start(native ? native.spec({ goal: goal.value, system: system.value, brain: brain.value, seed: Number(seed.value),
+    temperature: Number(temperature.value), maxSteps: Number(maxSteps.value), script: script.value }) : { schema: "lllm-run", edits: [], ...(memory ? { version: 2, demo: "memory" } : { version: 1 }), inputs: {
     ...(memory ? { goals: goal.value.split("\n").map((g) => g.trim()).filter(Boolean) } : { goal: goal.value }), brain: brain.value, seed: Number(seed.value), temperature: Number(temperature.value),
     max_steps: Number(maxSteps.value), script: brain.value === "scripted" ? script.value : "" } }));
   if (!memory) goal.addEventListener("keydown", (e) => e.key === "Enter" && runButton.click());

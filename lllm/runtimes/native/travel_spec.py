@@ -1,0 +1,162 @@
+"""Layer 3 · the native runtime's run files: `check_native_spec(data) -> (demo, inputs, edits)`, and the per-call predictor.
+
+Read `lllm/agents/runfile.py` (the "lllm-run" schema) and `lllm/agents/timetravel.py` (a fresh
+predictor per step) first; `timetravel.py` (an Agent's run) and `tactic_timetravel.py` (a Tactic's)
+next. A native run file is version 2 of the same schema, with `demo` "native-agent" or
+"native-tactic":
+
+    {"schema": "lllm-run", "version": 2, "demo": "native-agent",
+     "inputs": {"goal": "What is 17 * 23?",        the user's message (native-tactic: "task", the question)
+                "system": "You answer ...",        the Agent's system prompt (native-agent only)
+                "brain": "scripted",               rule | tinyllm | tinyllm-agent | scripted | echo
+                "seed": 0, "temperature": 0.8,     tinyllm only: how the story model samples
+                "max_steps": 3,                    native-agent only: tool rounds (max_interrupt_steps), 1 to 5
+                "script": "Action: calc[17 * 23]\\n---\\nIt is 391."},   the scripted replies, blocks between --- lines
+     "edits": [{"parent": 1, "step": 4, "content": "400"}],   branch 2, 3, ... in order
+     "branches": [...]}                                        what was computed (the export has it; a link does not)
+
+An Agent run's steps are the messages of its dialog (system, user, assistant, tool); an edit
+replaces message `step`'s `content` (for the model's reply: the text as the model writes it,
+`Action: calc[...]` lines included). A Tactic run's steps are its agents' model calls; an edit
+replaces call `step`'s `reply`, or gives a new `task` alone with step 1 (a whole new run). Anything
+else is refused with one sentence naming the field.
+
+Every model call i of a branch (counted from 1 across the branch) is answered by `StepPredictor`:
+the parent branch's recorded text when the call is kept, the edit, or a predictor made fresh for
+that call by `step_brains` (the story model seeded with `step_seed(seed, i)`) — so a replay is exact.
+
+Usage:
+
+    >>> demo, inputs, edits = check_native_spec({"version": 2, "demo": "native-agent",
+    ...                                          "inputs": {"goal": "What is 17 * 23?"}})
+    >>> demo, inputs["brain"], inputs["max_steps"], edits
+    ('native-agent', 'scripted', 3, [])
+    >>> check_native_spec({"version": 2, "demo": "native-tactic", "inputs": {"task": "Hi"},
+    ...                    "edits": [{"parent": 1, "step": 2}]})
+    Traceback (most recent call last):
+    ...
+    ValueError: field edits[0] changes nothing: give it a reply, or a task alone with step 1
+"""
+
+from __future__ import annotations
+
+from lllm.agents.runfile import BRAINS, LATEST, demo_of
+from lllm.agents.tools import DEFAULT_TOOLS
+from lllm.predictors.specs import parse_script
+from lllm.runtimes.native.core.tools import Function
+
+__all__ = ["NATIVE_DEMOS", "SYSTEM", "SCRIPTS", "MAX_NEW_TOKENS", "check_native_spec", "native_tools", "StepPredictor"]
+
+NATIVE_DEMOS = ("native-agent", "native-tactic")
+SYSTEM = "You answer questions. Use a tool when it helps."
+SCRIPTS = {  # the pages' default brain: scripted replies, as the Agent page's first cell
+    "native-agent": "Action: calc[17 * 23]\n---\nIt is 391.",
+    "native-tactic": "Action: calc[17 * 23]\n---\nIt is 391.\n---\n17 groups of 23 make 391.",
+}
+MAX_NEW_TOKENS = 80             # as the Agent page's TinyLLM cell
+MAX_TOOL_ROUNDS = 5
+MAX_EDITS = 50
+EDIT_FIELDS = {"native-agent": ("content",), "native-tactic": ("reply", "task")}
+
+
+# ---- checking a spec ------------------------------------------------------------------------------
+
+def _int(value, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        bounds = f">= {low}" if high >= 2 ** 31 else f"between {low} and {high}"
+        raise ValueError(f"field {name} must be an integer {bounds}, got {value!r}")
+    return value
+
+
+def _text(value, name: str, empty_ok: bool = False) -> str:
+    if not isinstance(value, str) or (not empty_ok and not value.strip()):
+        raise ValueError(f"field {name} must be {'text' if empty_ok else 'non-empty text'}, got {value!r}")
+    return value
+
+
+def _inputs(demo: str, data) -> dict:
+    goal = "goal" if demo == "native-agent" else "task"
+    defaults = {"brain": "scripted", "seed": 0, "temperature": 0.8, "script": SCRIPTS[demo]}
+    defaults |= {"system": SYSTEM, "max_steps": 3} if demo == "native-agent" else {}
+    if not isinstance(data, dict):
+        raise ValueError(f"field inputs must be an object with the {goal}, brain, seed..., got {data!r}")
+    unknown = sorted(set(data) - {goal, *defaults})
+    if unknown:
+        raise ValueError(f"field inputs.{unknown[0]} is not part of a {demo} run's inputs")
+    inputs = {goal: _text(data.get(goal), f"inputs.{goal}")} | {k: data.get(k, v) for k, v in defaults.items()}
+    if inputs["brain"] not in BRAINS:
+        raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {inputs['brain']!r}")
+    _int(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
+    t = inputs["temperature"]
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 5:
+        raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {t!r}")
+    if "max_steps" in inputs:
+        _int(inputs["max_steps"], "inputs.max_steps", 1, MAX_TOOL_ROUNDS)
+        _text(inputs["system"], "inputs.system")
+    if inputs["brain"] == "scripted" and not parse_script(_text(inputs["script"], "inputs.script", empty_ok=True)):
+        raise ValueError("field inputs.script must hold at least one reply when inputs.brain is scripted")
+    return inputs
+
+
+def _edit(demo: str, data, i: int) -> dict:
+    name, fields = f"edits[{i}]", EDIT_FIELDS[demo]
+    if not isinstance(data, dict):
+        raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 2, \"{fields[0]}\": \"...\"}}")
+    unknown = sorted(set(data) - {"parent", "step", *fields})
+    if unknown:
+        raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change ({', '.join(fields)})")
+    _int(data.get("parent"), f"{name}.parent", 1, i + 1)       # branch i + 2 may start from branches 1 .. i + 1
+    _int(data.get("step"), f"{name}.step", 1, 1000)
+    changed = [k for k in fields if k in data]
+    if not changed:
+        raise ValueError(f"field {name} changes nothing: give it a "
+                         + ("content" if demo == "native-agent" else "reply, or a task alone with step 1"))
+    if "task" in data and (len(changed) > 1 or data["step"] != 1):
+        raise ValueError(f"field {name}.task starts a whole new run: give it alone, with step 1")
+    for k in changed:
+        _text(data[k], f"{name}.{k}", empty_ok=k != "task")
+    return {k: data[k] for k in ("parent", "step", *fields) if k in data}
+
+
+def check_native_spec(data) -> tuple[str, dict, list[dict]]:
+    """The demo, the inputs (defaults filled in) and the edits of a native run spec, or ValueError naming the field."""
+    demo = demo_of(data)
+    if demo not in NATIVE_DEMOS:
+        raise ValueError(f"field demo must be one of {', '.join(NATIVE_DEMOS)} for a native run, got {demo!r}")
+    edits = data.get("edits", [])
+    if not isinstance(edits, list) or len(edits) > MAX_EDITS:
+        raise ValueError(f"field edits must be a list of at most {MAX_EDITS} edits, got {type(edits).__name__}")
+    if not isinstance(data.get("branches", []), list):
+        raise ValueError("field branches must be a list (the branches the run file recorded)")
+    return demo, _inputs(demo, data.get("inputs")), [_edit(demo, e, i) for i, e in enumerate(edits)]
+
+
+# ---- the tools and the predictor every branch uses ----------------------------------------------------
+
+def native_tools() -> list[Function]:
+    """The ReAct pages' tools (calc, lookup) as native Functions of one text argument."""
+    return [Function(t.name, t.description, {"input": {"type": "string"}}, ["input"],
+                     function=lambda input, fn=t.fn: fn(input)) for t in DEFAULT_TOOLS]
+
+
+class StepPredictor:
+    """The Predictor behind every model call of one branch. Call i is answered from `answers` (i ->
+    text: a kept call's recorded text, or the edit), else by `brain_for(i)`, made fresh for that call.
+    `calls` records each call: its index, the prompt, the raw text, and where the text came from."""
+
+    def __init__(self, brain_for, answers: dict | None = None, first: int = 1, sources: dict | None = None):
+        self.brain_for, self.answers, self.sources = brain_for, dict(answers or {}), dict(sources or {})
+        self.index, self.calls = first - 1, []
+
+    def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
+        self.index += 1
+        if self.index in self.answers:
+            raw, source = self.answers[self.index], self.sources.get(self.index, "edited")
+        else:
+            raw, source = self.brain_for(self.index)(prompt, max_new_tokens), "model"
+        self.calls.append({"call": self.index, "prompt": prompt, "raw": raw, "source": source})
+        return raw
+
+
+if __name__ == "__main__":
+    print(check_native_spec({"version": LATEST, "demo": "native-agent", "inputs": {"goal": "What is 17 * 23?"}}))
