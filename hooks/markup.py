@@ -12,7 +12,13 @@ script in every reader's page, as site/assets/javascripts/a11y.js once did for t
   signature line had the same ids (`__span-0-1`, `__codelineno-0-1`: 638 duplicates on the API
   pages). A signature is one or two lines that nobody links to: its line ids are dropped.
 
-tests/site/test_site_markup.py checks every built page: no duplicate id, both names present.
+- Material's script tag gets `defer`: it stood at the end of the body, so the parser waited for it
+  and the first paint came after it had arrived (Lighthouse counts such a script as render-blocking);
+  deferred, it still runs after the document is parsed and before DOMContentLoaded, as before, and in
+  order with the site's own scripts (mkdocs.yml defers those too).
+
+tests/site/test_site_markup.py checks every built page: no duplicate id, both names present, every
+script deferred.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ NAMES = [
      '<div class="md-progress" data-md-component="progress" role="progressbar" aria-label="Loading the page">'),
 ]
 
+BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
 SIGNATURE = re.compile(r'<div class="[^"]*\bdoc-signature\b[^"]*">.*?</div>', re.S)
 LINE_SPAN = re.compile(r'<span id="__span-[^"]*">')
 LINE_ANCHOR = re.compile(r'<a id="__codelineno-[^"]*" name="__codelineno-[^"]*" href="#__codelineno-[^"]*"></a>')
@@ -40,6 +47,14 @@ def name_dialogs(html: str, where: str) -> str:
         if tag not in html:
             raise PluginError(f"hooks/markup.py: {where} has no `{tag}` (did Material change its markup?)")
         html = html.replace(tag, named, 1)
+    return html
+
+
+def defer_bundle(html: str, where: str) -> str:
+    """Material's script tag with `defer` (it runs when it did, without holding up the first paint)."""
+    html, count = BUNDLE.subn(r'<script defer src="\1"></script>', html)
+    if count != 1:
+        raise PluginError(f"hooks/markup.py: {where} has {count} Material script tags, expected 1 (did Material change its markup?)")
     return html
 
 
@@ -55,9 +70,11 @@ def on_page_content(html, page, config, files, **kwargs):
 
 
 def on_post_page(output, page, config, **kwargs):
-    return name_dialogs(output, page.file.src_uri)
+    return defer_bundle(name_dialogs(output, page.file.src_uri), page.file.src_uri)
 
 
 def on_post_template(output_content, template_name, config, **kwargs):
     # 404.html is a theme template, not a page: it has the same header and loading bar
-    return name_dialogs(output_content, template_name) if template_name.endswith(".html") else output_content
+    if not template_name.endswith(".html"):
+        return output_content
+    return defer_bundle(name_dialogs(output_content, template_name), template_name)

@@ -52,7 +52,8 @@ def page_scripts() -> set[Path]:
 
 def test_mkdocs_lists_the_loader_as_its_only_module():
     config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
-    modules = [s for s in config["extra_javascript"] if s.endswith(".mjs")]
+    paths = [s if isinstance(s, str) else s["path"] for s in config["extra_javascript"]]
+    modules = [s for s in paths if s.endswith(".mjs")]
     assert modules == ["assets/runtime/loader.mjs"]
 
 

@@ -4,6 +4,7 @@ search dialog and loading bar have accessible names on every page."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from html.parser import HTMLParser
@@ -78,3 +79,15 @@ def test_a_signature_keeps_its_code_and_loses_only_its_line_ids():
     assert drop_signature_line_ids(signature + other) == (
         '<div class="language-python doc-signature highlight"><pre><span></span><code>'
         '<span><span class="nf">f</span><span class="p">()</span>\n</span></code></pre></div>' + other)
+
+
+def test_every_script_with_a_source_waits_for_the_parser(site_build):
+    """No script holds up the first paint: each is deferred or a module (deferred by nature)."""
+    blocking = {}
+    for path in pages(site_build.dir):
+        tags = re.findall(r"<script\b[^>]*\bsrc=[^>]*>", path.read_text(encoding="utf-8"))
+        if late := [t for t in tags if "defer" not in t and 'type="module"' not in t]:
+            blocking[str(path.relative_to(site_build.dir))] = late
+    assert not blocking, list(blocking.items())[:5]
+    home = (site_build.dir / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<script defer src="[^"]*bundle\.[0-9a-f]+\.min\.js">', home)
