@@ -316,8 +316,8 @@ def test_sm2_schedule(page, site_server):
     pg = page.page
     pg.goto(site_server.url + "review/")
     steps = pg.evaluate("""async () => {
-        const quiz = document.querySelector('script[src*="assets/quiz/quiz.mjs"]').src;
-        const store = await import(new URL("store.mjs", quiz).href);
+        const loader = document.querySelector('script[src*="assets/runtime/loader.mjs"]').src;
+        const store = await import(new URL("../quiz/store.mjs", loader).href);
         const run = (qualities) => {
             let record = null;
             return qualities.map((q) => (record = store.schedule(record, q, 0)))
