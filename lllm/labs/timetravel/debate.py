@@ -51,25 +51,28 @@ class Turns:
     """One debater's brain: turn t is step `first + t * stride`; its replies come from `make(step)`,
     or, for an edited step, the first reply is `reply(fields)`."""
 
-    def __init__(self, first: int, stride: int, make, overrides: dict, reply, prompts: dict):
+    def __init__(self, first: int, stride: int, make, overrides: dict, reply, seen: dict):
         self.first, self.stride, self.make, self.overrides, self.reply = first, stride, make, overrides, reply
-        self.prompts, self.turn, self.brain = prompts, -1, None
+        self.seen, self.turn, self.brain, self.step = seen, -1, None, None       # seen: step -> (prompt, replies)
 
     def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
-        if starts_turn(prompt):
+        fresh = starts_turn(prompt)
+        if fresh:
             self.turn += 1
-            step = self.first + self.turn * self.stride
-            self.brain, self.prompts[step] = self.make(step), prompt
-            if step in self.overrides:
-                return self.reply(self.overrides[step])
-        return self.brain(prompt, max_new_tokens)
+            self.step = self.first + self.turn * self.stride
+            self.brain, self.seen[self.step] = self.make(self.step), (prompt, [])
+        edited = fresh and self.step in self.overrides
+        text = self.reply(self.overrides[self.step]) if edited else self.brain(prompt, max_new_tokens)
+        self.seen[self.step][1].append(text)
+        return text
 
 
 def _answer(fields: dict) -> str:
     return f"<answer>{fields['answer']}</answer> <reason>{fields['reason']}</reason>"
 
 
-def _steps(result: DebateResult, prompts: dict) -> list[dict]:
+def _steps(result: DebateResult, seen: dict) -> list[dict]:
+    """The debate's turns in order, each with the prompt it started from and every reply of the turn."""
     steps = []
     for r, proposals in enumerate(result.rounds):
         for p in proposals:
@@ -83,24 +86,27 @@ def _steps(result: DebateResult, prompts: dict) -> list[dict]:
         s = result.synthesis
         steps.append({"kind": "synthesis", "title": "synthesizer", "fields": {"answer": s.answer, "reason": s.reason},
                       "editable": ["answer", "reason"], "context": {"error": s.error} if s.error else {}})
-    return [step | {"prompt": prompts.get(n)} for n, step in enumerate(steps, start=1)]
+    prompts = {n: prompt for n, (prompt, _) in seen.items()}
+    replies = {n: "\n---\n".join(texts) for n, (_, texts) in seen.items()}
+    return [step | {"context": step["context"] | {"replies this turn": replies.get(n, "")}, "prompt": prompts.get(n)}
+            for n, step in enumerate(steps, start=1)]
 
 
 def simulate(inputs: dict, overrides: dict, where: str = "inputs") -> dict:
     """One branch: the debate, each turn asked of a fresh stand-in, the edited turns answered by the edit."""
-    panel, prompts = specialists(seed=inputs["seed"]), {}
+    panel, seen = specialists(seed=inputs["seed"]), {}
     n, judged = len(panel), (inputs["rounds"] + 1) * len(panel) + 1          # the critic's step; the synthesis is next
     brains = [Turns(i + 1, n, lambda step, s=s: DebateRulePredictor("specialist", step_seed(s.seed, step), s.temperature),
-                    overrides, _answer, prompts) for i, s in enumerate(panel)]
+                    overrides, _answer, seen) for i, s in enumerate(panel)]
     critic = Turns(judged, 1, lambda step: DebateRulePredictor("critic", step_seed(inputs["seed"], step)),
-                   overrides, lambda fields: fields["verdict"], prompts)
+                   overrides, lambda fields: fields["verdict"], seen)
     synthesizer = Turns(judged + 1, 1, lambda step: DebateRulePredictor("synthesizer", step_seed(inputs["seed"], step)),
-                        overrides, _answer, prompts)
+                        overrides, _answer, seen)
     judge = lambda prompt, max_new_tokens=None: (  # noqa: E731  (critic and synthesizer share one brain)
         synthesizer if prompt.startswith("System: " + SYNTHESIZER_SYSTEM) else critic)(prompt, max_new_tokens)
     team = [Specialist(s.name, brain, s.seed, s.temperature, s.memory, s.style) for s, brain in zip(panel, brains)]
     result = Debate(team, judge)({"question": inputs["question"], "rounds": inputs["rounds"]})
-    return {"steps": _steps(result, prompts), "answer": result.answer, "stop_reason": result.decided_by}
+    return {"steps": _steps(result, seen), "answer": result.answer, "stop_reason": result.decided_by}
 
 
 def travel_debate(spec: dict, models: dict | None = None, known: dict | None = None) -> dict:

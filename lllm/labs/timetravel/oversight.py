@@ -7,11 +7,12 @@ timeline alternates what the agent proposed and what the human decided:
                  edit it as if the model had proposed something else
     decision     the human's decision, written as `lllm oversee` takes it: approve, edit TEXT,
                  inject TEXT, skip, quit; its result (the tool's answer, the accepted answer) is shown
-    repair       a reply that was neither (read-only: the model is asked again)
+    repair       a reply that was neither (the model is asked again); edit it into a proposal
 
 The human's decisions come from `inputs.decisions` in order, then approve — a recorded session is
 its goal and its decisions. An edit keeps the steps before it, changes one proposal or decision,
-and runs the session on with the same human. Model call i of every branch is made by a predictor
+and runs the session on with the same human. An edited proposal is handed to the session as the
+model's reply, so the session parses it and scores its confidence as it would the model's. Model call i of every branch is made by a predictor
 made fresh for it (`step_brains`), so a replay is exact; the session runs in "approve" mode
 (every proposal waits for a decision) and `OversightSession` itself is unchanged.
 
@@ -30,30 +31,23 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from lllm.agents.react import FORCED_RE, Step, build_prompt, parse_final
+from lllm.agents.react import FORCED_RE, build_prompt, parse_final
 from lllm.agents.runfile import check_stepped_spec
 from lllm.agents.steptravel import steps_trace, travel_steps
 from lllm.agents.timetravel import step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
-from lllm.labs.human_in_loop import OversightSession, PendingStep, confidence
+from lllm.labs.human_in_loop import OversightSession, PendingStep
 
 __all__ = ["travel_oversight", "oversight_trace_text"]
 
 
-def _proposed(p: PendingStep, edit: dict, session: OversightSession, where: str) -> PendingStep:
-    """The pending proposal as the edit rewrote it (its confidence scored again)."""
+def _reply(edit: dict, where: str) -> str:
+    """An edited proposal as the model would have written it; the session parses and scores it as usual."""
     text = " ".join(edit["proposal"].split())
-    call, final = FORCED_RE.fullmatch(text), parse_final(text)
-    if call:
-        action, final = (call.group(1), call.group(2).strip()), None
-    elif text.startswith("Final Answer:") and final is not None:
-        action = None
-    else:
+    if not FORCED_RE.fullmatch(text) and (not text.startswith("Final Answer:") or parse_final(text) is None):
         raise ValueError(f"field {where}.proposal must be written tool[input] or 'Final Answer: ...', got {text!r}")
-    thought = " ".join(edit["thought"].split()) or None
-    score = confidence(Step(thought=thought, action=action, final=final), session.goal, session.steps,
-                       [t.name for t in session.tools])
-    return PendingStep(p.step, thought, action, final, score, p.raw)
+    thought = " ".join(edit["thought"].split())
+    return (f"Thought: {thought}\n" if thought else "") + (text if text.startswith("Final Answer:") else f"Action: {text}")
 
 
 def _decide(session: OversightSession, decision: str, name: str) -> None:
@@ -75,20 +69,29 @@ def simulate(inputs: dict, overrides: dict, where: str = "inputs", models: dict 
     """One branch: the session in approve mode, the steps in `overrides` replaced, the human from inputs.decisions."""
     brain_for = step_brains(inputs["brain"], inputs["seed"], inputs["temperature"], inputs["script"], models)
     session = OversightSession(inputs["goal"], None, tools, "approve", inputs["max_steps"], clock=lambda: 0.0)
-    session.predictor = lambda prompt, max_new_tokens=None: brain_for(len(session.steps) + 1)(prompt, max_new_tokens)
-    steps, proposals = [], 0
+    steps, proposals, before = [], 0, 0
+    replies = {n: _reply(o, where) for n, o in overrides.items() if "proposal" in o}    # checked before the run
+
+    def model(prompt: str, max_new_tokens: int | None = None) -> str:
+        """Model call i is a fresh predictor's; an edited proposal is written as the model's reply."""
+        number = len(steps) + len(session.steps) - before + 1          # the step this reply becomes
+        if number in replies:
+            return replies[number]
+        return brain_for(len(session.steps) + 1)(prompt, max_new_tokens)
+
+    session.predictor = model
     while True:
         prompt, before = build_prompt(session.goal, tools, session.steps), len(session.steps)
         pending = session.next()
         for s in session.steps[before:]:                   # replies that were neither a call nor an answer
-            steps.append({"kind": "repair", "title": "repair", "fields": {}, "editable": [],
-                          "context": {"raw output": s.raw, "observation": s.observation or ""}, "prompt": prompt})
+            steps.append({"kind": "repair", "title": "repair", "fields": {"thought": s.thought or "", "proposal": ""},
+                          "editable": ["thought", "proposal"], "prompt": prompt,
+                          "context": {"raw output": s.raw, "observation": s.observation or ""}})
             prompt = build_prompt(session.goal, tools, session.steps)
+        before = len(session.steps)
         if pending is None:
             break
         proposals += 1
-        if len(steps) + 1 in overrides:
-            session.pending = pending = _proposed(pending, overrides[len(steps) + 1], session, where)
         steps.append(_proposal_record(pending, proposals, prompt))
         if len(steps) + 1 in overrides:
             decision, name = overrides[len(steps) + 1]["decision"], f"{where}.decision"

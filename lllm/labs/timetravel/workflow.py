@@ -56,7 +56,7 @@ def _edited(step, kind: StepKind, text: str, number: int, tools, where: str):
     try:
         return edited_step(step, _as_edit(kind, text) | {"step": number}, tools, where)
     except ValueError:          # the one way it fails: an action that is not tool[input] nor an answer
-        raise ValueError(f"field {where}.text of step {number} (a {kind.name} step) must be written tool[input] "
+        raise ValueError(f"field {where}.text of step {number} ({kind.name}) must be written tool[input] "
                          f"or 'Final Answer: ...', got {text!r}") from None
 
 
