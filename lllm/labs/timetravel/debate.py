@@ -32,7 +32,6 @@ import re
 from lllm.agents.runfile import check_stepped_spec
 from lllm.agents.steptravel import steps_trace, travel_steps
 from lllm.agents.timetravel import step_seed
-from lllm.labs.debate.panel import SYNTHESIZER_SYSTEM, Debate, DebateResult, Specialist, specialists
 from lllm.labs.debate.standins import DebateRulePredictor
 
 __all__ = ["Turns", "travel_debate", "debate_trace_text"]
@@ -71,7 +70,7 @@ def _answer(fields: dict) -> str:
     return f"<answer>{fields['answer']}</answer> <reason>{fields['reason']}</reason>"
 
 
-def _steps(result: DebateResult, seen: dict) -> list[dict]:
+def _steps(result, seen: dict) -> list[dict]:
     """The debate's turns in order, each with the prompt it started from and every reply of the turn."""
     steps = []
     for r, proposals in enumerate(result.rounds):
@@ -94,6 +93,9 @@ def _steps(result: DebateResult, seen: dict) -> list[dict]:
 
 def simulate(inputs: dict, overrides: dict, where: str = "inputs") -> dict:
     """One branch: the debate, each turn asked of a fresh stand-in, the edited turns answered by the edit."""
+    # loaded here, not above: the panel needs the native runtime (pydantic), which the other demos'
+    # pages do not load, and they all import this module through the table of demos
+    from lllm.labs.debate.panel import SYNTHESIZER_SYSTEM, Debate, Specialist, specialists
     panel, seen = specialists(seed=inputs["seed"]), {}
     n, judged = len(panel), (inputs["rounds"] + 1) * len(panel) + 1          # the critic's step; the synthesis is next
     brains = [Turns(i + 1, n, lambda step, s=s: DebateRulePredictor("specialist", step_seed(s.seed, step), s.temperature),

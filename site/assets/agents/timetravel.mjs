@@ -33,6 +33,7 @@ const SCRIPT = "Thought: I should search the web\nAction: search[17 * 23]\n---\n
 const REACT_FIELDS = ["thought", "action", "observation"];
 
 // ---- the demos: the controls a run starts from, and the run-file version it writes ----------------
+// `preload`: Python run first (the debate's names the native runtime, so the worker loads pydantic).
 // A control is [name, label, kind, default]; kind "text" | "lines" (a list, one per line; data-NAME
 // separates them with |) | "number" [min, max] | "model" (brain, temperature and seed for TinyLLM,
 // max steps, the scripted replies: the ReAct inputs). A data-NAME attribute on the page sets the default.
@@ -44,7 +45,7 @@ const DEMOS = {
   workflow: { version: 2, controls: [["goal", "goal", "text", "What is 17 * 23?"], MODEL(5, "max turns")] },
   oversight: { version: 2, controls: [["goal", "goal", "text", "What is 17 * 23?"],
     ["decisions", "the human's decisions, one per line: approve, edit TEXT, inject TEXT, skip, quit (then approve)", "lines", ""], MODEL(5)] },
-  debate: { version: 2, controls: [["question", "question", "text", "What is 48 plus 17?"], ["rounds", "revision rounds", "number", 1, 1, 5],
+  debate: { version: 2, preload: "import lllm.labs.debate.panel  # the worker loads pydantic for the native runtime", controls: [["question", "question", "text", "What is 48 plus 17?"], ["rounds", "revision rounds", "number", 1, 1, 5],
     ["seed", "seed", "number", 0, 0, 2147483647]] },
 };
 
@@ -119,8 +120,8 @@ function fromFragment(hash) {
   }
 }
 
-function pythonFor(params) {
-  return ["from lllm.web import timetravel as page_timetravel",
+function pythonFor(params, preload = "") {
+  return [preload, "from lllm.web import timetravel as page_timetravel",
     "from lllm.web.browser import browser_models",
     `print(page_timetravel.run_json(${JSON.stringify(JSON.stringify(params))}, models=browser_models()))`].join("\n");
 }
@@ -255,7 +256,7 @@ function setUp(root) {
     status.textContent = "running…";
     error.textContent = "";
     try {
-      const result = await lllm.run(pythonFor({ spec: newSpec, known, recorded }), { namespace: NAMESPACE,
+      const result = await lllm.run(pythonFor({ spec: newSpec, known, recorded }, DEMOS[demo].preload), { namespace: NAMESPACE,
         onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; } });
       const out = JSON.parse(result.stdout.trim().split("\n").pop());
       if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
