@@ -1,9 +1,9 @@
-"""Time travel on the debate and typed-workflow pages in Chromium (one launch), at 390 px. The debate: run,
+"""Time travel on the debate, typed-workflow and human-in-the-loop pages in Chromium (one launch), at 390 px. The debate: run,
 step back with the timeline's buttons and keys, edit agent-2's round-1 answer, run from there, then edit the
 critic's verdict on that branch; the tree holds three branches, the comparison marks the edited step, the
 record and the trace are CPython's, the exported file replays in the terminal to the page's trace, and the
 link in a fresh context recomputes all three branches. The typed workflow: an edited observation gives a new
-answer, the same record as CPython. Keyboard alone on the tree and the timeline; axe-core: no serious or
+answer; oversight: an edited decision does; both the same record as CPython. Keyboard alone on the tree and the timeline; axe-core: no serious or
 critical issue."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 
 from conftest import ROOT, origin, watch
 from lllm.labs.timetravel.debate import debate_trace_text, travel_debate
+from lllm.labs.timetravel.oversight import travel_oversight
 from lllm.labs.timetravel.workflow import travel_workflow, workflow_trace_text
 
 pytestmark = pytest.mark.browser
@@ -24,6 +25,7 @@ SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 
   r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
     `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 DEBATE, WORKFLOW = ".lllm-timetravel[data-demo=debate]", ".lllm-timetravel[data-demo=workflow]"
+OVERSIGHT = ".lllm-timetravel[data-demo=oversight]"
 VERDICT = "SCORE agent-0: 2/10\nSCORE agent-1: 2/10\nSCORE agent-2: 9/10"
 
 
@@ -110,6 +112,24 @@ def test_debate_and_workflow_time_travel_in_chromium_at_390px(browser, site_serv
         assert workflow["record"] == json.loads(json.dumps(expected)) and workflow["trace"] == workflow_trace_text(expected)
         assert [b["answer"] for b in workflow["record"]["branches"]] == ["391", "400"]
         assert flow.locator(".lllm-tt__diff-summary").inner_text() == "First difference: step 4."
+
+        page.goto(site_server.url + "agents/human-in-loop/")       # oversight: an edited decision
+        page.wait_for_function("() => Boolean(window.lllm)")
+        oversee = page.locator(OVERSIGHT)
+        oversee.locator(".lllm-tt__run").click()
+        assert settle(page, OVERSIGHT) == "done"
+        oversee.locator(".lllm-tt__step").nth(1).click()
+        assert oversee.locator("[name=edit-decision]").input_value() == "approve"
+        oversee.locator("[name=edit-decision]").fill("edit calc[6 * 8]")
+        oversee.locator(".lllm-tt__rerun").click()
+        assert settle(page, OVERSIGHT) == "done" and oversee.locator(".lllm-tt__error").inner_text() == ""
+        overseen = shown(page, OVERSIGHT)
+        assert overseen["record"] == json.loads(json.dumps(travel_oversight(overseen["spec"])))
+        assert [b["answer"] for b in overseen["record"]["branches"]] == ["42", "48"]
+        assert oversee.locator(".lllm-tt__first-diff th").inner_text() == "step 2: decision 1 (first difference)"
+        page.add_script_tag(path=str(AXE))
+        page.evaluate(f"() => document.querySelectorAll('{OVERSIGHT} details').forEach(d => d.open = true)")
+        assert page.evaluate(SERIOUS) == [] and page.evaluate("() => document.documentElement.scrollWidth") <= 391
         watched.assert_clean()
     finally:
         context.close()
