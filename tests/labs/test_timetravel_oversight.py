@@ -79,3 +79,8 @@ def test_a_bad_edit_is_one_sentence_naming_the_field(edit, message):
     with pytest.raises(ValueError) as error:
         travel_oversight(spec(edit))
     assert str(error.value) == message
+
+
+def test_the_pages_example_a_proposal_with_a_number_from_nowhere():
+    two = travel_oversight(spec({"parent": 1, "step": 1, "proposal": "calc[6 * 9]"}))["branches"][1]
+    assert two["steps"][0]["context"]["confidence"] == "0.50" and two["answer"] == "54"

@@ -71,3 +71,11 @@ def test_a_bad_edit_is_one_sentence_naming_the_field():
         travel_workflow(spec({"parent": 1, "step": 3, "text": "six times eight"}))
     with pytest.raises(ValueError, match=r"^field edits\[0\]\.step is 9, but branch 1 has 5 step\(s\)$"):
         travel_workflow(spec({"parent": 1, "step": 9, "text": "x"}))
+
+
+def test_the_pages_examples():
+    """What the typed workflow page asks the reader to try, on the page's goal and brain."""
+    record = travel_workflow({"version": 2, "demo": "workflow", "inputs": {"goal": "What is 17 * 23?", "brain": "rule"},
+                              "edits": [{"parent": 1, "step": 4, "text": "400"}, {"parent": 1, "step": 3, "text": "calc[17 * 24]"}]})
+    assert [b["answer"] for b in record["branches"]] == ["391", "400", "408"]
+    assert texts(record["branches"][2])[3] == ("OBSERVATION", "408")
