@@ -34,7 +34,7 @@ from lllm.agents.steptravel import steps_trace, travel_steps
 from lllm.agents.timetravel import step_seed
 from lllm.labs.debate.standins import DebateRulePredictor
 
-__all__ = ["Turns", "travel_debate", "debate_trace_text"]
+__all__ = ["starts_turn", "Turns", "travel_debate", "debate_trace_text"]
 
 USER_TURN = re.compile(r"^User: ", re.M)
 
