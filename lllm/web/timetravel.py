@@ -6,7 +6,7 @@ The time-travel widget (`site/assets/agents/timetravel.mjs`; the ReAct, memory, 
 human-in-the-loop and debate pages) sends one JSON object:
 
     {"spec": {"inputs": {...}, "edits": [...]},     a run spec (runfile.py); its "demo" picks the demo
-     "known": {...} | null,                         the record it already has: its branches are reused
+     "known": {...} | null,                         the record it already has (a ReAct run reuses its branches)
      "recorded": [...] | null}                      an imported file's branches, to compare with the replay
 
 and gets back `{"ok": true, "record": {...}, "trace": "...", "differs": null | branch id}` — the
