@@ -25,6 +25,19 @@ injected, instead of `inputs.goal`; an edit names a step counted across the whol
 cannot change a goal), or "native-agent" / "native-tactic" (a native Agent's or Tactic's run, read by
 `lllm/runtimes/native/travel_spec.py`). Version 1 files have no `demo` field and are ReAct runs; they stay valid.
 
+Version 2 also names three *stepped* demos, read by `check_stepped_spec` (`lllm/agents/steptravel.py`
+computes them): each step of a branch is a list of named fields, and an edit gives new text for some
+of those fields (`{"parent": 1, "step": 3, "answer": "70"}`):
+
+    "workflow"    the typed workflow: inputs as a ReAct run; an edit's field is `text` (the step's
+                  goal, thought, action, observation, answer or malformed output)
+    "oversight"   human-in-the-loop: inputs as a ReAct run plus `decisions`, the human's decisions in
+                  order ("approve", "edit calc[6 * 8]", "inject 40", "skip", "quit"; approve after
+                  them); an edit's fields are `thought` and `proposal` (a proposal step) or `decision`
+    "debate"      the debate: inputs `question`, `rounds` (1 to 5), `seed`, `brain` ("rule"); an
+                  edit's fields are `answer` and `reason` (a debater's turn or the synthesis) or
+                  `verdict` (the critic's SCORE lines, the one field that may hold several lines)
+
 Usage:
 
     >>> check_spec({"inputs": {"goal": "Who is Pip?"}})[0]
@@ -39,12 +52,19 @@ Usage:
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA", "VERSION", "LATEST", "DEMOS", "BRAINS", "MAX_STEPS_LIMIT", "EDIT_FIELDS", "demo_of", "check_spec",
-           "check_memory_spec"]
+__all__ = ["SCHEMA", "VERSION", "LATEST", "DEMOS", "BRAINS", "MAX_STEPS_LIMIT", "EDIT_FIELDS", "STEPPED", "DECISIONS",
+           "demo_of", "check_spec", "check_memory_spec", "check_stepped_spec"]
 
 SCHEMA, VERSION = "lllm-run", 1
 LATEST = 2                      # version 2 = version 1 + the `demo` field
-DEMOS = ("react", "memory", "native-agent", "native-tactic")   # the native ones: lllm/runtimes/native/travel_spec.py
+DEMOS = ("react", "memory", "workflow", "oversight", "debate",   # the rows of lllm/labs/timetravel/demos.py;
+         "native-agent", "native-tactic")       # the native ones are checked by lllm/runtimes/native/travel_spec.py
+STEPPED = {"workflow": ("text",), "oversight": ("thought", "proposal", "decision"),     # demo -> the fields
+           "debate": ("answer", "reason", "verdict")}                                  # an edit may give
+MULTILINE = {"verdict"}         # a critic's verdict is one SCORE line per proposal
+MAX_STEP_NUMBER = 40            # a stepped branch: typed steps, proposals and decisions, turns
+DECISIONS = ("approve", "edit", "inject", "skip", "quit")      # the overseer's, as `lllm oversee` takes them
+DEBATE_BRAINS = ("rule",)       # the stand-ins: the debate's steps run in a moment in the page
 MAX_GOALS = 8                   # a memory session: a few goals, as the page's demo
 BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
 MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run
@@ -160,3 +180,68 @@ def check_spec(data) -> tuple[dict, list[dict]]:
         raise ValueError(f"field demo must be 'react' for a ReAct run, got {data.get('demo')!r}")
     edits = _edits_and_branches(data)
     return _inputs(data.get("inputs")), [_edit(e, i) for i, e in enumerate(edits)]
+
+
+# ---- the stepped demos: workflow, oversight, debate ------------------------------------------------
+
+def _stepped_edit(data, i: int, fields: tuple) -> dict:
+    name = f"edits[{i}]"
+    if not isinstance(data, dict):
+        raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 2, \"{fields[0]}\": \"...\"}}")
+    unknown = sorted(set(data) - {"parent", "step", *fields})
+    if unknown:
+        raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change here ({', '.join(fields)})")
+    _int(data.get("parent"), f"{name}.parent", 1, i + 1)
+    _int(data.get("step"), f"{name}.step", 1, MAX_STEP_NUMBER)
+    changed = [k for k in fields if k in data]
+    if not changed:
+        raise ValueError(f"field {name} changes nothing: give it one of {', '.join(fields)}")
+    for k in changed:
+        if "\n" in _text(data[k], f"{name}.{k}", empty_ok=True) and k not in MULTILINE:
+            raise ValueError(f"field {name}.{k} must be one line")
+    return {k: data[k] for k in ("parent", "step", *fields) if k in data}
+
+
+def _decisions(value) -> list:
+    if not isinstance(value, list) or len(value) > MAX_STEPS_LIMIT:
+        raise ValueError(f"field inputs.decisions must be a list of at most {MAX_STEPS_LIMIT} decisions, got {value!r}")
+    for i, decision in enumerate(value):
+        if not isinstance(decision, str) or decision.split(" ", 1)[0] not in DECISIONS or "\n" in decision:
+            raise ValueError(f"field inputs.decisions[{i}] must be one line starting with one of {', '.join(DECISIONS)}, "
+                             f"got {decision!r}")
+    return value
+
+
+def _debate_inputs(data) -> dict:
+    if not isinstance(data, dict):
+        raise ValueError(f"field inputs must be an object with the question, rounds, seed and brain, got {data!r}")
+    unknown = sorted(set(data) - {"question", "rounds", "seed", "brain"})
+    if unknown:
+        raise ValueError(f"field inputs.{unknown[0]} is not part of a debate's inputs (question, rounds, seed, brain)")
+    inputs = {"question": _text(data.get("question"), "inputs.question"), "rounds": data.get("rounds", 1),
+              "seed": data.get("seed", 0), "brain": data.get("brain", "rule")}
+    if "\n" in inputs["question"]:
+        raise ValueError("field inputs.question must be one line")
+    _int(inputs["rounds"], "inputs.rounds", 1, 5)
+    _int(inputs["seed"], "inputs.seed", 0, 2 ** 31 - 1)
+    if inputs["brain"] not in DEBATE_BRAINS:
+        raise ValueError(f"field inputs.brain must be one of {', '.join(DEBATE_BRAINS)} for a debate, got {inputs['brain']!r}")
+    return inputs
+
+
+def check_stepped_spec(data, demo: str | None = None) -> tuple[dict, list[dict]]:
+    """A workflow, oversight or debate run's inputs (defaults filled in) and edits, or ValueError naming the field."""
+    found = demo_of(data)
+    if found not in STEPPED or found != (demo or found):
+        raise ValueError(f"field demo must be {demo or ' or '.join(STEPPED)} here, got {data.get('demo')!r}")
+    demo, raw = found, data.get("inputs")
+    if demo == "debate":
+        inputs = _debate_inputs(raw)
+    else:
+        decisions = raw.get("decisions", []) if isinstance(raw, dict) and demo == "oversight" else None
+        inputs = _inputs({k: v for k, v in raw.items() if k != "decisions"} if decisions is not None else raw)
+        if "\n" in inputs["goal"]:
+            raise ValueError("field inputs.goal must be one line")
+        if decisions is not None:
+            inputs["decisions"] = _decisions(decisions)
+    return inputs, [_stepped_edit(e, i, STEPPED[demo]) for i, e in enumerate(_edits_and_branches(data))]

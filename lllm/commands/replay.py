@@ -3,9 +3,9 @@
     python -m lllm replay run.json
 
 RUN.json is what a time-travel widget exports (schema "lllm-run", version 1, or version 2 with
-"demo": "react" or "memory" for the memory explainer's session, `lllm/labs/memory_timetravel.py`, or
-"native-agent" / "native-tactic" for the native runtime's, `lllm/runtimes/native/timetravel.py`;
-`lllm/agents/runfile.py`). Every branch is recomputed from the file's inputs and edits
+"demo": "react", "memory", "workflow", "oversight", "debate", or "native-agent" / "native-tactic" for
+the native runtime's, `lllm/runtimes/native/timetravel.py`; `lllm/agents/runfile.py`; the table of demos
+is `lllm/labs/timetravel/demos.py`). Every branch is recomputed from the file's inputs and edits
 (`lllm/agents/timetravel.py`: a fresh predictor per step, seeded from the seed and the step's
 index), and `trace_text` prints it — the same function, and so the same text, as the page.
 Exit status 1 when the replay differs from the branches the file recorded (the stderr line names
@@ -17,17 +17,16 @@ from __future__ import annotations
 import json
 import sys
 
-from lllm.agents.timetravel import differing_branch
-from lllm.labs.memory_timetravel import any_trace_text, travel_any
+from lllm.labs.timetravel.demos import any_trace_text, differing_branch, travel_any
 from lllm.commands.args import UsageError
 
 
 def add_cli(subparsers) -> None:
-    p = subparsers.add_parser("replay", help="replay a time-travel run file (the ReAct page's export)",
+    p = subparsers.add_parser("replay", help="replay a time-travel run file (a page's export)",
                               description="Recompute every branch of RUN.json from its inputs and edits and print "
                                           "the trace the page showed. Exit status 1 when the replay differs from the "
                                           "branches the file recorded.")
-    p.add_argument("file", metavar="RUN.json", help="a run exported from the ReAct page (schema lllm-run, version 1)")
+    p.add_argument("file", metavar="RUN.json", help="a run exported from a time-travel widget (schema lllm-run)")
     p.set_defaults(run=run)
 
 
@@ -44,10 +43,7 @@ def run(args) -> int:
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None
     print(any_trace_text(record), end="")
-    compare = differing_branch
-    if record.get("demo", "").startswith("native-"):
-        from lllm.runtimes.native.timetravel import native_differing_branch as compare
-    differs = compare(data.get("branches") or [], record["branches"]) if data.get("branches") else None
+    differs = differing_branch(record, data["branches"]) if data.get("branches") else None
     if differs is not None:
         print(f"lllm replay: branch {differs} differs from what {args.file} recorded", file=sys.stderr)
         return 1

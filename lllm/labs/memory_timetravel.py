@@ -34,11 +34,11 @@ from typing import Sequence
 from lllm.agents.grounding import Ungrounded, label
 from lllm.agents.memory import LongTermMemory, ShortTermMemory, format_memories
 from lllm.agents.react import FORCED_RE, Outcome, Step, Trajectory, act, build_prompt, grounding, react_step
-from lllm.agents.runfile import LATEST, SCHEMA, check_memory_spec, demo_of
-from lllm.agents.timetravel import edited_step, first_difference, step_brains, step_record, trace_text, travel
+from lllm.agents.runfile import LATEST, SCHEMA, check_memory_spec
+from lllm.agents.timetravel import edited_step, first_difference, step_brains, step_record
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS, Tool
 
-__all__ = ["WINDOW", "K", "travel_memory", "travel_any", "memory_trace_text", "any_trace_text", "first_difference"]
+__all__ = ["WINDOW", "K", "travel_memory", "memory_trace_text", "first_difference"]
 
 WINDOW, K = 4, 2            # as explain_memory: the last 4 turns, the 2 best facts
 
@@ -150,19 +150,3 @@ def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
         lines.append(f"Observation: {step['observation']}")
     mark = "forced" if step["forced"] else "edited" if edited else step["outcome"]
     return [f"  step {number} ({mark})"] + [f"    {line}" for line in lines or ["(nothing)"]]
-
-
-def travel_any(spec, models: dict | None = None, known: dict | None = None) -> dict:
-    """A ReAct run, a memory session or a native run, whichever the file's `demo` field (version 2) says."""
-    if demo_of(spec).startswith("native-"):            # imported here: the native runtime needs Pydantic
-        from lllm.runtimes.native.timetravel import travel_native
-        return travel_native(spec, models)
-    return travel_memory(spec, models) if demo_of(spec) == "memory" else travel(spec, models, known)
-
-
-def any_trace_text(record: dict) -> str:
-    """The trace of either kind of record: `trace_text` for a ReAct run, `memory_trace_text` for a session."""
-    if record.get("demo", "").startswith("native-"):
-        from lllm.runtimes.native.timetravel import native_trace_text
-        return native_trace_text(record)
-    return memory_trace_text(record) if record.get("demo") == "memory" else trace_text(record)

@@ -32,7 +32,7 @@ from typing import Sequence
 from lllm.agents.react import REPAIR_OBSERVATION, Outcome, Step, react_step
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 
-__all__ = ["StepKind", "TypedStep", "TRANSITIONS", "IllegalTransition", "TypedTrajectory",
+__all__ = ["StepKind", "TypedStep", "TRANSITIONS", "IllegalTransition", "TypedTrajectory", "react_steps", "typed_steps",
            "run_typed"]
 
 
@@ -114,7 +114,7 @@ class TypedTrajectory:
 
 # ---- the run: the ReAct loop, one typed step at a time -----------------------------------------
 
-def _react_steps(typed: TypedTrajectory) -> list[Step]:
+def react_steps(typed: TypedTrajectory) -> list[Step]:
     """The ReAct steps that `build_prompt` renders, rebuilt from the typed ones."""
     steps: list[Step] = []
     for s in typed.steps[1:]:
@@ -131,7 +131,7 @@ def _react_steps(typed: TypedTrajectory) -> list[Step]:
     return steps
 
 
-def _typed_steps(step: Step) -> list[TypedStep]:
+def typed_steps(step: Step) -> list[TypedStep]:
     """The typed steps one ReAct step makes, by its outcome: a thought if any, then the final
     answer, or the action and its observation, or an ERROR step (repair or predictor error)."""
     out = [TypedStep(K.THOUGHT, step.thought)] if step.thought else []
@@ -153,8 +153,8 @@ def run_typed(goal: str, predictor, tools: Sequence[Tool] = DEFAULT_TOOLS,
         raise ValueError("goal is empty: ask the agent a question")
     run = TypedTrajectory().append(TypedStep(K.GOAL, goal))
     for _ in range(max_turns):
-        step = react_step(goal, predictor, tools, _react_steps(run))
-        for typed in _typed_steps(step):
+        step = react_step(goal, predictor, tools, react_steps(run))
+        for typed in typed_steps(step):
             run = run.append(typed)
         if step.outcome in (Outcome.FINAL, Outcome.PREDICTOR_ERROR):
             break

@@ -1,10 +1,12 @@
 """Platform adapter · the time-travel widget's Python: `run_json(params_json) -> JSON text`, a run tree as data.
 
-Read `lllm/agents/timetravel.py` (the branches) and `lllm/agents/runfile.py` (the run file) first.
-The time-travel widget (`site/assets/agents/timetravel.mjs`; the ReAct page and the memory page) sends one JSON object:
+Read `lllm/agents/timetravel.py` (the branches), `lllm/agents/runfile.py` (the run file) and
+`lllm/labs/timetravel/demos.py` (the table of demos: which run file goes to which code) first.
+The time-travel widget (`site/assets/agents/timetravel.mjs`; the ReAct, memory, typed workflow,
+human-in-the-loop, debate, native Agent and native Tactic pages) sends one JSON object:
 
-    {"spec": {"inputs": {...}, "edits": [...]},     a run spec (runfile.py); "demo": "memory" for a session
-     "known": {...} | null,                         the record it already has: its branches are reused
+    {"spec": {"inputs": {...}, "edits": [...]},     a run spec (runfile.py); its "demo" picks the demo
+     "known": {...} | null,                         the record it already has (a ReAct run reuses its branches)
      "recorded": [...] | null}                      an imported file's branches, to compare with the replay
 
 and gets back `{"ok": true, "record": {...}, "trace": "...", "differs": null | branch id}` — the
@@ -25,8 +27,7 @@ from __future__ import annotations
 
 import json
 
-from lllm.agents.timetravel import differing_branch
-from lllm.labs.memory_timetravel import any_trace_text, travel_any
+from lllm.labs.timetravel.demos import any_trace_text, differing_branch, travel_any
 
 __all__ = ["run_json"]
 
@@ -39,10 +40,7 @@ def run_json(params_json: str, models: dict | None = None) -> str:
             raise ValueError("the widget must send a JSON object")
         record = travel_any(params.get("spec"), models, params.get("known"))
         recorded = params.get("recorded")
-        compare = differing_branch
-        if record.get("demo", "").startswith("native-"):         # imported here: the native runtime needs Pydantic
-            from lllm.runtimes.native.timetravel import native_differing_branch as compare
-        differs = compare(recorded, record["branches"]) if recorded else None
+        differs = differing_branch(record, recorded) if recorded else None
     except json.JSONDecodeError as error:
         return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})
     except ValueError as error:

@@ -126,7 +126,7 @@ def test_a_tactic_on_the_story_model_replays_exactly_and_a_new_task_is_a_new_run
 # ---- run files, the page's entry and the command line ------------------------------------------------
 
 @pytest.mark.parametrize("change, message", [
-    ({"demo": "native-bot"}, "field demo must be one of react, memory, native-agent, native-tactic in a version 2 file, got 'native-bot'"),
+    ({"demo": "native-bot"}, "field demo must be one of react, memory, workflow, oversight, debate, native-agent, native-tactic in a version 2 file, got 'native-bot'"),
     ({"inputs": {"goal": ""}}, "field inputs.goal must be non-empty text, got ''"),
     ({"inputs": {"goal": "Hi", "max_steps": 9}}, "field inputs.max_steps must be an integer between 1 and 5, got 9"),
     ({"inputs": {"goal": "Hi", "task": "x"}}, "field inputs.task is not part of a native-agent run's inputs"),

@@ -1,25 +1,28 @@
-// Time travel for a ReAct run (site/agents/react.md). The page places it with
+// Time travel for the agent demos: one widget, a small description per demo. The ReAct page places it with
 //
 //   <div class="lllm-timetravel" data-goal="What is 17 * 23?" data-brain="tinyllm-agent"></div>
 //
-// Run computes branch 1 in the page's Python (lllm/web/timetravel.py over lllm/agents/timetravel.py).
-// A timeline (Previous / Next and one button per step; ← → move along it) shows one step: the prompt
-// it saw, the raw output, what was parsed, the observation. Edit its thought, action or observation
-// (or the goal) and press "Run from here": the edit is appended to the run spec and Python computes
-// the new branch (earlier branches come back as they were). The branches are drawn as an ARIA tree
-// (↑ ↓ move, Enter or Space opens one); any two are compared side by side, the first differing step
-// marked. Export / Import move a run file (schema "lllm-run", version 1; 2 for a memory session); the link carries the run
-// spec in the URL fragment (#run=base64url(JSON)) and reproduces the same branches in a fresh
-// profile. The trace box holds trace_text(record), exactly what `python -m lllm replay FILE` prints.
+// and another page names its demo: data-demo="memory" (data-goals="first|second|..."), "workflow" (the
+// typed workflow, data-goal), "oversight" (human-in-the-loop, data-goal, data-decisions="approve|edit ...")
+// or "debate" (data-question); the native runtime's pages name "native-agent" (site/native/agent.md: the
+// steps are the messages of an Agent's dialog, a branch forks it; data-goal) or "native-tactic"
+// (site/native/tactic.md: the steps are the model calls of a Tactic's agents; data-task). DEMOS below
+// says, per demo, which controls a run starts from and which run-file version it writes; the steps
+// describe themselves (lllm/agents/steptravel.py: a title, named fields an edit may change, read-only
+// context), so the timeline, the edit form, the tree and the comparison are the same code for every
+// demo. ReAct and memory steps (lllm/agents/timetravel.py) are read through `reactView` into the same
+// shape; a native run's steps are drawn and edited by their description in ../native/timetravel-native.mjs
+// (a row's `native`), which the widget asks at the same places.
 //
-// The memory page places it with data-demo="memory" data-goals="first goal|second goal|...": then a
-// run is the memory explainer's session (lllm/labs/memory_timetravel.py, run file version 2 with
-// "demo": "memory"), the steps are counted across the goals, and each step shows the memory injected
-// before its goal — so an edit in goal 1 can be followed, through memory, into goal 2.
-//
-// The native runtime's pages place it with data-demo="native-agent" (site/native/agent.md: the steps are
-// the messages of an Agent's dialog, a branch forks it) or "native-tactic" (site/native/tactic.md: the steps
-// are the model calls of a Tactic's agents); ../native/timetravel-native.mjs describes those steps.
+// Run computes branch 1 in the page's Python (lllm/web/timetravel.py; the table of demos is
+// lllm/labs/timetravel/demos.py). A timeline (Previous / Next and one button per step; ← → move along
+// it) shows one step: what it saw, what it said, what it caused. Edit one of its fields (or the ReAct
+// goal) and press "Run from here": the edit is appended to the run spec and Python computes the new
+// branch (earlier branches come back as they were). The branches are drawn as an ARIA tree (↑ ↓ move,
+// Enter or Space opens one); any two are compared side by side, the first differing step marked.
+// Export / Import move a run file (schema "lllm-run"); the link carries the run spec in the URL fragment
+// (#run=base64url(JSON)) and reproduces the same branches in a fresh profile. The trace box holds the
+// demo's trace text, exactly what `python -m lllm replay FILE` prints.
 //
 // For tests: `element.lllmRecord` (the record), `element.lllmSpec`, `element.lllmExportText()`,
 // `element.dataset.state` idle | running | done | error, and `element.lllmLink`. A computed run sends
@@ -32,7 +35,87 @@ import { NATIVE_DEMOS } from "../native/timetravel-native.mjs";
 const NAMESPACE = "lllm-timetravel";
 const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["scripted", "scripted replies"]];
 const SCRIPT = "Thought: I should search the web\nAction: search[17 * 23]\n---\nThought: use the calculator\nAction: calc[17 * 23]\n---\nThought: the tool answered\nFinal Answer: 391";
-const EDITS = ["thought", "action", "observation"];
+const REACT_FIELDS = ["thought", "action", "observation"];
+
+// ---- the demos: the controls a run starts from, and the run-file version it writes ----------------
+// `preload`: Python run first (the debate's and the native runs' name the native runtime, so the worker
+// loads pydantic). A control is [name, label, kind, default]; kind "text" | "lines" (a list, one per line;
+// data-NAME separates them with |) | "number" [min, max] | "model" (brain, temperature and seed for
+// TinyLLM, max steps — none when the default is null —, the scripted replies: the ReAct inputs; its last
+// item may change the default brain, the replies and the most steps). A data-NAME attribute on the page
+// sets the default. `native`: the description of a native run's steps (../native/timetravel-native.mjs).
+
+const MODEL = (steps, label = "max steps", options = {}) => ["model", label, "model", steps, options];
+const NATIVE = "import lllm.runtimes.native.timetravel   # the worker loads pydantic for the native runtime";
+const nativeDemo = (native) => ({ version: 2, preload: NATIVE, native, controls: [[native.goal, native.goalLabel, "text", "What is 17 * 23?"],
+  ...(native.hasSystem ? [["system", "system prompt", "text", "You answer questions. Use a tool when it helps."]] : []),
+  MODEL(native.maxStepsLabel ? native.maxSteps : null, native.maxStepsLabel, { brain: "scripted", script: native.script, max: 5 })] });
+const DEMOS = {
+  react: { version: 1, controls: [["goal", "goal", "text", "What is 17 * 23?"], MODEL(5)] },
+  memory: { version: 2, controls: [["goals", "goals, one per line (run in turn, with memory)", "lines", "What is 17 * 23?"], MODEL(4)] },
+  workflow: { version: 2, controls: [["goal", "goal", "text", "What is 17 * 23?"], MODEL(5, "max turns")] },
+  oversight: { version: 2, controls: [["goal", "goal", "text", "What is 17 * 23?"],
+    ["decisions", "the human's decisions, one per line: approve, edit TEXT, inject TEXT, skip, quit (then approve)", "lines", ""], MODEL(5)] },
+  debate: { version: 2, preload: "import lllm.labs.debate.panel  # the worker loads pydantic for the native runtime", controls: [["question", "question", "text", "What is 48 plus 17?"], ["rounds", "revision rounds", "number", 1, 1, 5],
+    ["seed", "seed", "number", 0, 0, 2147483647]] },
+  "native-agent": nativeDemo(NATIVE_DEMOS["native-agent"]),
+  "native-tactic": nativeDemo(NATIVE_DEMOS["native-tactic"]),
+};
+
+function controlsFor(root, demo) {
+  const made = {}, nodes = [];
+  for (const [name, label, kind, fallback, ...more] of DEMOS[demo].controls) {
+    const given = root.dataset[name];
+    if (kind === "model") {
+      const [options] = more;
+      const brain = select("brain", BRAINS, root.dataset.brain ?? options.brain ?? "rule");
+      const temperature = input("temperature", 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
+      const seed = input("seed", 0, { type: "number", min: 0, step: 1 });
+      const maxSteps = input("max_steps", fallback ?? 1, { type: "number", min: 1, max: options.max ?? 10, step: 1 });
+      const script = Object.assign(el("textarea", { rows: 5 }), { name: "script", value: options.script ?? SCRIPT });
+      const sampling = el("span", { class: "lllm-tt__inline" }, field("temperature", temperature), field("seed", seed));
+      const scriptField = field("replies, blocks between --- lines", script, "lllm-tt__wide");
+      const sync = () => { sampling.hidden = brain.value !== "tinyllm"; scriptField.hidden = brain.value !== "scripted"; };
+      brain.addEventListener("change", sync);
+      sync();
+      Object.assign(made, { brain, temperature, seed, max_steps: maxSteps, script, sync });
+      nodes.push(field("brain", brain), sampling, fallback === null ? "" : field(label, maxSteps), scriptField);
+    } else if (kind === "lines") {
+      made[name] = Object.assign(el("textarea", { rows: 3 }), { name, value: (given ?? fallback).split("|").join("\n") });
+      nodes.push(field(label, made[name], "lllm-tt__wide"));
+    } else {
+      const [min, max] = more;
+      made[name] = input(name, given ?? fallback, kind === "number" ? { type: "number", min, max, step: 1 } : { type: "text" });
+      nodes.push(field(label, made[name], kind === "text" ? "lllm-tt__wide" : ""));
+    }
+  }
+  return { made, nodes };
+}
+
+function readInputs(demo, made) {
+  const inputs = {};
+  for (const [name, , kind, fallback] of DEMOS[demo].controls) {
+    if (kind === "model") {
+      Object.assign(inputs, { brain: made.brain.value, seed: Number(made.seed.value), temperature: Number(made.temperature.value),
+        ...(fallback === null ? {} : { max_steps: Number(made.max_steps.value) }), script: made.brain.value === "scripted" ? made.script.value : "" });
+    } else if (kind === "lines") inputs[name] = made[name].value.split("\n").map((line) => line.trim()).filter(Boolean);
+    else inputs[name] = kind === "number" ? Number(made[name].value) : made[name].value;
+  }
+  return inputs;
+}
+
+function fillControls(demo, made, inputs) {
+  for (const [name, , kind, fallback, options] of DEMOS[demo].controls) {
+    if (kind === "model") {
+      made.brain.value = inputs.brain ?? options.brain ?? "rule";
+      made.temperature.value = inputs.temperature ?? 0.8;
+      made.seed.value = inputs.seed ?? 0;
+      made.max_steps.value = inputs.max_steps ?? fallback ?? 1;
+      made.script.value = inputs.script ?? "";
+      made.sync();
+    } else made[name].value = kind === "lines" ? (inputs[name] ?? []).join("\n") : inputs[name] ?? "";
+  }
+}
 
 // ---- the link: the run spec, base64url JSON in the fragment -----------------------------------------
 
@@ -52,26 +135,54 @@ function fromFragment(hash) {
   }
 }
 
-function pythonFor(params) {
-  const native = String(params.spec?.demo).startsWith("native-") ? ["import lllm.runtimes.native.timetravel   # Pydantic first"] : [];
-  return [...native, "from lllm.web import timetravel as page_timetravel",
+function pythonFor(params, preload = "") {
+  return [preload, "from lllm.web import timetravel as page_timetravel",
     "from lllm.web.browser import browser_models",
     `print(page_timetravel.run_json(${JSON.stringify(JSON.stringify(params))}, models=browser_models()))`].join("\n");
 }
 
-// ---- drawing a step, the tree, the comparison ---------------------------------------------------
+// ---- a step, in one shape for every demo -----------------------------------------------------------
+// {label (timeline), heading, fields {name: text}, editable [names], rows [[label, text, class]], prompt}
 
-const stepText = (s) => [s.thought && `Thought: ${s.thought}`, s.action && `Action: ${s.action[0]}[${s.action[1]}]`,
+const reactAction = (s) => (s.action ? `${s.action[0]}[${s.action[1]}]` : s.final !== null ? `Final Answer: ${s.final}` : "");
+const reactText = (s) => [s.thought && `Thought: ${s.thought}`, s.action && `Action: ${s.action[0]}[${s.action[1]}]`,
   s.final !== null && `Final Answer: ${s.final}`, s.observation !== null && `Observation: ${s.observation}`].filter(Boolean).join("\n") || "(nothing)";
+
+function reactView(step, branch) {
+  const turn = step.turn ? branch.turns[step.turn - 1] : null;
+  return { label: `${step.turn ? ` (goal ${step.turn})` : ""}: ${step.outcome}`, heading: ` (${step.forced ? "forced" : step.outcome})`,
+    fields: { thought: step.thought ?? "", action: reactAction(step), observation: step.observation ?? "" }, editable: REACT_FIELDS,
+    rows: [...(turn ? [[`goal ${step.turn}`, turn.goal, ""], ["memory injected", turn.memory || "(empty)", "lllm-tt__memory"]] : []),
+      ["raw output", step.raw || "(nothing)", ""], ["parsed", reactText(step), "lllm-tt__parsed"]],
+    prompt: step.prompt, text: reactText(step), key: JSON.stringify(["raw", "thought", "action", "final", "observation", "forced", "outcome"].map((k) => step[k])) };
+}
+
+function steppedView(step) {
+  const lines = (pairs) => pairs.map(([k, v]) => `${k}: ${v === "" ? "(empty)" : v}`);
+  return { label: `: ${step.title}`, heading: `: ${step.title}`, fields: step.fields, editable: step.editable,
+    rows: [...Object.entries(step.fields).map(([k, v]) => [k, v || "(empty)", `lllm-tt__field-${k}`]),
+      ...Object.entries(step.context).map(([k, v]) => [k, v || "(empty)", "lllm-tt__context"])],
+    prompt: step.prompt, text: lines([...Object.entries(step.fields), ...Object.entries(step.context)]).join("\n") || "(nothing)",
+    key: JSON.stringify([step.kind, step.title, step.fields, step.context]) };
+}
+
+const viewOf = (step, branch) => (step.fields ? steppedView(step) : reactView(step, branch));
+
+// ---- the tree and the comparison --------------------------------------------------------------------
 
 function row(label, node) {
   return el("div", { class: "lllm-tt__row" }, el("span", { class: "lllm-tt__label" }, label), node);
 }
 
+function edited(edit) {
+  if (edit.goal !== undefined) return "goal edited";
+  return `step ${edit.step}: ${Object.keys(edit).filter((k) => k !== "parent" && k !== "step").join(", ")} edited`;
+}
+
 function treeNodes(record, selected, choose, label = null) {
   const children = (id) => record.branches.filter((b) => b.parent === id);
   const item = (b) => {
-    const what = b.edit ? (b.edit.goal !== undefined ? `goal edited` : `step ${b.edit.step}: ${EDITS.filter((k) => k in b.edit).join(", ")} edited`) : "the run";
+    const what = b.edit ? edited(b.edit) : "the run";
     const end = b.answer !== null ? `answer ${b.answer}` : `no answer (${b.stop_reason})`;
     const li = el("li", { role: "treeitem", "aria-selected": String(b.id === selected), tabindex: b.id === selected ? "0" : "-1",
       "data-branch": b.id, class: "lllm-tt__node" }, el("span", {}, label ? label(b) : `branch ${b.id}: ${what} → ${end}`));
@@ -102,23 +213,24 @@ function treeNodes(record, selected, choose, label = null) {
 }
 
 function firstDifference(a, b) {
-  const keys = ["raw", "thought", "action", "final", "observation", "forced", "outcome"];
   for (let i = 0; i < Math.max(a.steps.length, b.steps.length); i++) {
     const x = a.steps[i], y = b.steps[i];
-    if (!x || !y || keys.some((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])) || (i === 0 && a.goal !== b.goal)) return i + 1;
+    if (!x || !y || viewOf(x, a).key !== viewOf(y, b).key || (i === 0 && a.goal !== b.goal)) return i + 1;
   }
   return null;
 }
 
 function comparison(a, b, native = null) {
-  const first = (native?.firstDifference ?? firstDifference)(a, b), text = native?.stepText ?? stepText;
+  const first = (native?.firstDifference ?? firstDifference)(a, b);
+  const text = (step, branch) => (native ? native.stepText(step) : viewOf(step, branch).text);
   const rows = [];
   for (let i = 0; i < Math.max(a.steps.length, b.steps.length); i++) {
-    const marked = i + 1 === first;
+    const marked = i + 1 === first, step = a.steps[i] ?? b.steps[i];
+    const where = native ? "" : step.fields ? `: ${step.title}` : step.turn ? ` (goal ${step.turn})` : "";
     rows.push(el("tr", { class: marked ? "lllm-tt__first-diff" : null },
-      el("th", { scope: "row" }, `step ${i + 1}`, (a.steps[i] ?? b.steps[i]).turn ? ` (goal ${(a.steps[i] ?? b.steps[i]).turn})` : "", marked ? el("strong", {}, " (first difference)") : ""),
-      el("td", {}, el("pre", {}, a.steps[i] ? text(a.steps[i]) : "(no step)")),
-      el("td", {}, el("pre", {}, b.steps[i] ? text(b.steps[i]) : "(no step)"))));
+      el("th", { scope: "row" }, `step ${i + 1}`, where, marked ? el("strong", {}, " (first difference)") : ""),
+      el("td", {}, el("pre", {}, a.steps[i] ? text(a.steps[i], a) : "(no step)")),
+      el("td", {}, el("pre", {}, b.steps[i] ? text(b.steps[i], b) : "(no step)"))));
   }
   const summary = first === null ? "The two branches are the same." : `First difference: step ${first}.`;
   return [el("p", { class: "lllm-tt__diff-summary", "data-first": first ?? "" }, summary),
@@ -134,21 +246,9 @@ function setUp(root) {
   if (root.dataset.lllmTimetravel) return;
   root.dataset.lllmTimetravel = "1";
   root.dataset.state = "idle";
-  const memory = root.dataset.demo === "memory";
-  const native = NATIVE_DEMOS[root.dataset.demo] ?? null;      // a native Agent's or Tactic's run
-  const goal = memory ? Object.assign(el("textarea", { rows: 4 }), { name: "goals", value: (root.dataset.goals ?? "What is 17 * 23?").split("|").join("\n") })
-    : input("goal", root.dataset.goal ?? "What is 17 * 23?", { type: "text" });
-  const brain = select("brain", BRAINS, root.dataset.brain ?? (native ? "scripted" : "rule"));
-  const temperature = input("temperature", 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
-  const seed = input("seed", 0, { type: "number", min: 0, step: 1 });
-  const maxSteps = input("max_steps", memory ? 4 : native?.maxSteps ?? 5, { type: "number", min: 1, max: native ? 5 : 10, step: 1 });
-  const script = Object.assign(el("textarea", { rows: 5 }), { name: "script", value: native?.script ?? SCRIPT });
-  const system = input("system", "You answer questions. Use a tool when it helps.", { type: "text" });
-  const sampling = el("span", { class: "lllm-tt__inline" }, field("temperature", temperature), field("seed", seed));
-  const scriptField = field("replies, blocks between --- lines", script, "lllm-tt__wide");
-  const sync = () => { sampling.hidden = brain.value !== "tinyllm"; scriptField.hidden = brain.value !== "scripted"; };
-  brain.addEventListener("change", sync);
-  sync();
+  const demo = DEMOS[root.dataset.demo] ? root.dataset.demo : "react";
+  const native = DEMOS[demo].native ?? null;                 // a native Agent's or Tactic's steps draw themselves
+  const { made, nodes } = controlsFor(root, demo);
   const button = (text, cls = "") => el("button", { type: "button", class: `md-button ${cls}` }, text);
   const runButton = button("Run", "md-button--primary lllm-tt__run");
   const exportButton = button("Export run (JSON)", "lllm-tt__export");
@@ -159,9 +259,7 @@ function setUp(root) {
   const view = el("div", { class: "lllm-tt__view" });
   const trace = el("pre", { class: "lllm-tt__trace", tabindex: "0" });
   root.replaceChildren(
-    el("div", { class: "lllm-tt__controls" }, field(memory ? "goals, one per line (run in turn, with memory)" : native?.goalLabel ?? "goal", goal, "lllm-tt__wide"),
-      native?.hasSystem ? field("system prompt", system, "lllm-tt__wide") : "", field("brain", brain), sampling,
-      native && !native.maxStepsLabel ? "" : field(native?.maxStepsLabel ?? "max steps", maxSteps), scriptField),
+    el("div", { class: "lllm-tt__controls" }, nodes),
     el("div", { class: "lllm-tt__buttons" }, runButton, exportButton, field("Import run", importInput), status),
     error, view, field("link to these runs", link, "lllm-tt__wide"),
     el("details", { class: "lllm-tt__terminal" }, el("summary", {}, "the trace (python -m lllm replay prints the same text)"), trace));
@@ -175,12 +273,10 @@ function setUp(root) {
     status.textContent = "running…";
     error.textContent = "";
     try {
-      const result = await lllm.run(pythonFor({ spec: newSpec, known, recorded }), { namespace: NAMESPACE,
+      const result = await lllm.run(pythonFor({ spec: newSpec, known, recorded }, DEMOS[demo].preload), { namespace: NAMESPACE,
         onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; } });
       const out = JSON.parse(result.stdout.trim().split("\n").pop());
       if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
-      const demo = out.record.demo ?? "react", here = native?.demo ?? (memory ? "memory" : "react");
-      if (demo !== here) throw Object.assign(new Error(`This run is for another page's widget (demo "${demo}"); open it there.`), { name: "BadInput" });
       spec = { schema: "lllm-run", version: out.record.version, ...(out.record.demo ? { demo: out.record.demo } : {}),
         inputs: out.record.inputs, edits: out.record.edits };
       record = out.record;
@@ -202,25 +298,49 @@ function setUp(root) {
     }
   }
 
-  function fillControls(inputs) {
-    Object.assign(goal, { value: memory ? (inputs.goals ?? []).join("\n") : inputs[native?.goal ?? "goal"] ?? "" });
-    system.value = inputs.system ?? system.value;
-    brain.value = inputs.brain ?? "rule";
-    temperature.value = inputs.temperature ?? 0.8;
-    seed.value = inputs.seed ?? 0;
-    maxSteps.value = inputs.max_steps ?? maxSteps.value;
-    script.value = inputs.script ?? "";
-    sync();
+  // one step: its view and edit form (`detail`), the edit its fields make (`editOf()`; parent and step
+  // alone when they make none) and what to say then (`unchanged`)
+  function stepDetail(current, rerun) {
+    const step = current.steps[stepIndex - 1], at = { parent: current.id, step: stepIndex };
+    const section = { class: "lllm-tt__step-view", "aria-label": `branch ${branchId}, step ${stepIndex}` };
+    if (native) {                  // a native message or model call: ../native/timetravel-native.mjs draws it and its fields
+      const described = native.stepView(step, stepIndex, current);
+      described.nodes.at(-1).append(rerun);
+      return { detail: el("section", section, ...described.nodes), unchanged: "Change the text first: this edit changes nothing.",
+        editOf: () => native.edit(current, stepIndex, step, described.fields) ?? at };
+    }
+    const shown = viewOf(step, current);
+    // one control per editable field (several lines: a text area)
+    const edits = Object.fromEntries(shown.editable.map((k) => {
+      const value = shown.fields[k];
+      return [k, value.includes("\n") ? Object.assign(el("textarea", { rows: value.split("\n").length, class: "lllm-tt__edit" }), { name: `edit-${k}`, value })
+        : input(`edit-${k}`, value, { type: "text", className: "lllm-tt__edit" })];
+    }));
+    const goalEdit = demo === "react" ? input("edit-goal", current.goal, { type: "text", className: "lllm-tt__edit" }) : null;
+    const form = shown.editable.length || goalEdit
+      ? el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, `Edit this step (one or more fields)${goalEdit ? ", or the goal," : ""} then run from here`),
+        ...shown.editable.map((k) => field(k, edits[k], "lllm-tt__wide")), goalEdit ? field("goal (a whole new run)", goalEdit, "lllm-tt__wide") : "", rerun)
+      : el("p", {}, "This step is read-only: it is computed from the steps before it.");
+    const detail = el("section", section,
+      el("h4", {}, `Branch ${branchId}, step ${stepIndex} of ${current.steps.length}${shown.heading}`),
+      shown.prompt ? el("details", {}, el("summary", {}, "the prompt this step saw"), el("pre", { tabindex: "0" }, shown.prompt)) : "",
+      shown.rows.map(([label, text, cls]) => row(label, el("pre", { class: cls || null }, text))), form);
+    const editOf = () => {
+      if (goalEdit && goalEdit.value !== current.goal) return { parent: current.id, step: 1, goal: goalEdit.value };
+      const edit = { ...at };
+      shown.editable.forEach((k) => { if (edits[k].value !== shown.fields[k]) edit[k] = edits[k].value; });
+      return edit;
+    };
+    return { detail, editOf, unchanged: `Change ${[...shown.editable, ...(goalEdit ? ["the goal"] : [])].join(", ")} first: this edit changes nothing.` };
   }
 
   function draw(focus = null) {
     const current = record.branches[branchId - 1];
     stepIndex = Math.min(Math.max(1, stepIndex), current.steps.length);
-    const step = current.steps[stepIndex - 1];
     // the timeline: Previous, one button per step, Next; ← → move along it
     const stepButtons = current.steps.map((s, i) => {
       const b = button(String(i + 1), "lllm-tt__step");
-      b.setAttribute("aria-label", native ? native.stepLabel(s, i + 1) : `step ${i + 1}${s.turn ? ` (goal ${s.turn})` : ""}: ${s.outcome}`);
+      b.setAttribute("aria-label", native ? native.stepLabel(s, i + 1) : `step ${i + 1}${viewOf(s, current).label}`);
       if (i + 1 === stepIndex) b.setAttribute("aria-current", "step");
       b.addEventListener("click", () => { stepIndex = i + 1; draw("step"); });
       return b;
@@ -239,24 +359,9 @@ function setUp(root) {
       draw("step");
     });
     // the step itself, and its edit form
-    const edits = Object.fromEntries(EDITS.map((k) => {
-      const value = k === "action" ? (step.action ? `${step.action[0]}[${step.action[1]}]` : step.final !== null ? `Final Answer: ${step.final}` : "") : step[k] ?? "";
-      return [k, input(`edit-${k}`, value, { type: "text", className: "lllm-tt__edit" })];
-    }));
-    const goalEdit = input("edit-goal", current.goal, { type: "text", className: "lllm-tt__edit" });
     const rerun = button("Run from here", "md-button--primary lllm-tt__rerun");
-    const described = native?.stepView(step, stepIndex, current);      // a native step: its own view and fields
-    rerun.addEventListener("click", () => runFromHere(current, step, described?.fields ?? edits, goalEdit));
-    described?.nodes.at(-1).append(rerun);
-    const detail = described ? el("section", { class: "lllm-tt__step-view", "aria-label": `branch ${branchId}, step ${stepIndex}` }, ...described.nodes) : el("section", { class: "lllm-tt__step-view", "aria-label": `branch ${branchId}, step ${stepIndex}` },
-      el("h4", {}, `Branch ${branchId}, step ${stepIndex} of ${current.steps.length} (${step.forced ? "forced" : step.outcome})`),
-      step.turn ? row(`goal ${step.turn}`, el("pre", {}, current.turns[step.turn - 1].goal)) : "",
-      step.turn ? row("memory injected", el("pre", { class: "lllm-tt__memory" }, current.turns[step.turn - 1].memory || "(empty)")) : "",
-      step.prompt ? el("details", {}, el("summary", {}, "the prompt this step saw"), el("pre", { tabindex: "0" }, step.prompt)) : "",
-      row("raw output", el("pre", {}, step.raw || "(nothing)")),
-      row("parsed", el("pre", { class: "lllm-tt__parsed" }, stepText(step))),
-      el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, memory ? "Edit this step (one or more fields), then run from here" : "Edit this step (one or more fields), or the goal, then run from here"),
-        ...EDITS.map((k) => field(k, edits[k], "lllm-tt__wide")), memory ? "" : field("goal (a whole new run)", goalEdit, "lllm-tt__wide"), rerun));
+    const { detail, editOf, unchanged } = stepDetail(current, rerun);
+    rerun.addEventListener("click", () => runFromHere(editOf(), unchanged));
     // the tree and the comparison
     const tree = treeNodes(record, branchId, (id, byKey) => { branchId = id; stepIndex = 1; draw(byKey ? "tree" : null); },
       native && ((b) => native.branchText(b, record)));
@@ -276,19 +381,9 @@ function setUp(root) {
     target?.focus();
   }
 
-  async function runFromHere(current, step, edits, goalEdit) {
-    let edit;
-    if (native) edit = native.edit(current, stepIndex, step, edits) ?? { parent: current.id, step: stepIndex };
-    else if (!memory && goalEdit.value !== current.goal) edit = { parent: current.id, step: 1, goal: goalEdit.value };
-    else {
-      edit = { parent: current.id, step: stepIndex };
-      const before = { thought: step.thought ?? "", observation: step.observation ?? "",
-        action: step.action ? `${step.action[0]}[${step.action[1]}]` : step.final !== null ? `Final Answer: ${step.final}` : "" };
-      EDITS.forEach((k) => { if (edits[k].value !== before[k]) edit[k] = edits[k].value; });
-    }
+  async function runFromHere(edit, unchanged) {
     if (Object.keys(edit).length === 2) {
-      error.textContent = native ? "Change the text first: this edit changes nothing."
-        : "Change the thought, the action, the observation or the goal first: this edit changes nothing.";
+      error.textContent = unchanged;
       return;
     }
     if (await compute({ ...spec, edits: [...spec.edits, edit] }, { known: record })) {
@@ -300,19 +395,24 @@ function setUp(root) {
   }
 
   async function start(newSpec, options = {}) {
+    const named = newSpec?.version === 2 ? newSpec.demo : "react";
+    if (named !== demo && DEMOS[named]) {                 // Python would compute it, but these controls cannot show it
+      error.textContent = `This run is for another page's widget (demo "${named}"); open it there.`;
+      root.dataset.state = record ? "done" : "error";
+      return false;
+    }
     if (await compute(newSpec, options)) {
-      fillControls(record.inputs);
+      fillControls(demo, made, record.inputs);
       branchId = record.branches.length > 1 ? record.branches.length : 1;
       stepIndex = 1;
       draw();
     }
   }
 
-  runButton.addEventListener("click", () => start(native ? native.spec({ goal: goal.value, system: system.value, brain: brain.value, seed: Number(seed.value),
-    temperature: Number(temperature.value), maxSteps: Number(maxSteps.value), script: script.value }) : { schema: "lllm-run", edits: [], ...(memory ? { version: 2, demo: "memory" } : { version: 1 }), inputs: {
-    ...(memory ? { goals: goal.value.split("\n").map((g) => g.trim()).filter(Boolean) } : { goal: goal.value }), brain: brain.value, seed: Number(seed.value), temperature: Number(temperature.value),
-    max_steps: Number(maxSteps.value), script: brain.value === "scripted" ? script.value : "" } }));
-  if (!memory) goal.addEventListener("keydown", (e) => e.key === "Enter" && runButton.click());
+  const version = DEMOS[demo].version;
+  runButton.addEventListener("click", () => start({ schema: "lllm-run", version, ...(version > 1 ? { demo } : {}), edits: [],
+    inputs: readInputs(demo, made) }));
+  root.querySelectorAll(".lllm-tt__controls input[type=text]").forEach((box) => box.addEventListener("keydown", (e) => e.key === "Enter" && runButton.click()));
   exportButton.addEventListener("click", () => {
     if (!record) { error.textContent = "Run first: there is no run to export yet."; return; }
     const a = el("a", { href: URL.createObjectURL(new Blob([root.lllmExportText()], { type: "application/json" })), download: "lllm-run.json" });

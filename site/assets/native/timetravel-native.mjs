@@ -3,7 +3,8 @@
 // run (data-demo="native-tactic", site/native/tactic.md). The widget keeps everything else — the run, the
 // timeline, the branch tree, the comparison, export, import and the #run= link; each description here says:
 //
-//   controls     the run's inputs (names, labels, defaults) and how they become a run spec
+//   controls     the run's inputs: the goal's name and label, a system prompt or not, the most tool
+//                rounds (none without a label), the scripted replies (the widget's DEMOS row draws them)
 //   stepLabel    a step's name on the timeline;  stepText  a step as text (the comparison's cells)
 //   stepView     one step: its read-only context (the prompt the model saw, the raw text, what was
 //                parsed, tool calls and results, repairs) and its editable fields (DOM nodes)
@@ -34,11 +35,7 @@ function differs(keys) {
   };
 }
 
-const shared = (demo, script, goal) => ({
-  demo, script, goal,
-  spec: (v) => ({ schema: "lllm-run", version: 2, demo, edits: [], inputs: { [goal]: v.goal, ...(demo === "native-agent" ? { system: v.system, max_steps: v.maxSteps } : {}),
-    brain: v.brain, seed: v.seed, temperature: v.temperature, script: v.brain === "scripted" ? v.script : "" } }),
-});
+const shared = (demo, script, goal) => ({ demo, script, goal });
 
 // ---- an Agent: the dialog's messages -------------------------------------------------------------
 
