@@ -15,7 +15,7 @@ from test_site_browser import mermaid_blocks
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["", "course/", "tinyllm/generation/", "native/tactic/", "agents/react/"]
+PAGES = ["", "course/", "tinyllm/generation/", "native/tactic/", "agents/react/", "playground/"]
 # and the one with coloured boxes (hooks/architecture.py's status classes); its wide diagrams have a
 # legibility test of their own (test_site_browser.py: drawn at >= 70% of their natural size)
 CONTRAST_PAGES = PAGES + ["architecture/"]
