@@ -12,6 +12,10 @@ script in every reader's page, as site/assets/javascripts/a11y.js once did for t
   signature line had the same ids (`__span-0-1`, `__codelineno-0-1`: 638 duplicates on the API
   pages). A signature is one or two lines that nobody links to: its line ids are dropped.
 
+- Material's colour-palette component is turned off: its form's `data-md-component="palette"`
+  becomes `data-lllm-palette`, and site/assets/runtime/palette.mjs switches the palette with the
+  same markup and saved choice. Material's component made the browser style the whole page again
+  four times as it started (tags added to <head>, attributes on <body>, a computed style read).
 - Material's script tag gets `defer`: it stood at the end of the body, so the parser waited for it
   and the first paint came after it had arrived (Lighthouse counts such a script as render-blocking);
   deferred, it still runs after the document is parsed and before DOMContentLoaded, as before, and in
@@ -35,6 +39,8 @@ NAMES = [
      '<div class="md-progress" data-md-component="progress" role="progressbar" aria-label="Loading the page">'),
 ]
 
+PALETTE = ('<form class="md-header__option" data-md-component="palette">',
+           '<form class="md-header__option" data-lllm-palette>')
 BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
 SIGNATURE = re.compile(r'<div class="[^"]*\bdoc-signature\b[^"]*">.*?</div>', re.S)
 LINE_SPAN = re.compile(r'<span id="__span-[^"]*">')
@@ -48,6 +54,13 @@ def name_dialogs(html: str, where: str) -> str:
             raise PluginError(f"hooks/markup.py: {where} has no `{tag}` (did Material change its markup?)")
         html = html.replace(tag, named, 1)
     return html
+
+
+def own_palette(html: str, where: str) -> str:
+    """The header's palette form, left for palette.mjs instead of Material's component."""
+    if PALETTE[0] not in html:
+        raise PluginError(f"hooks/markup.py: {where} has no `{PALETTE[0]}` (did Material change its markup?)")
+    return html.replace(*PALETTE)
 
 
 def defer_bundle(html: str, where: str) -> str:
@@ -70,11 +83,12 @@ def on_page_content(html, page, config, files, **kwargs):
 
 
 def on_post_page(output, page, config, **kwargs):
-    return defer_bundle(name_dialogs(output, page.file.src_uri), page.file.src_uri)
+    where = page.file.src_uri
+    return own_palette(defer_bundle(name_dialogs(output, where), where), where)
 
 
 def on_post_template(output_content, template_name, config, **kwargs):
     # 404.html is a theme template, not a page: it has the same header and loading bar
     if not template_name.endswith(".html"):
         return output_content
-    return defer_bundle(name_dialogs(output_content, template_name), template_name)
+    return own_palette(defer_bundle(name_dialogs(output_content, template_name), template_name), template_name)

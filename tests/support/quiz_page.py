@@ -24,7 +24,9 @@ def html_text(html: str) -> str:
 
 
 def shown_texts(form) -> list[str]:
-    """The choices of one question's form, in the order this page shows them."""
+    """The choices of one question's form, in the order this page shows them (once the quiz is drawn:
+    its module loads after the page, so right after a reload there may be none yet)."""
+    form.locator(".lllm-q__choice label").first.wait_for(state="attached")
     return [" ".join(t.split()) for t in form.locator(".lllm-q__choice label").all_inner_texts()]
 
 

@@ -1,6 +1,6 @@
 // The one module every page loads (mkdocs.yml's extra_javascript). It imports what every page uses —
-// window.lllm (loads nothing until asked), the offline footer, the course's marks — and each widget's
-// module only where the page has that widget: a reading page parses three small modules, not
+// the light/dark toggle, window.lllm (loads nothing until asked), the offline footer, the course's marks — and each widget's
+// module only where the page has that widget: a reading page parses four small modules, not
 // thirteen. Material's instant navigation swaps pages without a reload and announces each one on
 // `document$`, which replays the current page to a late subscriber; so a module imported here on the
 // fifth page sets up that page as if it had been loaded with the first (every widget module
@@ -10,6 +10,7 @@
 // tests/site/test_site_loader.py checks that every module a page used to list is here, and
 // tests/browser/test_loader_browser.py that a page imports only the modules its widgets need.
 
+import "./palette.mjs";                  // the header's light/dark toggle (Material's component is off)
 import "./lllm.mjs";
 import "./offline.mjs";
 import "../course/course.mjs";
