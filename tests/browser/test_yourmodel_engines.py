@@ -79,6 +79,10 @@ def engine_run(request, site_server):
 
 VERSUS = """async ({url, model, goal}) => {      // the predictors page: the agent-tuned TinyLLM beside your model
   const demo = document.querySelector('.lllm-demo[data-demo="versus"][data-brains~="yourmodel"]');
+  for (let waited = 0; !demo.querySelector("[name=your_model_url]"); waited += 50) {   // drawn once its module loads
+    if (waited > 30000) throw new Error("the side-by-side demo was not drawn within 30 s");
+    await new Promise((r) => setTimeout(r, 50));
+  }
   demo.querySelector("[name=your_model_url]").value = url;
   demo.querySelector("[name=your_model_name]").value = model;
   demo.querySelector("[name=goal]").value = goal;
