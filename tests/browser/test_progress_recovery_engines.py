@@ -1,6 +1,6 @@
 """Unreadable progress and theme entries in Firefox and WebKit (Chromium: test_progress_recovery_browser.py):
 each of Home, Course, Progress and a quiz page, opened first with the storage damaged, shows the
-notice; "Restore the saved copy" brings the answers back; Material still draws its dark-mode toggle.
+notice; "Restore the saved copy" brings the answers back; the dark-mode toggle is still drawn.
 One browser launch per engine; the storage is emptied and damaged again before each page.
 Firefox runs through Puppeteer (tests/support/firefox_pages.mjs), WebKitGTK through Selenium
 (tests/support/engines.py). WebKitWebDriver does not hand out the console, so there the toggle and
@@ -19,7 +19,7 @@ from support import engines
 from test_progress_recovery_browser import KEY, PAGES, THEME, not_json, course
 
 pytestmark = pytest.mark.browser
-TOGGLE = "form[data-md-component=palette] label:not([hidden])"    # Material un-hides the current one
+TOGGLE = "form[data-lllm-palette] label:not([hidden])"    # palette.mjs un-hides the current one
 
 
 def expected(site_server, path: str) -> str:
@@ -41,7 +41,7 @@ def check(visits: list[dict]) -> None:
     for v in visits:
         assert v["notice"] == "alert", v
         assert v["shown"][0].startswith("Your progress is back"), v
-        assert v["shown"][1] is not None, f"{v['path']}: no dark-mode toggle (Material's script stopped)"
+        assert v["shown"][1] is not None, f"{v['path']}: no dark-mode toggle (a script stopped)"
         assert "predictor-returns" in json.loads(v["stored"][0])["questions"] and v["stored"][1] is None, v
 
 
