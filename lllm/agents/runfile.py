@@ -53,7 +53,7 @@ Usage:
 from __future__ import annotations
 
 __all__ = ["SCHEMA", "VERSION", "LATEST", "DEMOS", "BRAINS", "MAX_STEPS_LIMIT", "EDIT_FIELDS", "STEPPED", "DECISIONS",
-           "demo_of", "check_spec", "check_memory_spec", "check_stepped_spec"]
+           "demo_of", "int_field", "text_field", "check_spec", "check_memory_spec", "check_stepped_spec"]
 
 SCHEMA, VERSION = "lllm-run", 1
 LATEST = 2                      # version 2 = version 1 + the `demo` field
@@ -73,14 +73,16 @@ EDIT_FIELDS = ("goal", "thought", "action", "observation")
 DEFAULTS = {"brain": "rule", "seed": 0, "temperature": 0.8, "max_steps": 5, "script": ""}
 
 
-def _int(value, name: str, low: int, high: int) -> int:
+def int_field(value, name: str, low: int, high: int) -> int:
+    """`value` if it is an integer in [low, high], else one sentence naming the field."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         bounds = f">= {low}" if high >= 2 ** 31 else f"between {low} and {high}"
         raise ValueError(f"field {name} must be an integer {bounds}, got {value!r}")
     return value
 
 
-def _text(value, name: str, empty_ok: bool = False) -> str:
+def text_field(value, name: str, empty_ok: bool = False) -> str:
+    """`value` if it is text (non-empty unless `empty_ok`), else one sentence naming the field."""
     if not isinstance(value, str) or (not empty_ok and not value.strip()):
         raise ValueError(f"field {name} must be {'text' if empty_ok else 'non-empty text'}, got {value!r}")
     return value
@@ -92,15 +94,15 @@ def _inputs(data) -> dict:
     unknown = sorted(set(data) - {"goal", *DEFAULTS})
     if unknown:
         raise ValueError(f"field inputs.{unknown[0]} is not part of a run's inputs (version {VERSION})")
-    inputs = {"goal": _text(data.get("goal"), "inputs.goal")} | {k: data.get(k, v) for k, v in DEFAULTS.items()}
+    inputs = {"goal": text_field(data.get("goal"), "inputs.goal")} | {k: data.get(k, v) for k, v in DEFAULTS.items()}
     if inputs["brain"] not in BRAINS:
         raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {inputs['brain']!r}")
-    _int(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
+    int_field(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
     t = inputs["temperature"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 5:
         raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {t!r}")
-    _int(inputs["max_steps"], "inputs.max_steps", 1, MAX_STEPS_LIMIT)
-    _text(inputs["script"], "inputs.script", empty_ok=True)
+    int_field(inputs["max_steps"], "inputs.max_steps", 1, MAX_STEPS_LIMIT)
+    text_field(inputs["script"], "inputs.script", empty_ok=True)
     return inputs
 
 
@@ -111,15 +113,15 @@ def _edit(data, i: int) -> dict:
     unknown = sorted(set(data) - {"parent", "step", *EDIT_FIELDS})
     if unknown:
         raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change ({', '.join(EDIT_FIELDS)})")
-    _int(data.get("parent"), f"{name}.parent", 1, i + 1)    # branch i + 2 may start from branches 1 .. i + 1
-    _int(data.get("step"), f"{name}.step", 1, MAX_STEPS_LIMIT)
+    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)    # branch i + 2 may start from branches 1 .. i + 1
+    int_field(data.get("step"), f"{name}.step", 1, MAX_STEPS_LIMIT)
     changed = [k for k in EDIT_FIELDS if k in data]
     if not changed:
         raise ValueError(f"field {name} changes nothing: give it a thought, an action, an observation or a goal")
     if "goal" in data and (len(changed) > 1 or data["step"] != 1):
         raise ValueError(f"field {name}.goal starts a whole new run: give it alone, with step 1")
     for k in changed:
-        _text(data[k], f"{name}.{k}", empty_ok=k != "goal")
+        text_field(data[k], f"{name}.{k}", empty_ok=k != "goal")
         if "\n" in data[k]:
             raise ValueError(f"field {name}.{k} must be one line")
     return {k: data[k] for k in ("parent", "step", *EDIT_FIELDS) if k in data}
@@ -163,7 +165,7 @@ def check_memory_spec(data) -> tuple[dict, list[dict]]:
     if "goal" in raw:
         raise ValueError("field inputs.goal is not part of a memory session's inputs: it has inputs.goals")
     for i, goal in enumerate(goals):
-        if "\n" in _text(goal, f"inputs.goals[{i}]"):
+        if "\n" in text_field(goal, f"inputs.goals[{i}]"):
             raise ValueError(f"field inputs.goals[{i}] must be one line")
     inputs = {"goals": goals} | _inputs({"goal": goals[0]} | {k: v for k, v in raw.items() if k != "goals"})
     del inputs["goal"]
@@ -191,13 +193,13 @@ def _stepped_edit(data, i: int, fields: tuple) -> dict:
     unknown = sorted(set(data) - {"parent", "step", *fields})
     if unknown:
         raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change here ({', '.join(fields)})")
-    _int(data.get("parent"), f"{name}.parent", 1, i + 1)
-    _int(data.get("step"), f"{name}.step", 1, MAX_STEP_NUMBER)
+    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)
+    int_field(data.get("step"), f"{name}.step", 1, MAX_STEP_NUMBER)
     changed = [k for k in fields if k in data]
     if not changed:
         raise ValueError(f"field {name} changes nothing: give it one of {', '.join(fields)}")
     for k in changed:
-        if "\n" in _text(data[k], f"{name}.{k}", empty_ok=True) and k not in MULTILINE:
+        if "\n" in text_field(data[k], f"{name}.{k}", empty_ok=True) and k not in MULTILINE:
             raise ValueError(f"field {name}.{k} must be one line")
     return {k: data[k] for k in ("parent", "step", *fields) if k in data}
 
@@ -218,12 +220,12 @@ def _debate_inputs(data) -> dict:
     unknown = sorted(set(data) - {"question", "rounds", "seed", "brain"})
     if unknown:
         raise ValueError(f"field inputs.{unknown[0]} is not part of a debate's inputs (question, rounds, seed, brain)")
-    inputs = {"question": _text(data.get("question"), "inputs.question"), "rounds": data.get("rounds", 1),
+    inputs = {"question": text_field(data.get("question"), "inputs.question"), "rounds": data.get("rounds", 1),
               "seed": data.get("seed", 0), "brain": data.get("brain", "rule")}
     if "\n" in inputs["question"]:
         raise ValueError("field inputs.question must be one line")
-    _int(inputs["rounds"], "inputs.rounds", 1, 5)
-    _int(inputs["seed"], "inputs.seed", 0, 2 ** 31 - 1)
+    int_field(inputs["rounds"], "inputs.rounds", 1, 5)
+    int_field(inputs["seed"], "inputs.seed", 0, 2 ** 31 - 1)
     if inputs["brain"] not in DEBATE_BRAINS:
         raise ValueError(f"field inputs.brain must be one of {', '.join(DEBATE_BRAINS)} for a debate, got {inputs['brain']!r}")
     return inputs

@@ -40,7 +40,7 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import BRAINS, LATEST, demo_of
+from lllm.agents.runfile import BRAINS, LATEST, demo_of, int_field, text_field
 from lllm.agents.tools import DEFAULT_TOOLS
 from lllm.predictors.specs import parse_script
 from lllm.runtimes.native.core.tools import Function
@@ -61,19 +61,6 @@ EDIT_FIELDS = {"native-agent": ("content",), "native-tactic": ("reply", "task")}
 
 # ---- checking a spec ------------------------------------------------------------------------------
 
-def _int(value, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        bounds = f">= {low}" if high >= 2 ** 31 else f"between {low} and {high}"
-        raise ValueError(f"field {name} must be an integer {bounds}, got {value!r}")
-    return value
-
-
-def _text(value, name: str, empty_ok: bool = False) -> str:
-    if not isinstance(value, str) or (not empty_ok and not value.strip()):
-        raise ValueError(f"field {name} must be {'text' if empty_ok else 'non-empty text'}, got {value!r}")
-    return value
-
-
 def _inputs(demo: str, data) -> dict:
     goal = "goal" if demo == "native-agent" else "task"
     defaults = {"brain": "scripted", "seed": 0, "temperature": 0.8, "script": SCRIPTS[demo]}
@@ -83,17 +70,17 @@ def _inputs(demo: str, data) -> dict:
     unknown = sorted(set(data) - {goal, *defaults})
     if unknown:
         raise ValueError(f"field inputs.{unknown[0]} is not part of a {demo} run's inputs")
-    inputs = {goal: _text(data.get(goal), f"inputs.{goal}")} | {k: data.get(k, v) for k, v in defaults.items()}
+    inputs = {goal: text_field(data.get(goal), f"inputs.{goal}")} | {k: data.get(k, v) for k, v in defaults.items()}
     if inputs["brain"] not in BRAINS:
         raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {inputs['brain']!r}")
-    _int(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
+    int_field(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
     t = inputs["temperature"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 5:
         raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {t!r}")
     if "max_steps" in inputs:
-        _int(inputs["max_steps"], "inputs.max_steps", 1, MAX_TOOL_ROUNDS)
-        _text(inputs["system"], "inputs.system")
-    if inputs["brain"] == "scripted" and not parse_script(_text(inputs["script"], "inputs.script", empty_ok=True)):
+        int_field(inputs["max_steps"], "inputs.max_steps", 1, MAX_TOOL_ROUNDS)
+        text_field(inputs["system"], "inputs.system")
+    if inputs["brain"] == "scripted" and not parse_script(text_field(inputs["script"], "inputs.script", empty_ok=True)):
         raise ValueError("field inputs.script must hold at least one reply when inputs.brain is scripted")
     return inputs
 
@@ -105,8 +92,8 @@ def _edit(demo: str, data, i: int) -> dict:
     unknown = sorted(set(data) - {"parent", "step", *fields})
     if unknown:
         raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change ({', '.join(fields)})")
-    _int(data.get("parent"), f"{name}.parent", 1, i + 1)       # branch i + 2 may start from branches 1 .. i + 1
-    _int(data.get("step"), f"{name}.step", 1, 1000)
+    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)       # branch i + 2 may start from branches 1 .. i + 1
+    int_field(data.get("step"), f"{name}.step", 1, 1000)
     changed = [k for k in fields if k in data]
     if not changed:
         raise ValueError(f"field {name} changes nothing: give it a "
@@ -114,7 +101,7 @@ def _edit(demo: str, data, i: int) -> dict:
     if "task" in data and (len(changed) > 1 or data["step"] != 1):
         raise ValueError(f"field {name}.task starts a whole new run: give it alone, with step 1")
     for k in changed:
-        _text(data[k], f"{name}.{k}", empty_ok=k != "task")
+        text_field(data[k], f"{name}.{k}", empty_ok=k != "task")
     return {k: data[k] for k in ("parent", "step", *fields) if k in data}
 
 
