@@ -177,10 +177,16 @@ function naming(hit) {
   return new Response(hit.body, { status: hit.status, statusText: hit.statusText, headers });
 }
 
+// A navigation marked SWITCH is a page nudging an old worker to stop during a new version's take-over
+// (offline.mjs): it is left to the network, since the old worker can be stopped while it answers and
+// Chromium then leaves the page half-loaded for good.
+const SWITCH = "lllm-switch";
+
 // Cache first (this build's files never change), then the network, keeping what it sends.
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || !request.url.startsWith(ROOT)) return;
+  if (request.mode === "navigate" && new URL(request.url).searchParams.has(SWITCH)) return;
   event.respondWith((async () => {
     const hit = await (await caches.open(CACHE)).match(request, { ignoreVary: true });
     if (hit && request.url === MANIFEST) return naming(hit);

@@ -120,7 +120,9 @@ def test_a_new_deploy_replaces_the_cache_without_mixing_versions(tab, deployed):
 def test_a_request_during_the_switch_does_not_strand_it(tab, deployed):
     """Requests reaching the old worker as it stops (as the browser's own favicon request can)
     start it again, and Chromium keeps the new worker waiting until the old one idles: the
-    page's reload retry (offline.mjs) brings the new version anyway."""
+    page's reload retry (offline.mjs) brings the new version anyway. That reload goes to the
+    server (sw.js leaves it alone): answered by the old worker as it stopped, it once stranded the
+    page half-loaded (run ten times in a row to see a race like that)."""
     offer, old = offer_of_new_deploy(tab.page, *deployed, "deploy-3")
     tab.page.evaluate("""() => { const post = ServiceWorker.prototype.postMessage;
       ServiceWorker.prototype.postMessage = function (message) {
@@ -130,3 +132,4 @@ def test_a_request_during_the_switch_does_not_strand_it(tab, deployed):
       }; }""")
     offer.get_by_role("button", name="Reload").click()
     assert_new_version_shown(tab.page, "deploy-3", old)
+    assert "lllm-switch" not in tab.page.url, tab.page.url   # the retry's mark is not left in the address

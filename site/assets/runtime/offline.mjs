@@ -11,13 +11,22 @@
 // only after what the click itself set off (it may scroll the page, and a code cell coming near
 // loads the editor, ../editor/editor.mjs) has been requested. A request the browser makes itself (a
 // favicon) can still land in that moment; then, after RETRY_MS, the page reloads: a navigation makes
-// Chromium ask the old worker to stop again, the reloaded page is still wholly the old version, and
-// it reloads once more when the new one takes over (the reader's ask is kept for the tab).
+// Chromium ask the old worker to stop again (asking the new one to take over again does not). That
+// navigation carries SWITCH, so the old worker leaves it to the network (sw.js: stopped while it
+// answered, it left the page half-loaded for good); the page it brings is not all this version's
+// (what it loads can still come from the old worker), so once the new worker has taken over it
+// reloads once more, now wholly the new version. The reader's ask is kept for the tab.
 // document.documentElement.dataset.offline is "" | "pages" (this page is saved) | "all" (everything).
 
 import { lllm } from "./lllm.mjs";
 
 const ROOT = new URL("../../", import.meta.url);   // this file is assets/runtime/offline.mjs
+const SWITCH = "lllm-switch";   // a navigation the old worker leaves to the network (sw.js)
+if (new URL(location.href).searchParams.has(SWITCH)) {   // the address as the reader had it
+  const url = new URL(location.href);
+  url.searchParams.delete(SWITCH);
+  history.replaceState(history.state, "", url);
+}
 let saved = null;          // the service worker's last offline-state message
 let newVersion = false;    // a new deploy's service worker is waiting: offer the reload
 const ASKED = "lllm.reload-asked";   // sessionStorage: the reader of this tab asked for the new version
@@ -30,7 +39,12 @@ let reloadAsked = asked() > 0;   // the new version's take-over reloads the page
 function retryLater() {
   const tries = asked();
   if (tries > RETRIES) return;
-  setTimeout(() => { ask(tries + 1); location.reload(); }, RETRY_MS);
+  setTimeout(() => {
+    ask(tries + 1);
+    const url = new URL(location.href);
+    url.searchParams.set(SWITCH, String(tries));
+    location.replace(url);
+  }, RETRY_MS);
 }
 
 /** After two frames (observers a scroll sets off run in a frame), until no file has finished loading
@@ -164,7 +178,10 @@ async function register() {
   };
   offerReload();
   if (reloadAsked && newVersion) retryLater();   // reloaded by retryLater: still the old version
-  else if (reloadAsked) { ask(0); reloadAsked = false; }   // the new version is here
+  else if (reloadAsked && asked() > 1) {   // brought by retryLater, and the new version has taken over
+    ask(0);
+    return location.reload();
+  } else if (reloadAsked) { ask(0); reloadAsked = false; }   // the new version is here
   registration.addEventListener("updatefound", () =>
     registration.installing?.addEventListener("statechange", offerReload));
   const active = (await sw.ready).active;
