@@ -21,6 +21,15 @@ script in every reader's page, as site/assets/javascripts/a11y.js once did for t
   deferred, it still runs after the document is parsed and before DOMContentLoaded, as before, and in
   order with the site's own scripts (mkdocs.yml defers those too).
 
+- Material's script, as it starts, writes every relative `href` and `src` in the page back as an
+  absolute URL (for instant navigation, which compares the <head> of the page it fetches with this
+  one's). In the page being read only the <head> needs it: rewriting every link in the body (two
+  thousand on a code-heavy page) made the browser style the whole page again. The built bundle is
+  patched to do the <head> only (`head_only_urls`), and the build stops if a Material upgrade
+  changed the code it patches. (Pages fetched by instant navigation are still rewritten whole.)
+- Material's script swaps the page's `no-js` class for `js` as it starts, which restyles the whole
+  page; hooks/overrides/main.html swaps it before the first paint instead.
+
 tests/site/test_site_markup.py checks every built page: no duplicate id, both names present, every
 script deferred.
 """
@@ -44,6 +53,8 @@ PALETTE = ('<form class="md-header__option" data-md-component="palette">',
 BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
 SIGNATURE = re.compile(r'<div class="[^"]*\bdoc-signature\b[^"]*">.*?</div>', re.S)
 LINE_SPAN = re.compile(r'<span id="__span-[^"]*">')
+# Material's function that writes relative URLs back as absolute, and its call on the first page
+ABSOLUTE_URLS = re.compile(r'function ([\w$]+)\(e\)\{for\(let t of [\w$]+\("\[href\], \[src\]",e\)\)')
 LINE_ANCHOR = re.compile(r'<a id="__codelineno-[^"]*" name="__codelineno-[^"]*" href="#__codelineno-[^"]*"></a>')
 
 
@@ -76,6 +87,20 @@ def drop_signature_line_ids(html: str) -> str:
     return SIGNATURE.sub(lambda m: LINE_ANCHOR.sub("", LINE_SPAN.sub("<span>", m.group(0))), html)
 
 
+def head_only_urls(bundle: str) -> str:
+    """Material's bundle with its start-up rewrite of relative URLs limited to the page's <head>."""
+    found = ABSOLUTE_URLS.findall(bundle)
+    if len(found) != 1:
+        raise PluginError("hooks/markup.py: Material's bundle has no single URL-rewriting function (did Material change it?)")
+    if f"(document.head).subscribe({found[0]})" in bundle:
+        return bundle   # patched already
+    call = re.compile(r"([\w$]+)\(document\)\.subscribe\(" + re.escape(found[0]) + r"\)")
+    bundle, count = call.subn(lambda m: f"{m.group(1)}(document.head).subscribe({found[0]})", bundle)
+    if count != 1:
+        raise PluginError(f"hooks/markup.py: Material's bundle calls {found[0]} on the page {count} times, expected 1 (did Material change it?)")
+    return bundle
+
+
 # ---- the MkDocs events ------------------------------------------------------------------------------
 
 def on_page_content(html, page, config, files, **kwargs):
@@ -92,3 +117,12 @@ def on_post_template(output_content, template_name, config, **kwargs):
     if not template_name.endswith(".html"):
         return output_content
     return own_palette(defer_bundle(name_dialogs(output_content, template_name), template_name), template_name)
+
+
+def on_post_build(config, **kwargs):
+    from pathlib import Path
+
+    bundles = list((Path(config["site_dir"]) / "assets" / "javascripts").glob("bundle.*.min.js"))
+    if len(bundles) != 1:
+        raise PluginError(f"hooks/markup.py: {len(bundles)} Material bundles in the build, expected 1")
+    bundles[0].write_text(head_only_urls(bundles[0].read_text(encoding="utf-8")), encoding="utf-8")

@@ -12,7 +12,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from hooks.markup import drop_signature_line_ids  # noqa: E402
+import pytest  # noqa: E402
+from mkdocs.exceptions import PluginError  # noqa: E402
+
+from hooks.markup import drop_signature_line_ids, head_only_urls  # noqa: E402
 
 
 class Markup(HTMLParser):
@@ -91,3 +94,24 @@ def test_every_script_with_a_source_waits_for_the_parser(site_build):
     assert not blocking, list(blocking.items())[:5]
     home = (site_build.dir / "index.html").read_text(encoding="utf-8")
     assert re.search(r'<script defer src="[^"]*bundle\.[0-9a-f]+\.min\.js">', home)
+
+
+MATERIAL_LIKE = ('function vi(e){for(let t of M("[href], [src]",e))for(let r of["href","src"]){t[r]=t[r]}return $(e)}'
+                 'function gi(){$(document).subscribe(vi);let s=t.pipe(b(vi))}')
+
+
+def test_materials_url_rewrite_at_start_is_limited_to_the_head():
+    patched = head_only_urls(MATERIAL_LIKE)
+    assert "$(document.head).subscribe(vi)" in patched and "$(document).subscribe(vi)" not in patched
+    assert "t.pipe(b(vi))" in patched            # pages fetched by instant navigation: still rewritten whole
+    assert head_only_urls(patched) == patched     # a second build of the same files changes nothing
+    with pytest.raises(PluginError, match="URL-rewriting function"):
+        head_only_urls(MATERIAL_LIKE.replace('"[href], [src]"', '"[href]"'))
+    with pytest.raises(PluginError, match="0 times"):
+        head_only_urls(MATERIAL_LIKE.replace("$(document).subscribe(vi)", "$(window).subscribe(vi)"))
+
+
+def test_the_built_bundle_is_patched(site_build):
+    bundles = list((site_build.dir / "assets" / "javascripts").glob("bundle.*.min.js"))
+    assert len(bundles) == 1
+    assert "(document.head).subscribe(" in bundles[0].read_text(encoding="utf-8")
