@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from hooks.codeblocks import decorate, on_config  # noqa: E402
+from hooks.codeblocks import decorate, on_config, plain_tokens  # noqa: E402
 from mkdocs.exceptions import PluginError  # noqa: E402
 
 LINES = '<span id="__span-0-1"><a id="__codelineno-0-1" name="__codelineno-0-1" href="#__codelineno-0-1"></a>x\n</span>'
@@ -43,7 +43,21 @@ def test_the_hook_refuses_no_copy_and_a_block_decorated_twice():
 def test_the_theme_feature_that_would_draw_a_second_button_stops_the_build():
     with pytest.raises(PluginError, match="content.code.copy"):
         on_config({"theme": {"features": ["navigation.instant", "content.code.copy"]}})
-    assert on_config({"theme": {"features": ["navigation.instant"]}})
+    assert on_config({"theme": {"features": ["navigation.instant"]}, "docs_dir": str(ROOT / "site")})
+
+
+def test_names_and_whitespace_in_code_lose_their_spans_and_nothing_else_does(tmp_path):
+    code = ('<p><span class="n">prose</span></p><pre><code><span class="k">def</span><span class="w"> </span>'
+            '<span class="nf">f</span><span class="p">(</span><span class="n">x</span><span class="p">):</span></code></pre>')
+    out = plain_tokens(code)
+    assert out == ('<p><span class="n">prose</span></p><pre><code><span class="k">def</span> '
+                   '<span class="nf">f</span><span class="p">(</span>x<span class="p">):</span></code></pre>')
+    assert re.sub("<[^>]+>", "", out) == re.sub("<[^>]+>", "", code)     # the same text
+    css = tmp_path / "assets" / "stylesheets"
+    css.mkdir(parents=True)
+    (css / "a11y.css").write_text(":root { --md-code-hl-name-color: #123456; }", encoding="utf-8")
+    with pytest.raises(PluginError, match="both colour schemes"):   # a name coloured apart needs its span
+        on_config({"theme": {"features": []}, "docs_dir": str(tmp_path)})
 
 
 class Blocks(HTMLParser):
@@ -103,3 +117,4 @@ def test_built_code_has_no_per_line_anchors_or_spans(site_build):
     html = (site_build.dir / "agents" / "react" / "index.html").read_text(encoding="utf-8")
     assert html.count("data-lllm-code=") >= 10
     assert "__codelineno-" not in html and 'id="__span-' not in html
+    assert '<span class="n">' not in html and '<span class="nf">' in html   # names bare, functions coloured

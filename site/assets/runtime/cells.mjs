@@ -50,13 +50,16 @@ function setUpCell(block, index) {
                               draftKey: `cell:${location.pathname}#${index + 1}`, label: `Python code, cell ${index + 1}`,
                               describedBy: hint.id, onRun: () => run.disabled || run.click() });
 
-  const bar = document.createElement("div");
-  bar.className = "lllm-cell__bar";
+  // The bar and the output are in the HTML already, hidden (hooks/codeblocks.py): filling and showing
+  // them restyles them alone, where new elements after the block restyled the rest of the article.
+  let bar = block.nextElementSibling, output = bar?.nextElementSibling;
+  if (!bar?.matches(".lllm-cell__bar") || !output?.matches("pre.lllm-cell__output")) {
+    bar = Object.assign(document.createElement("div"), { className: "lllm-cell__bar" });
+    output = Object.assign(document.createElement("pre"), { className: "lllm-cell__output", hidden: true });
+    block.after(bar, output);
+  }
   const state = document.createElement("span");
   state.className = "lllm-cell__state";
-  const output = document.createElement("pre");
-  output.className = "lllm-cell__output";
-  output.hidden = true;
 
   const run = button("Run", "Run this cell (Ctrl+Enter)", async () => {
     output.hidden = false;
@@ -105,7 +108,7 @@ function setUpCell(block, index) {
     }
   });
   bar.append(run, stop, reset, state, hint);
-  block.after(bar, output);
+  bar.hidden = false;
   return true;
 }
 
