@@ -27,6 +27,10 @@ script in every reader's page, as site/assets/javascripts/a11y.js once did for t
   thousand on a code-heavy page) made the browser style the whole page again. The built bundle is
   patched to do the <head> only (`head_only_urls`), and the build stops if a Material upgrade
   changed the code it patches. (Pages fetched by instant navigation are still rewritten whole.)
+- Material's script wraps every table (`table:not([class])`) in two <div>s as it starts, so a wide
+  table scrolls; each insertion made the browser style the rest of the article again. The built
+  pages have the same two <div>s (`wrap_tables`), and the bundle is patched to skip a table already
+  in them (`skip_wrapped_tables`).
 - Material's script swaps the page's `no-js` class for `js` as it starts, which restyles the whole
   page; hooks/overrides/main.html swaps it before the first paint instead.
 
@@ -55,6 +59,9 @@ SIGNATURE = re.compile(r'<div class="[^"]*\bdoc-signature\b[^"]*">.*?</div>', re
 LINE_SPAN = re.compile(r'<span id="__span-[^"]*">')
 # Material's function that writes relative URLs back as absolute, and its call on the first page
 ABSOLUTE_URLS = re.compile(r'function ([\w$]+)\(e\)\{for\(let t of [\w$]+\("\[href\], \[src\]",e\)\)')
+TABLE = re.compile(r"<table(?![^>]*\bclass=)(?:\s[^>]*)?>.*?</table>", re.S)
+TABLE_WRAP = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">', "</div></div>")
+UNWRAPPED_TABLES = ('"table:not([class])"', '"table:not([class]):not(.md-typeset__table>table)"')
 LINE_ANCHOR = re.compile(r'<a id="__codelineno-[^"]*" name="__codelineno-[^"]*" href="#__codelineno-[^"]*"></a>')
 
 
@@ -101,10 +108,25 @@ def head_only_urls(bundle: str) -> str:
     return bundle
 
 
+def wrap_tables(html: str) -> str:
+    """Every table without a class in the two <div>s Material's script would put it in."""
+    return TABLE.sub(lambda m: TABLE_WRAP[0] + m.group(0) + TABLE_WRAP[1], html)
+
+
+def skip_wrapped_tables(bundle: str) -> str:
+    """Material's bundle with its start-up table wrapping limited to tables not wrapped yet."""
+    old, new = UNWRAPPED_TABLES
+    if new in bundle:
+        return bundle   # patched already
+    if bundle.count(old) != 1:
+        raise PluginError(f"hooks/markup.py: Material's bundle has {bundle.count(old)} `{old}`, expected 1 (did Material change it?)")
+    return bundle.replace(old, new)
+
+
 # ---- the MkDocs events ------------------------------------------------------------------------------
 
 def on_page_content(html, page, config, files, **kwargs):
-    return drop_signature_line_ids(html)
+    return wrap_tables(drop_signature_line_ids(html))
 
 
 def on_post_page(output, page, config, **kwargs):
@@ -125,4 +147,5 @@ def on_post_build(config, **kwargs):
     bundles = list((Path(config["site_dir"]) / "assets" / "javascripts").glob("bundle.*.min.js"))
     if len(bundles) != 1:
         raise PluginError(f"hooks/markup.py: {len(bundles)} Material bundles in the build, expected 1")
-    bundles[0].write_text(head_only_urls(bundles[0].read_text(encoding="utf-8")), encoding="utf-8")
+    bundle = bundles[0].read_text(encoding="utf-8")
+    bundles[0].write_text(skip_wrapped_tables(head_only_urls(bundle)), encoding="utf-8")

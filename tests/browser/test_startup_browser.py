@@ -1,7 +1,8 @@
 """Material's start, made cheaper (hooks/overrides/main.html, hooks/markup.py), in real Chromium:
 <html> has Material's start-up classes before its script runs, the <head>'s URLs are absolute
 before the first paint, the links in the body are left as the HTML wrote them, and instant
-navigation still keeps the stylesheets it shares with the next page (it compares the two <head>s)."""
+navigation still keeps the stylesheets it shares with the next page (it compares the two <head>s);
+tables wrapped for scrolling at build time are not wrapped again."""
 
 from __future__ import annotations
 
@@ -41,3 +42,13 @@ def test_materials_start_restyles_nothing_and_instant_navigation_keeps_the_style
     assert kept[1] and all(kept[1]), f"instant navigation replaced stylesheets it shares with the next page: {kept[1]}"
     watched.assert_clean()
     context.close()
+
+
+def test_tables_wrapped_at_build_time_are_not_wrapped_again(page, site_server):
+    page.page.goto(site_server.url + "tinyllm/generation/")
+    page.page.wait_for_function("() => window.lllmModules && document.querySelector('.md-sidebar')")
+    counts = page.page.evaluate("""() => [document.querySelectorAll('.md-content table:not([class])').length,
+      document.querySelectorAll('.md-content .md-typeset__scrollwrap > .md-typeset__table > table:not([class])').length,
+      document.querySelectorAll('.md-typeset__scrollwrap .md-typeset__scrollwrap').length]""")
+    assert counts[0] >= 2 and counts[0] == counts[1] and counts[2] == 0, counts
+    page.assert_clean()

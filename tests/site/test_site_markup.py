@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 import pytest  # noqa: E402
 from mkdocs.exceptions import PluginError  # noqa: E402
 
-from hooks.markup import drop_signature_line_ids, head_only_urls  # noqa: E402
+from hooks.markup import drop_signature_line_ids, head_only_urls, skip_wrapped_tables, wrap_tables  # noqa: E402
 
 
 class Markup(HTMLParser):
@@ -114,4 +114,28 @@ def test_materials_url_rewrite_at_start_is_limited_to_the_head():
 def test_the_built_bundle_is_patched(site_build):
     bundles = list((site_build.dir / "assets" / "javascripts").glob("bundle.*.min.js"))
     assert len(bundles) == 1
-    assert "(document.head).subscribe(" in bundles[0].read_text(encoding="utf-8")
+    bundle = bundles[0].read_text(encoding="utf-8")
+    assert "(document.head).subscribe(" in bundle and '"table:not([class]):not(.md-typeset__table>table)"' in bundle
+
+
+def test_tables_are_wrapped_as_materials_script_would_and_it_skips_them():
+    html = '<table>\n<tr><td>a</td></tr></table><p>x</p><table class="own"><tr><td>b</td></tr></table>'
+    assert wrap_tables(html) == ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table>\n'
+                                 '<tr><td>a</td></tr></table></div></div><p>x</p><table class="own"><tr><td>b</td></tr></table>')
+    bundle = 'M("table:not([class])",e).map(i=>ti(i))'
+    assert skip_wrapped_tables(bundle) == 'M("table:not([class]):not(.md-typeset__table>table)",e).map(i=>ti(i))'
+    assert skip_wrapped_tables(skip_wrapped_tables(bundle)) == skip_wrapped_tables(bundle)
+    with pytest.raises(PluginError, match="expected 1"):
+        skip_wrapped_tables("M(\"table\",e)")
+
+
+def test_every_table_in_a_built_page_is_wrapped_once(site_build):
+    wrong = {}
+    for path in pages(site_build.dir):
+        html = path.read_text(encoding="utf-8")
+        tables = re.findall(r"(.{70})<table(?![^>]*class=)", html, re.S)
+        if bad := [t for t in tables if not t.endswith('<div class="md-typeset__table">')]:
+            wrong[str(path.relative_to(site_build.dir))] = bad[:2]
+        if html.count('<div class="md-typeset__table"><div class="md-typeset__scrollwrap">'):
+            wrong[str(path.relative_to(site_build.dir))] = "wrapped twice"
+    assert not wrong, wrong
