@@ -41,7 +41,8 @@ export function unitState(unit, marks = store.marks(), get = store.get) {
 
 const begun = (s) => Boolean(s.done || s.pagesRead || s.right);     // anything at all done in a unit
 const pathOf = (url) => new URL(url, ROOT).pathname;
-const samePath = (a, b) => a.replace(/index\.html$/, "") === b.replace(/index\.html$/, "");
+const pageKey = (path) => path.replace(/index\.html$/, "");   // /x/ and /x/index.html are one page
+const samePath = (a, b) => pageKey(a) === pageKey(b);
 
 function currentPage() {
   for (const unit of course.units) {
@@ -150,9 +151,11 @@ function drawSummary(root, states) {
 /** Beside every unit page in the navigation: ✓ the unit is done, ◐ started, ○ not started. */
 function markNav(states) {
   document.querySelectorAll(".lllm-course-mark").forEach((m) => m.remove());
+  const unitOf = new Map();   // a unit page's path -> its unit's index: one lookup per link, not one per page
+  course.units.forEach((u, i) => u.pages.forEach((p) => unitOf.has(pageKey(pathOf(p.url))) || unitOf.set(pageKey(pathOf(p.url)), i)));
   for (const a of document.querySelectorAll(".md-nav--primary a.md-nav__link[href]")) {
     const url = new URL(a.getAttribute("href"), location.href);   // instant navigation makes hrefs absolute
-    const i = url.hash ? -1 : course.units.findIndex((u) => u.pages.some((p) => samePath(url.pathname, pathOf(p.url))));
+    const i = url.hash ? -1 : unitOf.get(pageKey(url.pathname)) ?? -1;
     if (i < 0) continue;                                          // not a unit page, or a heading of one
     const s = states[i], state = s.complete ? "done" : begun(s) ? "started" : "todo";
     const words = { done: "done", started: "in progress", todo: "not started" }[state];
