@@ -41,6 +41,7 @@ script deferred.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
@@ -142,8 +143,6 @@ def on_post_template(output_content, template_name, config, **kwargs):
 
 
 def on_post_build(config, **kwargs):
-    from pathlib import Path
-
     bundles = list((Path(config["site_dir"]) / "assets" / "javascripts").glob("bundle.*.min.js"))
     if len(bundles) != 1:
         raise PluginError(f"hooks/markup.py: {len(bundles)} Material bundles in the build, expected 1")

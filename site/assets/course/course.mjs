@@ -152,7 +152,10 @@ function drawSummary(root, states) {
 function markNav(states) {
   document.querySelectorAll(".lllm-course-mark").forEach((m) => m.remove());
   const unitOf = new Map();   // a unit page's path -> its unit's index: one lookup per link, not one per page
-  course.units.forEach((u, i) => u.pages.forEach((p) => unitOf.has(pageKey(pathOf(p.url))) || unitOf.set(pageKey(pathOf(p.url)), i)));
+  course.units.forEach((u, i) => u.pages.forEach((p) => {
+    const key = pageKey(pathOf(p.url));
+    if (!unitOf.has(key)) unitOf.set(key, i);   // the first unit that lists a page, as before
+  }));
   for (const a of document.querySelectorAll(".md-nav--primary a.md-nav__link[href]")) {
     const url = new URL(a.getAttribute("href"), location.href);   // instant navigation makes hrefs absolute
     const i = url.hash ? -1 : unitOf.get(pageKey(url.pathname)) ?? -1;

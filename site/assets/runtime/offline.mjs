@@ -22,10 +22,10 @@ import { lllm } from "./lllm.mjs";
 
 const ROOT = new URL("../../", import.meta.url);   // this file is assets/runtime/offline.mjs
 const SWITCH = "lllm-switch";   // a navigation the old worker leaves to the network (sw.js)
-if (new URL(location.href).searchParams.has(SWITCH)) {   // the address as the reader had it
-  const url = new URL(location.href);
-  url.searchParams.delete(SWITCH);
-  history.replaceState(history.state, "", url);
+const arrived = new URL(location.href);
+if (arrived.searchParams.has(SWITCH)) {   // the address as the reader had it
+  arrived.searchParams.delete(SWITCH);
+  history.replaceState(history.state, "", arrived);
 }
 let saved = null;          // the service worker's last offline-state message
 let newVersion = false;    // a new deploy's service worker is waiting: offer the reload
