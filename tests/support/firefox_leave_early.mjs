@@ -1,0 +1,34 @@
+// Firefox for the prefetch test (tests/browser/test_prefetch_firefox.py): Debian's firefox-esr through
+// Puppeteer, launched once. Opens PAGE until its service worker controls it, then LEAVES times opens it
+// again and leaves for about:blank as soon as it has loaded, which cancels Firefox's prefetch of the
+// page's <link rel="next"> mid-flight. Prints one JSON line: {prefetched: [url, ...], console: [...]}.
+//
+//   node tests/support/firefox_leave_early.mjs PAGE_URL LEAVES
+
+import puppeteer from "puppeteer";
+
+const [url, leaves] = process.argv.slice(2);
+const browser = await puppeteer.launch({
+  browser: "firefox",
+  executablePath: process.env.FIREFOX ?? "/usr/bin/firefox-esr",
+  headless: true,
+  extraPrefsFirefox: { "browser.shell.checkDefaultBrowser": false, "datareporting.policy.dataSubmissionEnabled": false },
+});
+const console_ = [];
+const prefetched = [];
+try {
+  const page = await browser.newPage();
+  page.on("console", (msg) => msg.type() === "error" && console_.push(msg.text()));
+  page.on("pageerror", (error) => console_.push(`uncaught: ${error.message}`));
+  page.on("request", (request) => request.headers()["sec-purpose"] === "prefetch" && prefetched.push(request.url()));
+  await page.goto(url, { waitUntil: "load" });
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, { timeout: 60_000 });
+  for (let i = 0; i < Number(leaves); i++) {
+    await page.goto(`${url}?visit=${i}`, { waitUntil: "load" });
+    await page.goto("about:blank");
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000));   // a late console message still counts
+  process.stdout.write(JSON.stringify({ prefetched, console: console_ }) + "\n");
+} finally {
+  await browser.close();
+}
