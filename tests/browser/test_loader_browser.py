@@ -1,8 +1,10 @@
 """The page's one module (site/assets/runtime/loader.mjs) and the build-time copy buttons
 (hooks/codeblocks.py) in real Chromium: a reading page imports no widget module; a page with
 widgets imports exactly theirs, also when reached by Material's instant navigation, and the widget
-is set up; a copy button puts its block's code on the clipboard; Material's start leaves every
-code block as the HTML wrote it (no layout work per block)."""
+is set up; as a reader gets it (no EAGER, a phone's screen), a widget's module is imported only
+when the widget comes near the viewport, by scrolling or by a link to it; a copy button puts its
+block's code on the clipboard; Material's start leaves every code block as the HTML wrote it (no
+layout work per block)."""
 
 from __future__ import annotations
 
@@ -49,6 +51,44 @@ def test_a_page_imports_only_its_widgets_modules_also_after_instant_navigation(b
     assert modules(watched) == needed
     assert {"runtime/playground.mjs", "train/train.mjs", "inside/inside.mjs"}.isdisjoint(modules(watched))
     watched.assert_clean("loader")
+    context.close()
+
+
+def test_a_widget_module_is_imported_when_its_widget_comes_near(lazy_browser, site_server):
+    context = lazy_browser.new_context(service_workers="block", viewport={"width": 412, "height": 823}, is_mobile=True)
+    watched = watch(context, {origin(site_server.url)})
+    page = watched.page
+    page.goto(site_server.url + "agents/react/")
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => window.lllmModules && window.lllm")
+    assert page.evaluate("() => window.lllmEager") is None
+    assert modules(watched) == {"runtime/intent.mjs"}, "widgets screens below the opening were drawn at once"
+    assert page.evaluate("() => document.querySelector('.lllm-demo').dataset.state") is None
+
+    # Scrolled to within a screen of the demo: its module only, and the demo drawn.
+    page.evaluate("() => window.scrollTo(0, document.querySelector('.lllm-demo').offsetTop - 1.5 * innerHeight)")
+    expect(page.locator(".lllm-demo").first).to_have_attribute("data-state", "idle", timeout=30_000)
+    assert "agents/demos.mjs" in modules(watched) and "quiz/quiz.mjs" not in modules(watched)
+
+    # End jumps to the page's end: the quiz and the cells beside it drawn, the time travel jumped over not.
+    page.keyboard.press("End")
+    expect(page.locator(".lllm-quiz[data-quiz-ready]").first).to_be_attached(timeout=30_000)
+    assert modules(watched) == {"runtime/intent.mjs", "agents/demos.mjs", "quiz/quiz.mjs", "runtime/cells.mjs"}
+    assert page.evaluate("() => document.querySelector('.lllm-timetravel').dataset.state") is None
+    watched.assert_clean("lazy widgets")
+    context.close()
+
+
+def test_a_link_to_a_widget_draws_it_at_once(lazy_browser, site_server):
+    context = lazy_browser.new_context(service_workers="block", viewport={"width": 412, "height": 823}, is_mobile=True)
+    page = context.new_page()
+    heading = page.goto(site_server.url + "agents/react/") and page.evaluate(
+        "() => [...document.querySelectorAll('h2[id]')].filter((h) => h.compareDocumentPosition("
+        "document.querySelector('.lllm-timetravel')) & Node.DOCUMENT_POSITION_FOLLOWING).pop().id")
+    page.goto("about:blank")
+    page.goto(site_server.url + f"agents/react/#{heading}")
+    expect(page.locator(".lllm-timetravel").first).to_have_attribute("data-state", "idle", timeout=30_000)
+    assert page.evaluate("() => document.querySelector('.lllm-quiz').dataset.quizReady") is None
     context.close()
 
 

@@ -72,6 +72,8 @@ def test_webkit(site_server):
                                   plan(site_server)["entries"])
             driver.get(site_server.url + visit["path"])
             wait = WebDriverWait(driver, 60)
+            wait.until(lambda d: d.execute_script("return Boolean(window.lllmModules)"))
+            driver.execute_script("window.lllmModules.loadAll()")    # the quiz drawn where it is (EAGER)
             notice = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, visit["waitFor"]))[0]
             role = notice.get_attribute("role")
             driver.find_element(By.CSS_SELECTOR, visit["click"]).click()

@@ -33,8 +33,11 @@ TIMEOUT = 1200               # s: one whole visit on a busy 2-core machine
 
 def page_function(source: str, arg: dict) -> str:
     """A WebDriver async script that calls the page function `source` with `arg` and hands back its value."""
+    # first every widget drawn, near the viewport or not (WebKitWebDriver has no script to run before
+    # a page's own: tests/support/runtime.py, EAGER)
     return ("const done = arguments[arguments.length - 1];\n"
-            f"({source})({json.dumps(arg)}).then(done, (e) => done({{fatal: String(e && e.stack || e)}}));")
+            "Promise.resolve(window.lllmModules && window.lllmModules.loadAll())\n"
+            f"  .then(() => ({source})({json.dumps(arg)})).then(done, (e) => done({{fatal: String(e && e.stack || e)}}));")
 
 
 # ---- the drivers ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ const console_ = [];
 const visits = [];
 try {
   const page = await browser.newPage();
+  await page.evaluateOnNewDocument("window.lllmEager = true;");   // every widget drawn at once (tests/support/runtime.py, EAGER)
   page.on("console", (msg) => msg.type() === "error" && console_.push(msg.text()));
   page.on("pageerror", (error) => console_.push(`uncaught: ${error.message}`));
   for (const visit of plan.visits) {

@@ -20,6 +20,7 @@ const browser = await puppeteer.launch({
 const console_ = [];
 try {
   const page = await browser.newPage();
+  await page.evaluateOnNewDocument("window.lllmEager = true;");   // every widget drawn at once (tests/support/runtime.py, EAGER)
   page.on("console", (msg) => msg.type() === "error" && console_.push(msg.text()));
   page.on("pageerror", (error) => console_.push(`uncaught: ${error.message}`));
   await page.goto(url, { waitUntil: "load" });

@@ -56,8 +56,34 @@ def serve(directory: Path, port: int):
     return server
 
 
-def launch(playwright):
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+# Set before a page's own scripts run: loader.mjs then draws every widget at once instead of when it
+# comes near the viewport (what a reader gets), so a test or bench of a widget need not scroll to it.
+# tests/browser/test_loader_browser.py and test_lazy_widgets_browser.py use a browser without it.
+EAGER = "window.lllmEager = true;"
+
+
+def eager(browser):
+    """`browser`, each context and page it makes drawing every widget at once (EAGER)."""
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def context(*args, **kwargs):
+        made = new_context(*args, **kwargs)
+        made.add_init_script(EAGER)
+        return made
+
+    def page(*args, **kwargs):
+        made = new_page(*args, **kwargs)
+        made.add_init_script(EAGER)
+        return made
+
+    browser.new_context, browser.new_page = context, page
+    return browser
+
+
+def launch(playwright, lazy: bool = False):
+    """Debian's Chromium; it draws every widget at once unless `lazy` (see EAGER)."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    return browser if lazy else eager(browser)
 
 
 def cli_generate(prompt: str, max_new_tokens: int, temperature: float, top_k: int = 0, top_p: float = 1.0,
