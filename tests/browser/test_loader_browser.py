@@ -92,6 +92,21 @@ def test_a_link_to_a_widget_draws_it_at_once(lazy_browser, site_server):
     context.close()
 
 
+def test_a_gallery_screens_away_from_its_demo_gets_its_buttons(lazy_browser, site_server):
+    """The agent model page's gallery (Try it: run this row's goal in the demo) is set up by the demo's
+    module, and stands more than two screens above the demo: it must be a reason to import it too."""
+    context = lazy_browser.new_context(service_workers="block", viewport={"width": 412, "height": 823}, is_mobile=True)
+    page = context.new_page()
+    page.goto(site_server.url + "agents/agent-model/")
+    gap = page.evaluate("() => document.querySelector('.lllm-demo').getBoundingClientRect().top"
+                        " - document.querySelector('.lllm-gallery').getBoundingClientRect().top")
+    assert gap > 2 * 823, f"the gallery's top is only {gap:.0f} px above the demo: this test would show nothing"
+    page.evaluate("() => window.scrollTo(0, document.querySelector('.lllm-gallery').offsetTop)")
+    expect(page.locator(".lllm-gallery .lllm-gallery__try").first).to_be_visible(timeout=30_000)
+    assert page.evaluate("() => document.querySelector('.lllm-demo').dataset.state") == "idle"
+    context.close()
+
+
 def test_a_copy_button_copies_its_code_and_material_leaves_the_blocks_alone(browser, site_server):
     context = browser.new_context(service_workers="block", permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()

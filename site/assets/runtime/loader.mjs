@@ -33,7 +33,7 @@ const WIDGETS = [
   [".lllm-playground", "./playground.mjs"],                 // /playground/ and the generation page
   [".lllm-inside, .lllm-inside-gpt", "../inside/inside.mjs"],   // /tinyllm/inside/
   [".lllm-train", "../train/train.mjs"],                    // /tinyllm/train/
-  [".lllm-demo", "../agents/demos.mjs"],                    // the agent pages' live demos
+  [".lllm-demo, .lllm-gallery", "../agents/demos.mjs"],      // the agent pages' live demos, a gallery's Try it
   [".lllm-oversight", "../agents/oversight.mjs"],           // human in the loop
   [".lllm-timetravel", "../agents/timetravel.mjs"],         // time travel over runs
 ];
