@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))             # the shared helpers: `from support.runtime import ...`
 
 # One definition of the browser and the ports, shared with bench/page_bench.py.
-from support.runtime import CHROMIUM, CHROMIUM_ARGS, eager, free_port  # noqa: E402
+from support.runtime import CHROMIUM, CHROMIUM_ARGS, free_port, launch  # noqa: E402
 
 
 def wait_for_http(url: str, timeout: float, proc: subprocess.Popen | None = None) -> None:
@@ -170,16 +170,15 @@ def playwright_instance():
 @pytest.fixture(scope="session")
 def browser(playwright_instance):
     """Chromium whose pages draw every widget at once (support.runtime.EAGER)."""
-    # launch() gives Chromium a fresh temporary user-data-dir of its own
-    browser = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-    yield eager(browser)
+    browser = launch(playwright_instance)     # a fresh temporary user-data-dir of its own
+    yield browser
     browser.close()
 
 
 @pytest.fixture(scope="module")
 def lazy_browser(playwright_instance):
     """Chromium as a reader has it: each widget drawn when it comes near the viewport."""
-    browser = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    browser = launch(playwright_instance, lazy=True)
     yield browser
     browser.close()
 

@@ -5,21 +5,14 @@
 //
 //   node tests/support/firefox_leave_early.mjs PAGE_URL LEAVES
 
-import puppeteer from "puppeteer";
+import { launchFirefox, openTab } from "./firefox.mjs";
 
 const [url, leaves] = process.argv.slice(2);
-const browser = await puppeteer.launch({
-  browser: "firefox",
-  executablePath: process.env.FIREFOX ?? "/usr/bin/firefox-esr",
-  headless: true,
-  extraPrefsFirefox: { "browser.shell.checkDefaultBrowser": false, "datareporting.policy.dataSubmissionEnabled": false },
-});
+const browser = await launchFirefox();
 const console_ = [];
 const prefetched = [];
 try {
-  const page = await browser.newPage();
-  page.on("console", (msg) => msg.type() === "error" && console_.push(msg.text()));
-  page.on("pageerror", (error) => console_.push(`uncaught: ${error.message}`));
+  const page = await openTab(browser, console_, { eager: false });
   page.on("request", (request) => request.headers()["sec-purpose"] === "prefetch" && prefetched.push(request.url()));
   await page.goto(url, { waitUntil: "load" });
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, { timeout: 60_000 });

@@ -7,23 +7,15 @@
 //   node tests/support/firefox_pages.mjs BASE_URL PLAN_JSON
 //   PLAN: {entries: {key: text}, visits: [{path, waitFor, click, then, show}], read: [storage key, ...]}
 
-import puppeteer from "puppeteer";
+import { launchFirefox, openTab } from "./firefox.mjs";
 
 const [base, planJson] = process.argv.slice(2);
 const plan = JSON.parse(planJson);
-const browser = await puppeteer.launch({
-  browser: "firefox",
-  executablePath: process.env.FIREFOX ?? "/usr/bin/firefox-esr",
-  headless: true,
-  extraPrefsFirefox: { "browser.shell.checkDefaultBrowser": false, "datareporting.policy.dataSubmissionEnabled": false },
-});
+const browser = await launchFirefox();
 const console_ = [];
 const visits = [];
 try {
-  const page = await browser.newPage();
-  await page.evaluateOnNewDocument("window.lllmEager = true;");   // every widget drawn at once (tests/support/runtime.py, EAGER)
-  page.on("console", (msg) => msg.type() === "error" && console_.push(msg.text()));
-  page.on("pageerror", (error) => console_.push(`uncaught: ${error.message}`));
+  const page = await openTab(browser, console_);
   for (const visit of plan.visits) {
     await page.goto(base + "robots.txt");
     await page.evaluate((entries) => {

@@ -7,22 +7,14 @@
 // --script FILE runs another page function instead (the benchmark's), with the same argument.
 
 import { readFileSync } from "node:fs";
-import puppeteer from "puppeteer";
+import { launchFirefox, openTab } from "./firefox.mjs";
 
 const [url, argJson = "{}", flag, file] = process.argv.slice(2);
 const scenario = readFileSync(flag === "--script" ? file : new URL("./engine_scenario.js", import.meta.url), "utf8");
-const browser = await puppeteer.launch({
-  browser: "firefox",
-  executablePath: process.env.FIREFOX ?? "/usr/bin/firefox-esr",
-  headless: true,
-  extraPrefsFirefox: { "browser.shell.checkDefaultBrowser": false, "datareporting.policy.dataSubmissionEnabled": false },
-});
+const browser = await launchFirefox();
 const console_ = [];
 try {
-  const page = await browser.newPage();
-  await page.evaluateOnNewDocument("window.lllmEager = true;");   // every widget drawn at once (tests/support/runtime.py, EAGER)
-  page.on("console", (msg) => msg.type() === "error" && console_.push(msg.text()));
-  page.on("pageerror", (error) => console_.push(`uncaught: ${error.message}`));
+  const page = await openTab(browser, console_);
   await page.goto(url, { waitUntil: "load" });
   // (0, eval) here is Node evaluating our own test file into a function; the page gets a function.
   const report = await page.evaluate((0, eval)(scenario), JSON.parse(argJson));

@@ -6,22 +6,13 @@
 //   node tests/support/firefox_two_visits.mjs URL ARG_JSON FIRST_SCRIPT SECOND_SCRIPT
 
 import { readFileSync } from "node:fs";
-import puppeteer from "puppeteer";
+import { launchFirefox, openTab } from "./firefox.mjs";
 
 const [url, argJson, first, second] = process.argv.slice(2);
-const browser = await puppeteer.launch({
-  browser: "firefox",
-  executablePath: process.env.FIREFOX ?? "/usr/bin/firefox-esr",
-  headless: true,
-  protocolTimeout: 1_800_000,          // a page function may wait for two model runs on a busy machine
-  extraPrefsFirefox: { "browser.shell.checkDefaultBrowser": false, "datareporting.policy.dataSubmissionEnabled": false },
-});
+const browser = await launchFirefox({ protocolTimeout: 1_800_000 });   // a page function may wait for two model runs on a busy machine
 const console_ = [];
 try {
-  const page = await browser.newPage();
-  await page.evaluateOnNewDocument("window.lllmEager = true;");   // every widget drawn at once (tests/support/runtime.py, EAGER)
-  page.on("console", (msg) => msg.type() === "error" && console_.push(msg.text()));
-  page.on("pageerror", (error) => console_.push(`uncaught: ${error.message}`));
+  const page = await openTab(browser, console_);
   await page.goto(url, { waitUntil: "load" });
   // (0, eval) here is Node evaluating our own test files into functions; the page gets functions.
   const report = await page.evaluate((0, eval)(readFileSync(first, "utf8")), JSON.parse(argJson));

@@ -58,7 +58,7 @@ def serve(directory: Path, port: int):
 
 # Set before a page's own scripts run: loader.mjs then draws every widget at once instead of when it
 # comes near the viewport (what a reader gets), so a test or bench of a widget need not scroll to it.
-# tests/browser/test_loader_browser.py and test_lazy_widgets_browser.py use a browser without it.
+# tests/browser/test_loader_browser.py checks the lazy way with a browser without it (conftest's lazy_browser).
 EAGER = "window.lllmEager = true;"
 
 
