@@ -24,7 +24,7 @@ import pytest
 
 from lllm.runtimes.native import ProxyManager
 from lllm.runtimes.native.proxies.builtin.weather import WeatherProxy
-from lllm.runtimes.native.sandbox import SandboxUnavailable
+from lllm.runtimes.native.sandbox import SandboxUnavailable, landlock
 from lllm.runtimes.native.sandbox.worker import BUDGET
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -32,6 +32,7 @@ CONFINED = f"lllm-hostile-{uuid.uuid4().hex[:8]}"       # every path a confined 
 UNCONFINED = f"lllm-escaped-{uuid.uuid4().hex[:8]}"     # the companion runs' paths, removed after each
 ROOT_BEFORE = sorted(os.listdir(ROOT))
 LIMITS = {"cpu_seconds": 1, "wall_seconds": 20, "memory_mb": 128}
+FENCES = "bubblewrap+seccomp" + ("+landlock" if landlock.abi() else "")    # what confines run_python here
 AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC stops this unconfined unless root")
 
 
@@ -82,7 +83,7 @@ def test_every_escape_reaches_sys_and_inside_bubblewrap_finds_no_etc_passwd(esca
         assert python.run_python(ESCAPES[escape] + "print(type(sys).__name__, sys.__name__)") == "module sys"
         answer = python.run_python(ESCAPES[escape] + TOOLS + READ_PASSWD)
         assert answer == "Error: FileNotFoundError: [Errno 2] No such file or directory: '/etc/passwd'"
-        assert answer.metadata == {"boundary": "bubblewrap"}
+        assert answer.metadata == {"boundary": FENCES}
     finally:
         python.close()
 
@@ -142,7 +143,8 @@ CONFINED_RESULTS = {     # attack -> how it must end inside bubblewrap
     "write into the project folder": "Error: FileNotFoundError: [Errno 2] No such file or directory",
     "write into the host's /tmp": "written",           # harmless: /tmp is the sandbox's own scratch tmpfs
     "fill the disk": "Error: OSError: [Errno 28] No space left on device",       # the scratch is capped
-    "connect to a loopback listener": "Error: ConnectionRefusedError",         # its own loopback: nobody there
+    # Landlock (version 4 and later) refuses TCP first; without it, its own loopback: nobody there
+    "connect to a loopback listener": "Error: PermissionError" if landlock.abi() >= 4 else "Error: ConnectionRefusedError",
     "signal the parent": "Error: PermissionError: [Errno 1] Operation not permitted",
     "signal the test process by its pid": "Error: ProcessLookupError: [Errno 3] No such process",
     "subprocess through builtins": "Error: BlockingIOError: [Errno 11] Resource temporarily unavailable",
@@ -316,7 +318,7 @@ def test_a_boundary_that_does_not_exist_is_a_clear_error(options, message):
         ProxyManager([WeatherProxy], **options)
 
 
-@pytest.mark.parametrize("options, boundary", [({}, "bubblewrap"), ({"boundary": "unconfined"}, "unconfined"),
+@pytest.mark.parametrize("options, boundary", [({}, FENCES), ({"boundary": "unconfined"}, "unconfined"),
                                                ({"sandbox": "in-process"}, "none")])
 def test_every_answer_names_its_boundary(options, boundary):
     python = ProxyManager([WeatherProxy], **options)

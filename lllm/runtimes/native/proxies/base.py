@@ -13,7 +13,8 @@ Contract: subclass `BaseProxy`, describe it with `@ProxyRegistrator(path, name, 
 local data). `ProxyManager(proxies).tools()` returns the two Functions.
 
 run_python runs in a sandbox (`sandbox/`): in CPython a child process inside bubblewrap (its own
-namespaces, no network, no files but the interpreter's and a scratch tmpfs, uid 65534) that the
+namespaces, no network, no files but the interpreter's and a scratch tmpfs, uid 65534, a syscall
+filter as strict as Docker's default, and Landlock where the kernel has it) that the
 kernel also limits (memory, CPU seconds per call, no new processes), with a wall clock; in Pyodide
 this interpreter under the same budget, inside the page's worker. Everywhere: at most
 `max_code_chars` characters of code, `max_steps` traced line events, `max_output_chars` characters
@@ -32,7 +33,7 @@ Usage:
     '4.5'
     >>> answer = manager.run_python("print(t + 1)")
     >>> answer, answer.metadata["boundary"]
-    ('5.5', 'bubblewrap')
+    ('5.5', 'bubblewrap+seccomp...')
 """
 
 from __future__ import annotations

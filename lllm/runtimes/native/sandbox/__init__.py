@@ -1,9 +1,10 @@
 """Layer 3 · run_python's sandbox: where the code an agent writes runs, and what confines it.
 
-Read `../proxies.py` first (the tool that uses it), then `worker.py` (the budget and the
+Read `../proxies/base.py` first (the tool that uses it), then `worker.py` (the budget and the
 import allow-list, the same everywhere: conveniences that give clear early errors, not a
 boundary), `process.py` (CPython: a child process with kernel limits and a wall clock),
-`boundary.py` (bubblewrap around that child: what actually confines it) and `in_process.py`
+`boundary.py` (bubblewrap around that child: what actually confines it), `seccomp.py` (the
+system calls it may not make), `landlock.py` (the files it may use, a fence of its own) and `in_process.py`
 (no processes, the budget only: what the page uses when told to; by default the page runs the
 code in an opaque-origin frame, lllm/web/sandbox.py).
 

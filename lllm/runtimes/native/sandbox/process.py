@@ -9,7 +9,9 @@ variables persist between calls), answers the child's CALL_API requests by calli
 in the parent (the proxies never run inside the sandbox), and returns the child's text as an
 `Answer` whose `metadata["boundary"]` names what confined it. The child runs inside bubblewrap
 (`boundary="bubblewrap"`, the default: its own namespaces, a read-only view of the interpreter
-only, a scratch tmpfs, no network, uid 65534); where bubblewrap is missing or cannot create
+only, a scratch tmpfs, no network, uid 65534, the syscall filter of `seccomp.py`, and the
+Landlock fence the worker puts up where the kernel has it: the answers' boundary then reads
+"bubblewrap+seccomp+landlock", else "bubblewrap+seccomp"); where bubblewrap is missing or cannot create
 namespaces, the first `run` raises `SandboxUnavailable` saying what to install, unless the caller
 chose `boundary="unconfined"` (the same child with its kernel limits only, and the host's files,
 network and processes in reach). Either way the child confines itself (memory, CPU per call, no new
@@ -29,7 +31,7 @@ Usage:
     >>> python.run("print(print.__self__.open('/etc/passwd').read())").startswith("Error: FileNotFoundError")
     True
     >>> python.run("while True:\\n    pass").metadata
-    {'boundary': 'bubblewrap'}
+    {'boundary': 'bubblewrap+seccomp...'}
     >>> python.close()
 """
 
@@ -42,7 +44,8 @@ import signal
 import sys
 import time
 
-from lllm.runtimes.native.sandbox.boundary import NOBODY, Answer, bubblewrap_command, locate
+from lllm.runtimes.native.sandbox.boundary import (NOBODY, Answer, bubblewrap_command, filter_fd, locate,
+                                                   readable_paths)
 
 __all__ = ["ProcessInterpreter", "RESTARTED"]
 
@@ -59,6 +62,7 @@ class ProcessInterpreter:
             raise ValueError(f"boundary must be one of {', '.join(BOUNDARIES)}, got {boundary!r}")
         self.call_api, self.budget, self.boundary, self.bwrap = call_api, dict(budget), boundary, bwrap
         self.buffer = b""
+        self.fences = self.boundary if boundary == "unconfined" else "bubblewrap+seccomp"   # until the child says
 
     # ---- the child's life ------------------------------------------------------------------------------------
 
@@ -73,18 +77,24 @@ class ProcessInterpreter:
         else:
             bwrap = locate(self.bwrap)
             info_in, info_out = os.pipe()        # bwrap writes the pid of the namespace's first process here
+            seccomp = filter_fd()                # bwrap reads the syscall filter from here
             try:
-                self.child = subprocess.Popen(bubblewrap_command(bwrap, self.budget, info_fd=info_out),
-                                              pass_fds=(info_out,), **options)
+                command = bubblewrap_command(bwrap, self.budget, info_fd=info_out, seccomp_fd=seccomp)
+                self.child = subprocess.Popen(command, pass_fds=(info_out, seccomp), **options)
             except BaseException:
                 os.close(info_in)
                 raise
             finally:
                 os.close(info_out)
+                os.close(seccomp)
             self.namespace_pid = read_child_pid(info_in)
         self.buffer = b""
-        uid = NOBODY if self.boundary == "bubblewrap" and os.geteuid() == 0 else None
-        self.send({"budget": self.budget, "uid": uid})
+        confined = self.boundary == "bubblewrap"
+        self.send({"budget": self.budget, "uid": NOBODY if confined and os.geteuid() == 0 else None,
+                   **({"landlock": {"read": readable_paths(), "write": ["/tmp"]}} if confined else {})})
+        # The worker answers once it has confined itself, naming the fences it put up (Landlock, if any).
+        fences = self.receive(time.monotonic() + 30).get("ready", [])
+        self.fences = "+".join(["bubblewrap", "seccomp", *fences] if confined else ["unconfined"])
 
     def close(self) -> None:
         """Kill the child and everything in its process group."""
@@ -108,7 +118,7 @@ class ProcessInterpreter:
     # ---- one call ---------------------------------------------------------------------------------------------
 
     def run(self, code: str) -> Answer:
-        return Answer(self.evaluate(code), self.boundary)
+        return Answer(self.evaluate(code), self.fences)
 
     # --8<-- [start:run]
     def evaluate(self, code: str) -> str:

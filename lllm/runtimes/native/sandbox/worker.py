@@ -1,6 +1,6 @@
 """Layer 3 · inside the sandbox: run code with CALL_API under a step budget and an import allow-list.
 
-Read `../proxies.py` first (what run_python is for), then `process.py` (the parent side). This
+Read `../proxies/base.py` first (what run_python is for), then `process.py` (the parent side). This
 file is imported by the in-process interpreter (Pyodide) and also runs, as a script, as the child
 process of the CPython sandbox, so it imports nothing from lllm and nothing outside the stdlib.
 
@@ -113,6 +113,19 @@ def confine(budget: dict, uid=None) -> None:
             delattr(os, name)
 
 
+def fence(read: list, write: list) -> int:
+    """Landlock from landlock.py beside this file (inside the sandbox): its version, 0 where the kernel has none."""
+    import importlib.util
+    import os
+    spec = importlib.util.spec_from_file_location("landlock", os.path.join(os.path.dirname(__file__), "landlock.py"))
+    landlock = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(landlock)
+    try:
+        return landlock.restrict(read, write)
+    except OSError:                      # the answers' boundary then names one fence fewer
+        return 0
+
+
 def cpu_used() -> float:
     import resource
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -133,6 +146,7 @@ def main() -> None:
     setup = json.loads(channel_in.readline())
     budget = setup["budget"]
     confine(budget, setup.get("uid"))
+    fences = ["landlock"] if "landlock" in setup and fence(**setup["landlock"]) else []
     exceptions = {name: value for name, value in vars(builtins).items()
                   if isinstance(value, type) and issubclass(value, Exception)}
 
@@ -149,6 +163,7 @@ def main() -> None:
         return reply["result"]
 
     namespace = {"CALL_API": call_api}
+    send({"ready": fences})
     for line in channel_in:
         request = json.loads(line)
         cpu_deadline(budget["cpu_seconds"])                  # SIGXCPU (the end) past this call's CPU budget
