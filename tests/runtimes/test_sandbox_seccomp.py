@@ -47,6 +47,8 @@ PROBES = {
     "quotactl": (0, 0, 0, 0), "quotactl_fd": (-1, 0, 0, 0), "lookup_dcookie": (0, 0, 0), "nfsservctl": (0, 0, 0),
     "_sysctl": (0,), "uselib": (0,), "iopl": (0,), "ioperm": (0, 0, 0), "settimeofday": (0, 0),
     "clock_settime": (1, 0), "adjtimex": ("buffer",), "clock_adjtime": (0, "buffer"),
+    "kcmp": ("pid", "pid", 0, 0, 0), "mbind": (0, 0, 0, 0, 0, 0), "set_mempolicy": (0, 0, 0),
+    "get_mempolicy": (0, 0, 0, 0, 0), "move_pages": (0, 0, 0, 0, 0, 0), "sysfs": (3,), "ustat": (0, 0),
     "setns": (-1, 0), "unshare": (0x10000000,),      # last: a new user namespace would change what follows
 }
 SPECIAL = {   # (call, arguments) -> errno inside
@@ -190,3 +192,8 @@ def test_an_unknown_architecture_gets_one_sentence(capsys):
         main(["sandbox-policy", "--arch", "sparc64"])
     assert capsys.readouterr().err.strip() == ("lllm sandbox-policy: error: run_python's syscall filter knows x86_64 "
                                                "and aarch64 calls, not sparc64's")
+
+
+def test_the_proxies_page_names_every_refused_call():
+    page = (pathlib.Path(__file__).resolve().parents[2] / "site/native/proxies.md").read_text()
+    assert [name for name in [*DENIED, "clone", "clone3", "personality"] if f"`{name}`" not in page] == []

@@ -56,13 +56,14 @@ MAX_LINE = 1_000_000                     # bytes: a request or reply from the ch
 
 
 class ProcessInterpreter:
+    FENCES = ("seccomp", "landlock")     # under bubblewrap; bench/sandbox_bench.py turns them off to measure them
     def __init__(self, call_api, budget: dict, boundary: str = "bubblewrap", bwrap: str | None = None):
         self.child, self.namespace_pid = None, None
         if boundary not in BOUNDARIES:
             raise ValueError(f"boundary must be one of {', '.join(BOUNDARIES)}, got {boundary!r}")
         self.call_api, self.budget, self.boundary, self.bwrap = call_api, dict(budget), boundary, bwrap
         self.buffer = b""
-        self.fences = self.boundary if boundary == "unconfined" else "bubblewrap+seccomp"   # until the child says
+        self.fences = self.boundary      # what confined the answers: set when the child starts
 
     # ---- the child's life ------------------------------------------------------------------------------------
 
@@ -77,24 +78,27 @@ class ProcessInterpreter:
         else:
             bwrap = locate(self.bwrap)
             info_in, info_out = os.pipe()        # bwrap writes the pid of the namespace's first process here
-            seccomp = filter_fd()                # bwrap reads the syscall filter from here
+            seccomp = filter_fd() if "seccomp" in self.FENCES else None   # bwrap reads the filter from here
             try:
                 command = bubblewrap_command(bwrap, self.budget, info_fd=info_out, seccomp_fd=seccomp)
-                self.child = subprocess.Popen(command, pass_fds=(info_out, seccomp), **options)
+                self.child = subprocess.Popen(command, pass_fds=(info_out, *[seccomp][:seccomp is not None]), **options)
             except BaseException:
                 os.close(info_in)
                 raise
             finally:
                 os.close(info_out)
-                os.close(seccomp)
+                if seccomp is not None:
+                    os.close(seccomp)
             self.namespace_pid = read_child_pid(info_in)
         self.buffer = b""
         confined = self.boundary == "bubblewrap"
+        landlock = confined and "landlock" in self.FENCES
         self.send({"budget": self.budget, "uid": NOBODY if confined and os.geteuid() == 0 else None,
-                   **({"landlock": {"read": readable_paths(), "write": ["/tmp"]}} if confined else {})})
+                   **({"landlock": {"read": readable_paths(), "write": ["/tmp"]}} if landlock else {})})
         # The worker answers once it has confined itself, naming the fences it put up (Landlock, if any).
         fences = self.receive(time.monotonic() + 30).get("ready", [])
-        self.fences = "+".join(["bubblewrap", "seccomp", *fences] if confined else ["unconfined"])
+        seccomp = ["seccomp"] if "seccomp" in self.FENCES else []
+        self.fences = "+".join(["bubblewrap", *seccomp, *fences] if confined else ["unconfined"])
 
     def close(self) -> None:
         """Kill the child and everything in its process group."""

@@ -53,7 +53,9 @@ DENIED = {
     "keyctl": "kernel keyrings", "add_key": "kernel keyrings", "request_key": "kernel keyrings",
     "bpf": "eBPF programs and maps", "perf_event_open": "performance counters",
     "ptrace": "reading and writing other processes", "process_vm_readv": "reading and writing other processes",
-    "process_vm_writev": "reading and writing other processes",
+    "process_vm_writev": "reading and writing other processes", "kcmp": "reading and writing other processes",
+    "mbind": "memory placement (NUMA)", "set_mempolicy": "memory placement (NUMA)",
+    "get_mempolicy": "memory placement (NUMA)", "move_pages": "memory placement (NUMA)",
     "userfaultfd": "page-fault handling in user space (a tool for racing the kernel)",
     "io_uring_setup": "io_uring (a second way into most system calls)", "io_uring_enter": "io_uring (a second way into most system calls)",
     "io_uring_register": "io_uring (a second way into most system calls)",
@@ -65,7 +67,7 @@ DENIED = {
     "acct": "system administration", "swapon": "system administration", "swapoff": "system administration",
     "syslog": "the kernel's log", "quotactl": "system administration", "quotactl_fd": "system administration",
     "lookup_dcookie": "system administration", "nfsservctl": "system administration", "_sysctl": "system administration",
-    "uselib": "obsolete loaders", "iopl": "hardware I/O ports", "ioperm": "hardware I/O ports",
+    "uselib": "obsolete calls", "sysfs": "obsolete calls", "ustat": "obsolete calls", "iopl": "hardware I/O ports", "ioperm": "hardware I/O ports",
     "settimeofday": "setting the clock", "clock_settime": "setting the clock", "adjtimex": "setting the clock",
     "clock_adjtime": "setting the clock",
 }
@@ -95,7 +97,8 @@ NUMBERS = {
         "open_by_handle_at": 304, "name_to_handle_at": 303, "acct": 163, "swapon": 167, "swapoff": 168,
         "syslog": 103, "quotactl": 179, "quotactl_fd": 443, "lookup_dcookie": 212, "nfsservctl": 180,
         "_sysctl": 156, "uselib": 134, "iopl": 172, "ioperm": 173, "settimeofday": 164, "clock_settime": 227,
-        "adjtimex": 159, "clock_adjtime": 305,
+        "adjtimex": 159, "clock_adjtime": 305, "kcmp": 312, "mbind": 237, "set_mempolicy": 238,
+        "get_mempolicy": 239, "move_pages": 279, "sysfs": 139, "ustat": 136,
     },
     "aarch64": {
         "clone": 220, "clone3": 435, "personality": 92, "unshare": 97, "setns": 268, "mount": 40, "umount2": 39,
@@ -107,6 +110,7 @@ NUMBERS = {
         "delete_module": 106, "open_by_handle_at": 265, "name_to_handle_at": 264, "acct": 89, "swapon": 224,
         "swapoff": 225, "syslog": 116, "quotactl": 60, "quotactl_fd": 443, "lookup_dcookie": 18,
         "nfsservctl": 42, "settimeofday": 170, "clock_settime": 112, "adjtimex": 171, "clock_adjtime": 266,
+        "kcmp": 272, "mbind": 235, "set_mempolicy": 237, "get_mempolicy": 236, "move_pages": 239,
     },
 }
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}     # linux/audit.h: what seccomp_data.arch holds
