@@ -52,8 +52,12 @@ Usage:
 
 from __future__ import annotations
 
+import json
+import reprlib
+
 __all__ = ["SCHEMA", "VERSION", "LATEST", "DEMOS", "BRAINS", "MAX_STEPS_LIMIT", "EDIT_FIELDS", "STEPPED", "DECISIONS",
-           "demo_of", "int_field", "text_field", "check_spec", "check_memory_spec", "check_stepped_spec"]
+           "MAX_TEXT", "MAX_SCRIPT", "MAX_FILE_BYTES", "demo_of", "int_field", "text_field", "shown", "key_name", "check_spec",
+           "check_memory_spec", "check_stepped_spec", "differing_branch"]
 
 SCHEMA, VERSION = "lllm-run", 1
 LATEST = 2                      # version 2 = version 1 + the `demo` field
@@ -70,6 +74,11 @@ BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
 MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run
 MAX_EDITS = 50                  # a link or file cannot ask for an endless tree
 EDIT_FIELDS = ("goal", "thought", "action", "observation")
+MAX_TEXT = 2_000                # characters in a goal or an edited field: bounded before any work
+MAX_SCRIPT = 20_000             # characters in a script or a system prompt (many lines)
+MAX_FILE_BYTES = 8 * 2 ** 20    # a run file: 50 edits of 10 steps, each with its prompt, fit in 2 MB
+_SHOWN = reprlib.Repr()        # Python 3.11's Repr takes no arguments: its limits are set below
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxlong = 2, 40, 40, 3, 3, 40
 DEFAULTS = {"brain": "rule", "seed": 0, "temperature": 0.8, "max_steps": 5, "script": ""}
 
 
@@ -77,32 +86,45 @@ def int_field(value, name: str, low: int, high: int) -> int:
     """`value` if it is an integer in [low, high], else one sentence naming the field."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         bounds = f">= {low}" if high >= 2 ** 31 else f"between {low} and {high}"
-        raise ValueError(f"field {name} must be an integer {bounds}, got {value!r}")
+        raise ValueError(f"field {name} must be an integer {bounds}, got {shown(value)}")
     return value
 
 
-def text_field(value, name: str, empty_ok: bool = False) -> str:
-    """`value` if it is text (non-empty unless `empty_ok`), else one sentence naming the field."""
+def shown(value) -> str:
+    """`value` as an error message quotes it: a few dozen characters at most, however large or deep it is."""
+    text = _SHOWN.repr(value)
+    return text if not isinstance(value, (str, list, dict)) or len(value) < 40 else f"{text} ({len(value):,} long)"
+
+
+def key_name(key: str) -> str:
+    """An unknown key as an error message names it: the first few dozen characters."""
+    return key if len(key) <= 40 else f"{key[:37]}..."
+
+
+def text_field(value, name: str, empty_ok: bool = False, limit: int = MAX_TEXT) -> str:
+    """`value` if it is text (non-empty unless `empty_ok`) of at most `limit` characters, else one sentence naming the field."""
     if not isinstance(value, str) or (not empty_ok and not value.strip()):
-        raise ValueError(f"field {name} must be {'text' if empty_ok else 'non-empty text'}, got {value!r}")
+        raise ValueError(f"field {name} must be {'text' if empty_ok else 'non-empty text'}, got {shown(value)}")
+    if len(value) > limit:
+        raise ValueError(f"field {name} is {len(value):,} characters long; a run allows at most {limit:,}")
     return value
 
 
 def _inputs(data) -> dict:
     if not isinstance(data, dict):
-        raise ValueError(f"field inputs must be an object with the goal, brain, seed..., got {data!r}")
+        raise ValueError(f"field inputs must be an object with the goal, brain, seed..., got {shown(data)}")
     unknown = sorted(set(data) - {"goal", *DEFAULTS})
     if unknown:
-        raise ValueError(f"field inputs.{unknown[0]} is not part of a run's inputs (version {VERSION})")
+        raise ValueError(f"field inputs.{key_name(unknown[0])} is not part of a run's inputs (version {VERSION})")
     inputs = {"goal": text_field(data.get("goal"), "inputs.goal")} | {k: data.get(k, v) for k, v in DEFAULTS.items()}
     if inputs["brain"] not in BRAINS:
-        raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {inputs['brain']!r}")
+        raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {shown(inputs['brain'])}")
     int_field(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
     t = inputs["temperature"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 5:
-        raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {t!r}")
+        raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {shown(t)}")
     int_field(inputs["max_steps"], "inputs.max_steps", 1, MAX_STEPS_LIMIT)
-    text_field(inputs["script"], "inputs.script", empty_ok=True)
+    text_field(inputs["script"], "inputs.script", empty_ok=True, limit=MAX_SCRIPT)
     return inputs
 
 
@@ -112,7 +134,7 @@ def _edit(data, i: int) -> dict:
         raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 1, \"observation\": \"...\"}}")
     unknown = sorted(set(data) - {"parent", "step", *EDIT_FIELDS})
     if unknown:
-        raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change ({', '.join(EDIT_FIELDS)})")
+        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change ({', '.join(EDIT_FIELDS)})")
     int_field(data.get("parent"), f"{name}.parent", 1, i + 1)    # branch i + 2 may start from branches 1 .. i + 1
     int_field(data.get("step"), f"{name}.step", 1, MAX_STEPS_LIMIT)
     changed = [k for k in EDIT_FIELDS if k in data]
@@ -132,16 +154,16 @@ def demo_of(data) -> str:
     if not isinstance(data, dict):
         raise ValueError(f"a run must be a JSON object with schema, version, inputs and edits, got {type(data).__name__}")
     if data.get("schema", SCHEMA) != SCHEMA:
-        raise ValueError(f"field schema must be {SCHEMA!r}, got {data.get('schema')!r}")
+        raise ValueError(f"field schema must be {SCHEMA!r}, got {shown(data.get('schema'))}")
     version = data.get("version", VERSION)
     if version not in (VERSION, LATEST) or isinstance(version, bool):
-        raise ValueError(f"field version must be {VERSION} or {LATEST} (the versions this code reads), got {version!r}")
+        raise ValueError(f"field version must be {VERSION} or {LATEST} (the versions this code reads), got {shown(version)}")
     if version == VERSION:
         if "demo" in data:
             raise ValueError(f"field demo is part of version {LATEST}; a version {VERSION} file is a ReAct run")
         return "react"
     if data.get("demo") not in DEMOS:
-        raise ValueError(f"field demo must be one of {', '.join(DEMOS)} in a version {LATEST} file, got {data.get('demo')!r}")
+        raise ValueError(f"field demo must be one of {', '.join(DEMOS)} in a version {LATEST} file, got {shown(data.get('demo'))}")
     return data["demo"]
 
 
@@ -157,11 +179,11 @@ def _edits_and_branches(data) -> list:
 def check_memory_spec(data) -> tuple[dict, list[dict]]:
     """A memory session's inputs (goals, brain, ...) and edits, or ValueError naming the field."""
     if demo_of(data) != "memory":
-        raise ValueError(f"field demo must be 'memory' for a memory session, got {data.get('demo')!r}")
+        raise ValueError(f"field demo must be 'memory' for a memory session, got {shown(data.get('demo'))}")
     raw = data.get("inputs")
     goals = raw.get("goals") if isinstance(raw, dict) else None
     if not isinstance(goals, list) or not 1 <= len(goals) <= MAX_GOALS:
-        raise ValueError(f"field inputs.goals must be a list of 1 to {MAX_GOALS} goals, got {goals!r}")
+        raise ValueError(f"field inputs.goals must be a list of 1 to {MAX_GOALS} goals, got {shown(goals)}")
     if "goal" in raw:
         raise ValueError("field inputs.goal is not part of a memory session's inputs: it has inputs.goals")
     for i, goal in enumerate(goals):
@@ -179,7 +201,7 @@ def check_memory_spec(data) -> tuple[dict, list[dict]]:
 def check_spec(data) -> tuple[dict, list[dict]]:
     """The inputs (defaults filled in) and the edits of a run spec, or ValueError naming the field."""
     if demo_of(data) != "react":
-        raise ValueError(f"field demo must be 'react' for a ReAct run, got {data.get('demo')!r}")
+        raise ValueError(f"field demo must be 'react' for a ReAct run, got {shown(data.get('demo'))}")
     edits = _edits_and_branches(data)
     return _inputs(data.get("inputs")), [_edit(e, i) for i, e in enumerate(edits)]
 
@@ -192,7 +214,7 @@ def _stepped_edit(data, i: int, fields: tuple) -> dict:
         raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 2, \"{fields[0]}\": \"...\"}}")
     unknown = sorted(set(data) - {"parent", "step", *fields})
     if unknown:
-        raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change here ({', '.join(fields)})")
+        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change here ({', '.join(fields)})")
     int_field(data.get("parent"), f"{name}.parent", 1, i + 1)
     int_field(data.get("step"), f"{name}.step", 1, MAX_STEP_NUMBER)
     changed = [k for k in fields if k in data]
@@ -206,20 +228,20 @@ def _stepped_edit(data, i: int, fields: tuple) -> dict:
 
 def _decisions(value) -> list:
     if not isinstance(value, list) or len(value) > MAX_STEPS_LIMIT:
-        raise ValueError(f"field inputs.decisions must be a list of at most {MAX_STEPS_LIMIT} decisions, got {value!r}")
+        raise ValueError(f"field inputs.decisions must be a list of at most {MAX_STEPS_LIMIT} decisions, got {shown(value)}")
     for i, decision in enumerate(value):
         if not isinstance(decision, str) or decision.split(" ", 1)[0] not in DECISIONS or "\n" in decision:
             raise ValueError(f"field inputs.decisions[{i}] must be one line starting with one of {', '.join(DECISIONS)}, "
-                             f"got {decision!r}")
+                             f"got {shown(decision)}")
     return value
 
 
 def _debate_inputs(data) -> dict:
     if not isinstance(data, dict):
-        raise ValueError(f"field inputs must be an object with the question, rounds, seed and brain, got {data!r}")
+        raise ValueError(f"field inputs must be an object with the question, rounds, seed and brain, got {shown(data)}")
     unknown = sorted(set(data) - {"question", "rounds", "seed", "brain"})
     if unknown:
-        raise ValueError(f"field inputs.{unknown[0]} is not part of a debate's inputs (question, rounds, seed, brain)")
+        raise ValueError(f"field inputs.{key_name(unknown[0])} is not part of a debate's inputs (question, rounds, seed, brain)")
     inputs = {"question": text_field(data.get("question"), "inputs.question"), "rounds": data.get("rounds", 1),
               "seed": data.get("seed", 0), "brain": data.get("brain", "rule")}
     if "\n" in inputs["question"]:
@@ -227,7 +249,7 @@ def _debate_inputs(data) -> dict:
     int_field(inputs["rounds"], "inputs.rounds", 1, 5)
     int_field(inputs["seed"], "inputs.seed", 0, 2 ** 31 - 1)
     if inputs["brain"] not in DEBATE_BRAINS:
-        raise ValueError(f"field inputs.brain must be one of {', '.join(DEBATE_BRAINS)} for a debate, got {inputs['brain']!r}")
+        raise ValueError(f"field inputs.brain must be one of {', '.join(DEBATE_BRAINS)} for a debate, got {shown(inputs['brain'])}")
     return inputs
 
 
@@ -235,7 +257,7 @@ def check_stepped_spec(data, demo: str | None = None) -> tuple[dict, list[dict]]
     """A workflow, oversight or debate run's inputs (defaults filled in) and edits, or ValueError naming the field."""
     found = demo_of(data)
     if found not in STEPPED or found != (demo or found):
-        raise ValueError(f"field demo must be {demo or ' or '.join(STEPPED)} here, got {data.get('demo')!r}")
+        raise ValueError(f"field demo must be {demo or ' or '.join(STEPPED)} here, got {shown(data.get('demo'))}")
     demo, raw = found, data.get("inputs")
     if demo == "debate":
         inputs = _debate_inputs(raw)
@@ -247,3 +269,18 @@ def check_stepped_spec(data, demo: str | None = None) -> tuple[dict, list[dict]]
         if decisions is not None:
             inputs["decisions"] = _decisions(decisions)
     return inputs, [_stepped_edit(e, i, STEPPED[demo]) for i, e in enumerate(_edits_and_branches(data))]
+
+
+# ---- comparing a file's recorded branches with the replay ----------------------------------------------
+
+def differing_branch(recorded, computed: list) -> int | None:
+    """The first branch (its number) where a file's recorded branches differ from a replay's in any
+    field, or None when every one is the same. Every demo's record is plain JSON, so the comparison
+    is of the whole branch: a hand edit anywhere in it is found."""
+    if not isinstance(recorded, list):
+        return 1
+    computed = json.loads(json.dumps(computed))          # as a file holds it: tuples are lists
+    for n, (a, b) in enumerate(zip(recorded, computed), start=1):
+        if a != b:
+            return n
+    return None if len(recorded) == len(computed) else min(len(recorded), len(computed)) + 1

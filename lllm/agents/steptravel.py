@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 
 from lllm.agents.runfile import LATEST, SCHEMA
 
-__all__ = ["travel_steps", "first_difference", "differing_branch", "steps_trace"]
+__all__ = ["travel_steps", "first_difference", "steps_trace"]
 
 
 # ---- the tree: branch 1, then one branch per edit ------------------------------------------------
@@ -82,17 +82,6 @@ def first_difference(a: dict, b: dict) -> int | None:
     return None
 
 
-def differing_branch(recorded: Sequence[dict], computed: Sequence[dict]) -> int | None:
-    """The first branch (its id) where a file's recorded branches and a replay's differ, or None."""
-    for n, (a, b) in enumerate(zip(recorded, computed), start=1):
-        if not isinstance(a, dict) or not isinstance(a.get("steps"), list) or a.get("answer") != b["answer"]:
-            return n
-        try:
-            if first_difference(a, b) is not None:
-                return n
-        except (KeyError, TypeError):          # a hand-edited file: its steps are not steps
-            return n
-    return None if len(recorded) == len(computed) else min(len(recorded), len(computed)) + 1
 
 
 # ---- the trace both the page and `python -m lllm replay` print -------------------------------------

@@ -41,13 +41,13 @@ from typing import Callable, Sequence
 from lllm.agents.react import (FORCED_RE, Outcome, Step, Trajectory, act, build_prompt, grounding, parse_final,
                                react_step)
 from lllm.agents.grounding import Ungrounded, label
-from lllm.agents.runfile import SCHEMA, VERSION, check_spec
+from lllm.agents.runfile import SCHEMA, VERSION, check_spec, shown
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.specs import make_predictor, parse_script
 
 __all__ = ["step_seed", "step_brains", "go_on", "first_run", "edited_step", "branch", "travel", "first_difference",
-           "differing_branch", "trace_text", "trajectory_of"]
+           "trace_text", "trajectory_of"]
 
 
 # ---- a fresh predictor per step: the rule that makes a replay exact ------------------------------
@@ -121,7 +121,7 @@ def edited_step(step: Step, edit: dict, tools: Sequence[Tool], where: str = "edi
         elif call:
             step = act(replace(step, action=(call.group(1), call.group(2).strip()), final=None), tools)
         else:
-            raise ValueError(f"{where}.action must be written as tool[input] or 'Final Answer: ...', got {text!r}")
+            raise ValueError(f"{where}.action must be written as tool[input] or 'Final Answer: ...', got {shown(text)}")
     if "observation" in edit:
         if step.outcome in (Outcome.FINAL, Outcome.PREDICTOR_ERROR):
             raise ValueError(f"{where}.observation: step {edit['step']} has no observation to edit "
@@ -206,14 +206,6 @@ def first_difference(a: dict, b: dict) -> int | None:
         if any(a["steps"][i][k] != b["steps"][i][k] for k in STEP_KEYS) or (i == 0 and a["goal"] != b["goal"]):
             return i + 1
     return None
-
-
-def differing_branch(recorded: Sequence[dict], computed: Sequence[dict]) -> int | None:
-    """The first branch (its id) where a file's recorded branches and a replay's differ, or None."""
-    for n, (a, b) in enumerate(zip(recorded, computed), start=1):
-        if first_difference(a, b) is not None or a.get("answer") != b["answer"]:
-            return n
-    return None if len(recorded) == len(computed) else min(len(recorded), len(computed)) + 1
 
 
 def _edit_text(edit: dict) -> str:

@@ -17,7 +17,10 @@ from __future__ import annotations
 import json
 import sys
 
-from lllm.labs.timetravel.demos import any_trace_text, differing_branch, travel_any
+import os
+
+from lllm.agents.runfile import MAX_FILE_BYTES, differing_branch
+from lllm.labs.timetravel.demos import any_trace_text, travel_any
 from lllm.commands.args import UsageError
 
 
@@ -30,20 +33,30 @@ def add_cli(subparsers) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def read_run(path: str):
+    """The JSON of a run file, or UsageError naming what is wrong with it (its size checked before it is read)."""
     try:
-        with open(args.file, encoding="utf-8") as f:
-            data = json.load(f)
+        size = os.stat(path).st_size
+        if size > MAX_FILE_BYTES:
+            raise UsageError(f"{path} is {size:,} bytes; a run file is at most {MAX_FILE_BYTES:,}")
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
     except OSError as error:
-        raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise UsageError(f"{args.file} is not valid JSON: {getattr(error, 'msg', error)}") from None
+        raise UsageError(f"{path} is not valid JSON: {getattr(error, 'msg', error)}") from None
+    except RecursionError:
+        raise UsageError(f"{path} nests too deeply to be a run file") from None
+
+
+def run(args) -> int:
+    data = read_run(args.file)
     try:
         record = travel_any(data)
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None
     print(any_trace_text(record), end="")
-    differs = differing_branch(record, data["branches"]) if data.get("branches") else None
+    differs = differing_branch(data["branches"], record["branches"]) if "branches" in data else None
     if differs is not None:
         print(f"lllm replay: branch {differs} differs from what {args.file} recorded", file=sys.stderr)
         return 1

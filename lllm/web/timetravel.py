@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import json
 
-from lllm.labs.timetravel.demos import any_trace_text, differing_branch, travel_any
+from lllm.agents.runfile import differing_branch
+from lllm.labs.timetravel.demos import any_trace_text, travel_any
 
 __all__ = ["run_json"]
 
@@ -40,9 +41,11 @@ def run_json(params_json: str, models: dict | None = None) -> str:
             raise ValueError("the widget must send a JSON object")
         record = travel_any(params.get("spec"), models, params.get("known"))
         recorded = params.get("recorded")
-        differs = differing_branch(record, recorded) if recorded else None
+        differs = differing_branch(recorded, record["branches"]) if recorded is not None else None
     except json.JSONDecodeError as error:
         return json.dumps({"ok": False, "error": f"params are not valid JSON: {error.msg}"})
+    except RecursionError:
+        return json.dumps({"ok": False, "error": "the run nests too deeply to be a run file"})
     except ValueError as error:
         return json.dumps({"ok": False, "error": str(error)})
     return json.dumps({"ok": True, "record": record, "trace": any_trace_text(record), "differs": differs})

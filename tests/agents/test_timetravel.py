@@ -6,7 +6,8 @@ import pytest
 
 from lllm.agents.react import run_react, terminal_text
 from lllm.agents.runfile import check_spec
-from lllm.agents.timetravel import (differing_branch, first_difference, step_seed, trace_text, trajectory_of,
+from lllm.agents.runfile import differing_branch
+from lllm.agents.timetravel import (first_difference, step_seed, trace_text, trajectory_of,
                                     travel)
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.web.timetravel import run_json

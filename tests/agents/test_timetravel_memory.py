@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from lllm.agents.runfile import check_memory_spec, check_spec
-from lllm.agents.timetravel import differing_branch, first_difference, travel
+from lllm.agents.runfile import differing_branch
+from lllm.agents.timetravel import first_difference, travel
 from lllm.labs.memory_explainer import explain_memory
 from lllm.labs.memory_timetravel import memory_trace_text, travel_memory
 from lllm.labs.timetravel.demos import travel_any

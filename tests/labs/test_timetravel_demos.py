@@ -27,17 +27,17 @@ def test_a_native_run_goes_through_its_row_travel_trace_and_comparison():
     record = travel_any(AGENT)
     assert record == travel_native(AGENT) and any_trace_text(record) == native_trace_text(record)
     recorded = json.loads(json.dumps(record["branches"]))
-    assert differing_branch(record, recorded) is None
+    assert differing_branch(recorded, record["branches"]) is None
     recorded[1]["steps"][3]["content"] = "401"
-    assert differing_branch(record, recorded) == 2
+    assert differing_branch(recorded, record["branches"]) == 2
 
 
 def test_a_stepped_run_is_compared_by_its_own_row():
     record = travel_any(WORKFLOW)
     recorded = json.loads(json.dumps(record["branches"]))
-    assert differing_branch(record, recorded) is None
+    assert differing_branch(recorded, record["branches"]) is None
     recorded[0]["answer"] = "41"
-    assert differing_branch(record, recorded) == 1
+    assert differing_branch(recorded, record["branches"]) == 1
 
 
 def test_the_native_runtime_loads_only_for_a_native_run():

@@ -11,7 +11,8 @@ import pytest
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.runtimes.native import Agent, PredictorInvoker, Prompt
 from lllm.runtimes.native.tactic_timetravel import tactic_trace_text, travel_tactic
-from lllm.runtimes.native.timetravel import (agent_trace_text, native_differing_branch, native_first_difference,
+from lllm.agents.runfile import differing_branch as native_differing_branch
+from lllm.runtimes.native.timetravel import (agent_trace_text, native_first_difference,
                                              native_trace_text, travel_agent, travel_native)
 from lllm.runtimes.native.travel_spec import SYSTEM, check_native_spec, native_tools
 from lllm.web.timetravel import run_json

@@ -1,11 +1,11 @@
-"""Layer 4 · the time-travel demos, one table: `DEMOS[name] = (travel, trace, compare)`; `travel_any`, `any_trace_text` and `differing_branch` dispatch on it.
+"""Layer 4 · the time-travel demos, one table: `DEMOS[name] = (travel, trace)`; `travel_any` and `any_trace_text` dispatch on it.
 
 Read `lllm/agents/timetravel.py` (a ReAct run) and `lllm/agents/steptravel.py` (demos made of
 steps) first. A run file's `demo` field (`lllm/agents/runfile.py`; version 1 files are "react")
-picks the row: `travel(spec, models, known) -> record` recomputes every branch, `trace(record)` is
-the text the page shows and `python -m lllm replay` prints, and `compare(recorded, computed)` names
-the first branch where a file's recorded branches and the replay differ. Adding a demo is one row
-here, plus its name and spec checker in `runfile.py`.
+picks the row: `travel(spec, models, known) -> record` recomputes every branch, and `trace(record)`
+is the text the page shows and `python -m lllm replay` prints. Every record is plain JSON, so one
+comparison serves them all (`runfile.differing_branch`: a file's recorded branches against the
+replay, every field). Adding a demo is one row here, plus its name and spec checker in `runfile.py`.
 
 The native runtime's rows (`lllm/runtimes/native/timetravel.py`) import it only when they run:
 the native runtime needs Pydantic, and the pages of the other demos load without it.
@@ -17,21 +17,20 @@ Usage:
     >>> record = travel_any({"version": 2, "demo": "workflow", "inputs": {"goal": "What is 6 times 7?"}})
     >>> record["branches"][0]["answer"], any_trace_text(record).splitlines()[0]
     ('42', 'typed workflow: What is 6 times 7?')
-    >>> differing_branch(record, record["branches"]) is None
+    >>> differing_branch(record["branches"], record["branches"]) is None
     True
 """
 
 from __future__ import annotations
 
-from lllm.agents.runfile import demo_of
-from lllm.agents.steptravel import differing_branch as differing_steps
-from lllm.agents.timetravel import differing_branch as differing_react, trace_text, travel
+from lllm.agents.runfile import demo_of, differing_branch
+from lllm.agents.timetravel import trace_text, travel
 from lllm.labs.memory_timetravel import memory_trace_text, travel_memory
 from lllm.labs.timetravel.debate import debate_trace_text, travel_debate
 from lllm.labs.timetravel.oversight import oversight_trace_text, travel_oversight
 from lllm.labs.timetravel.workflow import travel_workflow, workflow_trace_text
 
-__all__ = ["DEMOS", "travel_any", "any_trace_text", "differing_branch"]
+__all__ = ["DEMOS", "travel_any", "any_trace_text", "differing_branch"]   # differing_branch: runfile's, for the callers
 
 
 # ---- the native runtime's rows: imported when they run (the native runtime needs Pydantic) ---------
@@ -48,21 +47,15 @@ def native_trace_text(record: dict) -> str:
     return trace_it(record)
 
 
-def native_differing_branch(recorded: list, computed: list) -> int | None:
-    """The first branch where a native run file's recorded branches and the replay differ, or None."""
-    from lllm.runtimes.native.timetravel import native_differing_branch as compare
-    return compare(recorded, computed)
-
-
 # --8<-- [start:demos]
-DEMOS = {                                   # a run file's "demo" -> (travel, trace, compare)
-    "react": (travel, trace_text, differing_react),
-    "memory": (lambda spec, models=None, known=None: travel_memory(spec, models), memory_trace_text, differing_react),
-    "workflow": (travel_workflow, workflow_trace_text, differing_steps),
-    "oversight": (travel_oversight, oversight_trace_text, differing_steps),
-    "debate": (travel_debate, debate_trace_text, differing_steps),
-    "native-agent": (travel_native, native_trace_text, native_differing_branch),
-    "native-tactic": (travel_native, native_trace_text, native_differing_branch),
+DEMOS = {                                   # a run file's "demo" -> (travel, trace)
+    "react": (travel, trace_text),
+    "memory": (lambda spec, models=None, known=None: travel_memory(spec, models), memory_trace_text),
+    "workflow": (travel_workflow, workflow_trace_text),
+    "oversight": (travel_oversight, oversight_trace_text),
+    "debate": (travel_debate, debate_trace_text),
+    "native-agent": (travel_native, native_trace_text),
+    "native-tactic": (travel_native, native_trace_text),
 }
 # --8<-- [end:demos]
 
@@ -76,7 +69,3 @@ def any_trace_text(record: dict) -> str:
     """The trace of any record, by its `demo` field (a version 1 ReAct run has none)."""
     return DEMOS[record.get("demo", "react")][1](record)
 
-
-def differing_branch(record: dict, recorded: list) -> int | None:
-    """The first branch where a file's recorded branches and the replay `record` differ, or None."""
-    return DEMOS[record.get("demo", "react")][2](recorded, record["branches"])

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from lllm.agents.react import FORCED_RE, build_prompt, parse_final
-from lllm.agents.runfile import check_stepped_spec
+from lllm.agents.runfile import check_stepped_spec, shown
 from lllm.agents.steptravel import steps_trace, travel_steps
 from lllm.agents.timetravel import step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
@@ -45,7 +45,7 @@ def _reply(edit: dict, where: str) -> str:
     """An edited proposal as the model would have written it; the session parses and scores it as usual."""
     text = " ".join(edit["proposal"].split())
     if not FORCED_RE.fullmatch(text) and (not text.startswith("Final Answer:") or parse_final(text) is None):
-        raise ValueError(f"field {where}.proposal must be written tool[input] or 'Final Answer: ...', got {text!r}")
+        raise ValueError(f"field {where}.proposal must be written tool[input] or 'Final Answer: ...', got {shown(text)}")
     thought = " ".join(edit["thought"].split())
     return (f"Thought: {thought}\n" if thought else "") + (text if text.startswith("Final Answer:") else f"Action: {text}")
 
@@ -55,7 +55,7 @@ def _decide(session: OversightSession, decision: str, name: str) -> None:
     try:
         session.decide(action, text)
     except ValueError as error:
-        raise ValueError(f"field {name} ({decision!r}) does not fit proposal {session.pending.describe()}: {error}") from None
+        raise ValueError(f"field {name} ({shown(decision)}) does not fit proposal {session.pending.describe()}: {error}") from None
 
 
 def _proposal_record(p: PendingStep, n: int, prompt: str) -> dict:

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from lllm.agents.react import Outcome, build_prompt, react_step
-from lllm.agents.runfile import check_stepped_spec
+from lllm.agents.runfile import check_stepped_spec, shown
 from lllm.agents.steptravel import steps_trace, travel_steps
 from lllm.agents.timetravel import edited_step, step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
@@ -57,7 +57,7 @@ def _edited(step, kind: StepKind, text: str, number: int, tools, where: str):
         return edited_step(step, _as_edit(kind, text) | {"step": number}, tools, where)
     except ValueError:          # the one way it fails: an action that is not tool[input] nor an answer
         raise ValueError(f"field {where}.text of step {number} ({kind.name}) must be written tool[input] "
-                         f"or 'Final Answer: ...', got {text!r}") from None
+                         f"or 'Final Answer: ...', got {shown(text)}") from None
 
 
 def _record(typed: TypedStep, turn: int, raw: str | None, prompt: str | None) -> dict:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from lllm.agents.runfile import LATEST, SCHEMA
+from lllm.agents.runfile import LATEST, SCHEMA, shown
 from lllm.agents.timetravel import step_brains
 from lllm.runtimes.native.tactic import Tactic
 from lllm.runtimes.native.travel_spec import MAX_NEW_TOKENS, SYSTEM, StepPredictor, check_native_spec, native_tools
@@ -117,7 +117,7 @@ def travel_tactic(spec: dict, models: dict | None = None) -> dict:
     """The record of a native Tactic run spec: branch 1 and one branch per edit."""
     demo, inputs, edits = check_native_spec(spec)
     if demo != "native-tactic":
-        raise ValueError(f"field demo must be 'native-tactic' for a Tactic run, got {demo!r}")
+        raise ValueError(f"field demo must be 'native-tactic' for a Tactic run, got {shown(demo)}")
     brain_for = step_brains(inputs["brain"], inputs["seed"], inputs["temperature"], inputs["script"], models)
     branches = [_branch(inputs["task"], brain_for, {}, {})]
     for i, edit in enumerate(edits):

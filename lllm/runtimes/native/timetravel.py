@@ -31,7 +31,7 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import LATEST, SCHEMA
+from lllm.agents.runfile import LATEST, SCHEMA, shown
 from lllm.agents.timetravel import step_brains
 from lllm.runtimes.native.agent import Agent, AgentCallError
 from lllm.runtimes.native.core.dialog import Message, Role
@@ -41,7 +41,7 @@ from lllm.runtimes.native.invokers.base import PredictorInvoker
 from lllm.runtimes.native.tactic_timetravel import reply_text, tactic_trace_text, travel_tactic
 from lllm.runtimes.native.travel_spec import MAX_NEW_TOKENS, StepPredictor, check_native_spec, native_tools
 
-__all__ = ["travel_agent", "agent_trace_text", "native_first_difference", "native_differing_branch", "travel_native",
+__all__ = ["travel_agent", "agent_trace_text", "native_first_difference", "travel_native",
            "native_trace_text"]
 
 STEP_KEYS = ("role", "name", "content", "calls")     # what makes two messages different
@@ -135,7 +135,7 @@ def travel_agent(spec: dict, models: dict | None = None) -> dict:
     """The record of a native Agent run spec: branch 1 and one fork per edit, all in one DialogTree."""
     demo, inputs, edits = check_native_spec(spec)
     if demo != "native-agent":
-        raise ValueError(f"field demo must be 'native-agent' for an Agent run, got {demo!r}")
+        raise ValueError(f"field demo must be 'native-agent' for an Agent run, got {shown(demo)}")
     brain_for = step_brains(inputs["brain"], inputs["seed"], inputs["temperature"], inputs["script"], models)
     branches = [_branch(1, inputs, brain_for, None, None, "")]
     for i, edit in enumerate(edits):
@@ -159,16 +159,6 @@ def native_first_difference(a: dict, b: dict) -> int | None:
         if i >= len(a["steps"]) or i >= len(b["steps"]) or any(a["steps"][i].get(k) != b["steps"][i].get(k) for k in keys):
             return i + 1
     return None
-
-
-def native_differing_branch(recorded, computed) -> int | None:
-    """The first branch (its id) where a file's recorded branches and a replay's differ, or None."""
-    for n, (a, b) in enumerate(zip(recorded, computed), start=1):
-        if not isinstance(a, dict) or not isinstance(a.get("steps"), list) or a.get("answer") != b["answer"]:
-            return n
-        if any(not isinstance(s, dict) for s in a["steps"]) or native_first_difference(a, b) is not None:
-            return n
-    return None if len(recorded) == len(computed) else min(len(recorded), len(computed)) + 1
 
 
 def _lines(text: str, indent: str) -> list[str]:

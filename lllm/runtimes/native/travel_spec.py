@@ -40,7 +40,7 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import BRAINS, LATEST, demo_of, int_field, text_field
+from lllm.agents.runfile import BRAINS, LATEST, MAX_SCRIPT, demo_of, int_field, key_name, shown, text_field
 from lllm.agents.tools import DEFAULT_TOOLS
 from lllm.predictors.specs import parse_script
 from lllm.runtimes.native.core.tools import Function
@@ -66,21 +66,22 @@ def _inputs(demo: str, data) -> dict:
     defaults = {"brain": "scripted", "seed": 0, "temperature": 0.8, "script": SCRIPTS[demo]}
     defaults |= {"system": SYSTEM, "max_steps": 3} if demo == "native-agent" else {}
     if not isinstance(data, dict):
-        raise ValueError(f"field inputs must be an object with the {goal}, brain, seed..., got {data!r}")
+        raise ValueError(f"field inputs must be an object with the {goal}, brain, seed..., got {shown(data)}")
     unknown = sorted(set(data) - {goal, *defaults})
     if unknown:
-        raise ValueError(f"field inputs.{unknown[0]} is not part of a {demo} run's inputs")
+        raise ValueError(f"field inputs.{key_name(unknown[0])} is not part of a {demo} run's inputs")
     inputs = {goal: text_field(data.get(goal), f"inputs.{goal}")} | {k: data.get(k, v) for k, v in defaults.items()}
     if inputs["brain"] not in BRAINS:
-        raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {inputs['brain']!r}")
+        raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {shown(inputs['brain'])}")
     int_field(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
     t = inputs["temperature"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 5:
-        raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {t!r}")
+        raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {shown(t)}")
     if "max_steps" in inputs:
         int_field(inputs["max_steps"], "inputs.max_steps", 1, MAX_TOOL_ROUNDS)
-        text_field(inputs["system"], "inputs.system")
-    if inputs["brain"] == "scripted" and not parse_script(text_field(inputs["script"], "inputs.script", empty_ok=True)):
+        text_field(inputs["system"], "inputs.system", limit=MAX_SCRIPT)
+    if inputs["brain"] == "scripted" and not parse_script(text_field(inputs["script"], "inputs.script", empty_ok=True,
+                                                                     limit=MAX_SCRIPT)):
         raise ValueError("field inputs.script must hold at least one reply when inputs.brain is scripted")
     return inputs
 
@@ -91,7 +92,7 @@ def _edit(demo: str, data, i: int) -> dict:
         raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 2, \"{fields[0]}\": \"...\"}}")
     unknown = sorted(set(data) - {"parent", "step", *fields})
     if unknown:
-        raise ValueError(f"field {name}.{unknown[0]} is not something an edit can change ({', '.join(fields)})")
+        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change ({', '.join(fields)})")
     int_field(data.get("parent"), f"{name}.parent", 1, i + 1)       # branch i + 2 may start from branches 1 .. i + 1
     int_field(data.get("step"), f"{name}.step", 1, 1000)
     changed = [k for k in fields if k in data]
@@ -101,7 +102,7 @@ def _edit(demo: str, data, i: int) -> dict:
     if "task" in data and (len(changed) > 1 or data["step"] != 1):
         raise ValueError(f"field {name}.task starts a whole new run: give it alone, with step 1")
     for k in changed:
-        text_field(data[k], f"{name}.{k}", empty_ok=k != "task")
+        text_field(data[k], f"{name}.{k}", empty_ok=k != "task", limit=MAX_SCRIPT)
     return {k: data[k] for k in ("parent", "step", *fields) if k in data}
 
 
@@ -109,7 +110,7 @@ def check_native_spec(data) -> tuple[str, dict, list[dict]]:
     """The demo, the inputs (defaults filled in) and the edits of a native run spec, or ValueError naming the field."""
     demo = demo_of(data)
     if demo not in NATIVE_DEMOS:
-        raise ValueError(f"field demo must be one of {', '.join(NATIVE_DEMOS)} for a native run, got {demo!r}")
+        raise ValueError(f"field demo must be one of {', '.join(NATIVE_DEMOS)} for a native run, got {shown(demo)}")
     edits = data.get("edits", [])
     if not isinstance(edits, list) or len(edits) > MAX_EDITS:
         raise ValueError(f"field edits must be a list of at most {MAX_EDITS} edits, got {type(edits).__name__}")
