@@ -92,6 +92,38 @@ def test_a_link_to_a_widget_draws_it_at_once(lazy_browser, site_server):
     context.close()
 
 
+RUN = {"schema": "lllm-run", "version": 1, "inputs": {"goal": "What is 6 times 7?", "brain": "rule"},
+       "edits": [{"parent": 1, "step": 1, "observation": "40"}]}
+
+
+def test_a_run_link_replays_its_widget_at_once_and_scrolls_to_it(lazy_browser, site_server):
+    """A reader opens a shared run link on a phone: the time-travel widget, screens below the opening, is
+    drawn and replays the run without the reader scrolling, and is brought into view; the address
+    the link named is read before Material's heading tracking can rewrite it."""
+    import base64
+    import json
+    from lllm.agents.timetravel import travel
+    fragment = base64.urlsafe_b64encode(json.dumps(RUN).encode()).decode().rstrip("=")
+    context = lazy_browser.new_context(service_workers="block", viewport={"width": 412, "height": 823}, is_mobile=True)
+    watched = watch(context, {origin(site_server.url)})
+    page = watched.page
+    page.goto(site_server.url + "agents/react/#run=" + fragment)
+    page.wait_for_function("() => ['done', 'error'].includes(document.querySelector('.lllm-timetravel')?.dataset.state)",
+                           timeout=900_000)
+    shown = page.evaluate("""() => { const root = document.querySelector('.lllm-timetravel');
+        const box = root.getBoundingClientRect();
+        return {state: root.dataset.state, error: root.querySelector('.lllm-tt__error').textContent,
+                branches: root.querySelectorAll('[role=treeitem]').length, record: root.lllmRecord,
+                inView: box.top < innerHeight && box.bottom > 0, scrolled: scrollY > innerHeight,
+                kept: window.lllmRunLink ?? null, quiz: document.querySelector('.lllm-quiz').dataset.quizReady ?? null}; }""")
+    assert (shown["state"], shown["error"], shown["branches"]) == ("done", "", 2), shown
+    assert shown["record"] == json.loads(json.dumps(travel(RUN)))
+    assert shown["inView"] and shown["scrolled"], "the widget was not brought into view"
+    assert shown["kept"] is None and shown["quiz"] is None      # the link was read once; other widgets stay lazy
+    watched.assert_clean("run link")
+    context.close()
+
+
 def test_a_gallery_screens_away_from_its_demo_gets_its_buttons(lazy_browser, site_server):
     """The agent model page's gallery (Try it: run this row's goal in the demo) is set up by the demo's
     module, and stands more than two screens above the demo: it must be a reason to import it too."""

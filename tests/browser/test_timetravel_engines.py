@@ -98,7 +98,7 @@ def test_chromium_keyboard_390px_axe_and_the_link_in_a_fresh_context(browser, si
         other.goto(report["link"])
         linked = other.evaluate(LINK.read_text(encoding="utf-8"))
         assert (linked["state"], linked["branches"], linked["trace"]) == ("done", 2, report["trace"]), linked
-        assert linked["record"] == report["record"]
+        assert linked["record"] == report["record"] and linked["inView"], "the linked widget was not scrolled into view"
         other.goto(site_server.url + PAGE + "#run=not-base64!")
         other.reload()
         assert settled(other) == "error"
@@ -137,5 +137,5 @@ def test_time_travel_and_its_link_in(engine, site_server, tmp_path):
     report, linked = out["report"], out["linked"]
     check(report, tmp_path)
     assert (linked["state"], linked["branches"], linked["trace"]) == ("done", 2, report["trace"]), linked
-    assert linked["record"] == report["record"]
+    assert linked["record"] == report["record"] and linked["inView"], "the linked widget was not scrolled into view"
     assert out["console"] == []

@@ -9,7 +9,8 @@ async () => {
     if (Date.now() > deadline) return { fatal: `timed out: the link (${root?.dataset.state})` };
     await sleep(200);
   }
-  return { state: root.dataset.state, trace: root.querySelector(".lllm-tt__trace").textContent,
+  const box = root.getBoundingClientRect();
+  return { state: root.dataset.state, trace: root.querySelector(".lllm-tt__trace").textContent, inView: box.top < innerHeight && box.bottom > 0,
     error: root.querySelector(".lllm-tt__error").textContent,
     branches: root.querySelectorAll("[role=treeitem]").length, record: root.lllmRecord ?? null };
 }

@@ -36,6 +36,7 @@ const NAMESPACE = "lllm-timetravel";
 const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["scripted", "scripted replies"]];
 const SCRIPT = "Thought: I should search the web\nAction: search[17 * 23]\n---\nThought: use the calculator\nAction: calc[17 * 23]\n---\nThought: the tool answered\nFinal Answer: 391";
 const REACT_FIELDS = ["thought", "action", "observation"];
+const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/agents/runfile.py: checked before the file is read
 
 // ---- the demos: the controls a run starts from, and the run-file version it writes ----------------
 // `preload`: Python run first (the debate's and the native runs' name the native runtime, so the worker
@@ -421,19 +422,26 @@ function setUp(root) {
   });
   importInput.addEventListener("change", async () => {
     const file = importInput.files[0];
-    if (file) await root.lllmImport(await file.text());
     importInput.value = "";
+    if (file && file.size > MAX_FILE_BYTES) error.textContent = `The file is ${file.size.toLocaleString("en")} bytes; a run file is at most ${MAX_FILE_BYTES.toLocaleString("en")}.`;
+    else if (file) await root.lllmImport(await file.text());
   });
   root.lllmImport = async (text) => {
     let data;
     try { data = JSON.parse(text); } catch (e) { error.textContent = `The file is not valid JSON: ${e.message}.`; return false; }
     return start(data, { recorded: Array.isArray(data?.branches) && data.branches.length ? data.branches : null });
   };
-  const fromLink = () => {
-    if (!root.isConnected || !location.hash.startsWith("#run=")) return;
-    try { start(fromFragment(location.hash)); } catch (e) { error.textContent = e.message; root.dataset.state = record ? "done" : "error"; }
+  const fromLink = (event) => {
+    // The link this page was opened with, kept before heading tracking could rewrite the address
+    // (hooks/overrides/main.html); a link pasted into this very tab is a hashchange.
+    const kept = window.lllmRunLink?.path === location.pathname ? window.lllmRunLink.hash : null;
+    const hash = event ? location.hash : kept ?? location.hash;
+    if (!root.isConnected || !hash.startsWith("#run=")) return;
+    window.lllmRunLink = null;
+    root.scrollIntoView({ block: "start" });
+    try { start(fromFragment(hash)); } catch (e) { error.textContent = e.message; root.dataset.state = record ? "done" : "error"; }
   };
-  window.addEventListener("hashchange", fromLink);     // a link pasted into this very tab
+  window.addEventListener("hashchange", fromLink);
   fromLink();
 }
 

@@ -11,6 +11,8 @@
 // so the page's first seconds are the reader's text, not the drawing of a quiz at its end (on the
 // ReAct page, about a third of Lighthouse's blocking time; the Performance page has the figures).
 // intent.mjs is the exception: it is small and must hear the first touch anywhere on the page.
+// A time-travel link (`#run=...`, kept by hooks/overrides/main.html before the address can change) draws
+// its page's time-travel widget at once, so the run is replayed without the reader scrolling to it.
 // `window.lllmEager = true`, set before the page runs, draws every widget at once: the test harness
 // sets it (tests/support/runtime.py), so a test of a widget need not scroll to it first;
 // tests/browser/test_loader_browser.py checks the lazy way, which is every reader's.
@@ -39,6 +41,7 @@ const WIDGETS = [
 ];
 
 const AT_ONCE = new Set(["./intent.mjs"]);   // imported with the page, not when its widget is near
+const LINKED = "../agents/timetravel.mjs";   // at once too when the page was opened with a run link
 const NEAR = "100% 0px";                      // within a screen above or below the viewport
 
 const url = (file) => new URL(file, import.meta.url).href;
@@ -71,8 +74,9 @@ export function loadPage(root = document, { all = window.lllmEager === true } = 
   watching = null;
   const now = [];
   const later = new Map();              // element -> the files it waits for (an element can be in two rows)
+  const linked = window.lllmRunLink?.path === location.pathname;
   for (const [selector, file] of rows(root)) {
-    if (all || AT_ONCE.has(file) || imported.has(url(file)) || !("IntersectionObserver" in window)) now.push(url(file));
+    if (all || AT_ONCE.has(file) || (linked && file === LINKED) || imported.has(url(file)) || !("IntersectionObserver" in window)) now.push(url(file));
     else root.querySelectorAll(selector).forEach((node) => later.set(node, (later.get(node) ?? new Set()).add(url(file))));
   }
   if (later.size) {
