@@ -7,7 +7,8 @@ snapshots; on the second the page is left idle for 5 s, then the page's own Pyth
 warm start, the yardstick measured in the same run), and the first run_python call is timed from
 the page (a cell calling `m.run_python("print(2 + 2)")`); then Stop, 5 s idle, and the first call
 again. Prints medians, their ratios to the page's warm start, and how the frame's Python had
-started (restored from its snapshot, and in how long), and writes them to bench/results/.
+started (restored from its snapshot or not; in how long from the frame being asked for, files and
+snapshot read from the cache included), and writes them to bench/results/page-sandbox.md.
 
     .venv/bin/python bench/page_sandbox_prestart_bench.py [--engines chromium,firefox,webkit] [--runs 3]
 """
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
     server = serve(site, port)
     url = f"http://127.0.0.1:{port}/{PAGE}"
     lines = ["| engine | page's warm start, ms | first call, ms | × warm start | after Stop, ms | × warm start "
-             "| bound, ms | frame restored in, ms | restored from the snapshot | each run: first / after Stop, ms |",
+             "| bound, ms | frame started in, ms | restored from the snapshot | each run: first / after Stop, ms |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     try:
         for engine in args.engines.split(","):
