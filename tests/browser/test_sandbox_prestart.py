@@ -5,7 +5,7 @@ on the first nothing is cached, so no frame starts until the page's own Python h
 cold without a run_python call; on the second a frame restored from its snapshot starts by itself,
 before the page's Python, holds none of what code did on the first visit, refuses the same attacks
 as a cold frame (tests/browser/test_sandbox_page.py has them all), and comes back by itself after
-Stop. The test asserts what happens, not how long it takes: bench/page_sandbox_prestart_bench.py
+Stop; a snapshot broken in the cache gives way to a cold start and a new snapshot. The test asserts what happens, not how long it takes: bench/page_sandbox_prestart_bench.py
 measures that.
 """
 
@@ -101,6 +101,11 @@ def test_after_stop_a_frame_comes_back_by_itself_and_runs(visits):
     assert second["framesAtStop"] == []
     assert second["afterStop"] == ["snapshot"]
     assert (second["again"], second["carriedAfterStop"]) == ("4.5", "absent")
+
+
+def test_a_snapshot_that_does_not_restore_gives_way_to_a_cold_start_and_a_new_snapshot(visits):
+    second = visits["linked"]
+    assert (second["broken"], second["afterBroken"], second["replaced"]) == (["cold"], "4.5", True)
 
 
 def test_the_console_stays_clean(visits):

@@ -4,7 +4,8 @@
 // and code run in it tries to leave something behind for later runs. Second visit (no argument):
 // a frame restored from the snapshot starts by itself while the page is idle, the mark left on the
 // first visit is not in it, the attacks of sandbox_scenario.js fail there as in a cold frame, and
-// after Stop a frame comes back by itself. Resolves to a report; the test asserts on it.
+// after Stop a frame comes back by itself; a snapshot broken in the cache is replaced by a cold
+// start, without an error. Resolves to a report; the test asserts on it.
 async (arg) => {
   const first = arg?.visit === 1;
   const report = { errors: [] };
@@ -63,6 +64,26 @@ m = ProxyManager([WeatherProxy], budget={"allowed_imports": RUN_PYTHON_BUDGET["a
     await manager();
     report.again = await py(OSLO);
     report.carriedAfterStop = await py(CARRIED);
+    // a snapshot that does not restore (its magic number gone): dropped for a cold start, no error
+    const magic = async () => {
+      const cache = await caches.open("pyodide-snapshots");
+      const key = (await cache.keys()).find((r) => r.url.includes("/sandbox-snapshot?"));
+      const hit = await cache.match(key);
+      return { cache, key, hit, first: new Uint32Array((await hit.clone().arrayBuffer()).slice(0, 4))[0] };
+    };
+    const { cache, key, hit } = await magic();
+    const broken = new Uint8Array(await hit.arrayBuffer());
+    broken.fill(0, 0, 16);
+    await cache.put(key, new Response(broken, { headers: hit.headers }));
+    lllm.stop();
+    await sleep(0);
+    await started();
+    report.broken = frames();
+    await lllm.ready();
+    await manager();
+    report.afterBroken = await py(OSLO);
+    await until("a new snapshot in place of the broken one", async () => (await magic()).first !== 0, 120);
+    report.replaced = (await magic()).first !== 0;
   } catch (e) {
     report.errors.push(String(e?.stack ?? e));
   }
