@@ -108,7 +108,7 @@ function startPython() {
   mark("page: Python worker spawned");
   const channel = new MessageChannel(), sandbox = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
-  // run_python's interpreter (sandbox.mjs): loaded, and its frame started, when first called
+  // run_python's interpreter (sandbox.mjs): its frame started when first called, unless prestarted
   // ... and "your model" (chat.mjs): the page calls the learner's server and streams the reply
   sandbox.port1.onmessage = ({ data }) => {
     if (data.type === "chat") return (chatModule ??= import("./chat.mjs")).then((m) => m.answerChat(sandbox.port1, data));
@@ -302,7 +302,7 @@ export const lllm = {
   },
 
   /** End whatever is running (even `while True: pass`, or a long generation) by restarting the
-   *  workers that were running, and removing run_python's frame; Python state is lost. */
+   *  workers that were running, and replacing run_python's frame (prestarted again); Python state is lost. */
   stop() {
     if (!modelWorker) return;   // nothing started (or still waiting for the service worker)
     const hadPython = Boolean(gates.python);

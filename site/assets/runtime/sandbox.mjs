@@ -29,8 +29,9 @@
 //
 // The one channel: worker.mjs asks here (one question at a time, its Python blocked) with
 // {session, run, budget, source} | {session, result | error} | {session, close}; the answer is the
-// worker's next {done: text} or {call_api: [path, params]}. Anything else the frame sends is dropped.
-// stopSandbox() (lllm.stop) removes the frame, which ends its worker; the next call starts another.
+// worker's next {done: text} or {call_api: [path, params]}. Anything else the frame sends is dropped,
+// but for its worker's first {started}. stopSandbox() (lllm.stop) removes the frame, which ends its
+// worker; lllm.mjs then prestarts another, and a call that comes first starts it itself.
 
 import { writeAnswer } from "./answer.mjs";
 import { frameMain, workerMain } from "./sandbox-inside.mjs";
