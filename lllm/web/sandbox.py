@@ -4,7 +4,8 @@ Read `lllm/runtimes/native/sandbox/worker.py` first (the budget and `run_code`),
 `site/assets/runtime/sandbox.mjs`. The page's own Python (this side) holds the proxies, the
 learner's progress is in the page's localStorage, and its caches hold the site for offline use.
 Code a model wrote must reach none of them, so it does not run here: `FrameInterpreter.run(code)`
-sends it to a second Pyodide, started (on the first call) in a Web Worker of an
+sends it to a second Pyodide, started ahead while the page is idle (or on the first call) and
+restored from a memory snapshot of a Python that has only started, in a Web Worker of an
 `<iframe sandbox="allow-scripts">`, whose origin is opaque ("null"): no localStorage, no Cache
 Storage, no IndexedDB, no service worker, and the site's files are cross-origin to it. That
 interpreter runs the same `run_code` under the same budget, and `CALL_API` is its one channel out:

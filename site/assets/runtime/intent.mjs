@@ -6,6 +6,9 @@
 // Python), so that starts when the playground comes within a screen of the viewport, or on touch
 // when the reader's browser asks to save data (Save-Data). Widgets themselves call lllm.run() etc.
 // when used, so this file only starts the download early; nothing depends on it having done so.
+// One start happens because a page was opened, and it downloads nothing: on a page whose code can
+// call run_python, that tool's isolated interpreter is started while the page is idle, once its files
+// are already in this browser (lllm.prepareSandbox; sandbox.mjs says when).
 
 import { lllm } from "./lllm.mjs";
 
@@ -15,6 +18,7 @@ const WIDGETS = [
   [".lllm-demo, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-q--code", "python", false],
 ];
 const NEAR = "600px 0px";                  // about a screen ahead of the reader
+const CALLS_RUN_PYTHON = /\brun_python\b|\bProxyManager\b/;   // in a runnable cell's code
 const TOUCH = ["pointerdown", "focusin", "keydown"];
 
 const saveData = () => navigator.connection?.saveData === true;
@@ -45,7 +49,10 @@ function watchView(node, what) {
 }
 
 function setUpPage() {
-  if (saveData() || !("IntersectionObserver" in window)) return;    // then only a touch starts anything
+  if (saveData()) return;                  // then only a touch starts anything
+  if ([...document.querySelectorAll("div.runnable.highlight")].some((cell) => CALLS_RUN_PYTHON.test(cell.textContent)))
+    lllm.prepareSandbox();
+  if (!("IntersectionObserver" in window)) return;
   for (const [selector, what, onView] of WIDGETS)
     if (onView) document.querySelectorAll(selector).forEach((node) => watchView(node, what));
 }

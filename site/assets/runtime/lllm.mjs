@@ -37,7 +37,8 @@ export const NO_PYTHON_MESSAGE = "Running Python in this page needs one of two b
   + "TinyLLM's text generation still works here.";
 
 let modelWorker = null, pythonWorker = null;
-let sandboxModule = null;    // Promise of sandbox.mjs, once run_python has been called
+let sandboxModule = null;    // Promise of sandbox.mjs, once run_python has been called or prepared for
+let sandboxWanted = false;   // this tab has a page that can call run_python: keep its interpreter ready
 let chatModule = null;       // Promise of chat.mjs, once "your model" has been asked
 let nextId = 1;
 const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStderr}
@@ -107,11 +108,13 @@ function startPython() {
   mark("page: Python worker spawned");
   const channel = new MessageChannel(), sandbox = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
-  // run_python's interpreter (sandbox.mjs): loaded, and its frame started, when first called
+  // run_python's interpreter (sandbox.mjs): its frame started when first called, unless prestarted
   // ... and "your model" (chat.mjs): the page calls the learner's server and streams the reply
-  sandbox.port1.onmessage = ({ data }) => (data.type === "chat"
-    ? (chatModule ??= import("./chat.mjs")).then((m) => m.answerChat(sandbox.port1, data))
-    : (sandboxModule ??= import("./sandbox.mjs")).then((m) => m.answerSandbox(sandbox.port1, data)));
+  sandbox.port1.onmessage = ({ data }) => {
+    if (data.type === "chat") return (chatModule ??= import("./chat.mjs")).then((m) => m.answerChat(sandbox.port1, data));
+    sandboxWanted = true;    // after a Stop it comes back ready
+    return (sandboxModule ??= import("./sandbox.mjs")).then((m) => m.answerSandbox(sandbox.port1, data));
+  };
   pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC, sandbox: sandbox.port2 }, [channel.port2, sandbox.port2]);
 }
 
@@ -151,6 +154,16 @@ function ensureModel() {
   return starting;
 }
 
+/** run_python's interpreter started ahead of its first call (sandbox.mjs, when the page is idle), on
+ *  a page that can call it, once starting it downloads nothing: its snapshot is cached (it has run
+ *  in this browser before) or the page's own Python has started (Pyodide's files are here). */
+function keepSandboxReady() {
+  if (!sandboxWanted || !ISOLATED) return;   // without cross-origin isolation the frame cannot run
+  (sandboxModule ??= import("./sandbox.mjs")).then(async (sandbox) => {
+    if (status.pythonReady === true || await sandbox.snapshotAtHand()) sandbox.prestartSandbox();
+  }).catch(() => {});                        // a failure is said by the call that needs the frame
+}
+
 /** The model worker, then the Python worker beside it (Stop restarts whichever were running). */
 async function ensurePython() {
   await ensureModel();
@@ -183,6 +196,7 @@ function onMessage(msg) {
       gates.model.promise.then(() => {
         mark("page: ready");
         setStatus({ state: "ready", stage: "Ready", percent: 100, pythonReady: true, warm: msg.warm });
+        keepSandboxReady();
       }, () => {});
       return;
     case "step":
@@ -288,7 +302,7 @@ export const lllm = {
   },
 
   /** End whatever is running (even `while True: pass`, or a long generation) by restarting the
-   *  workers that were running, and removing run_python's frame; Python state is lost. */
+   *  workers that were running, and replacing run_python's frame (prestarted again); Python state is lost. */
   stop() {
     if (!modelWorker) return;   // nothing started (or still waiting for the service worker)
     const hadPython = Boolean(gates.python);
@@ -300,6 +314,14 @@ export const lllm = {
     failAll(Object.assign(new Error("Stopped: Python was restarted, so names defined by earlier cells are gone."), { name: "Stopped" }));
     startModel();
     if (hadPython) startPython();
+    keepSandboxReady();
+  },
+
+  /** Start run_python's interpreter ahead of its first call, when the page is idle (intent.mjs calls
+   *  this on a page whose code can call run_python; sandbox.mjs explains the prestart). */
+  prepareSandbox() {
+    sandboxWanted = true;
+    keepSandboxReady();
   },
 
   /** The loading state: {state: idle|loading|ready|error, stage, percent, loaded, total (bytes),

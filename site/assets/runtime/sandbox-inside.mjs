@@ -10,7 +10,7 @@ export function frameMain() {
   addEventListener("message", async (event) => {
     if (started || event.source !== parent) return;   // the page's one message: the port and the files
     started = true;
-    const { port, source, files } = event.data;
+    const { port, source, files, snapshot } = event.data;
     if (!globalThis.crossOriginIsolated) {
       port.postMessage({ failed: "run_python's isolated interpreter needs a cross-origin-isolated page (COOP and COEP headers)" });
       return;
@@ -42,7 +42,8 @@ export function frameMain() {
       port.postMessage({ failed: "this browser would not start a worker in run_python's isolated frame" });
       return;
     }
-    worker.onmessage = ({ data }) => port.postMessage(data);   // the page checks every message
+    // the page checks every message; a new snapshot's bytes are passed on, not copied
+    worker.onmessage = ({ data }) => port.postMessage(data, data?.snapshot instanceof Uint8Array ? [data.snapshot.buffer] : []);
     worker.onerror = (e) => port.postMessage({ failed: `run_python's isolated interpreter failed: ${e.message}` });
     worker.onmessageerror = () => port.postMessage({ failed: "run_python's isolated interpreter could not read a message" });
     port.onmessage = ({ data }) => {
@@ -50,12 +51,15 @@ export function frameMain() {
       else if (typeof data.answer === "string") wake(data.answer);   // CALL_API's result, as JSON text
       else worker.postMessage(data);
     };
-    worker.postMessage({ files, shared }, Object.values(files));
+    worker.postMessage({ files, snapshot, shared }, [...Object.values(files), ...(snapshot ? [snapshot.buffer] : [])]);
   });
 }
 
-/** The frame's worker: Pyodide from the bytes the page handed over (nothing is fetched), then
- *  worker.py's run_code for each {session, run, budget, source?}; CALL_API blocks on `shared`. */
+/** The frame's worker: Pyodide from the bytes the page handed over (nothing is fetched), restored
+ *  from the snapshot among them if it can be, then worker.py's run_code for each
+ *  {session, run, budget, source?}; CALL_API blocks on `shared`. Its first message says how Python
+ *  started: {started: "snapshot"}, or {started: "cold", snapshot} with a snapshot of the Python it
+ *  has just started, taken before any code it is given has run. */
 export function workerMain(loadPyodide, createPyodideModule, indexURL) {
   postMessage({ hello: true });
   onmessageerror = () => postMessage({ failed: "run_python's isolated interpreter could not read its files" });
@@ -98,15 +102,38 @@ def close(session):
     Atomics.wait(flag, 0, 0);
     return new TextDecoder().decode(new Uint8Array(shared, 8, flag[1]).slice());
   };
-  async function start(files) {
+  // A snapshot that does not restore (or restores a Python that cannot run a line) is passed over:
+  // the start is cold, as if there had been none, and its new snapshot replaces the old one.
+  async function restore(options, snapshot) {
+    try {
+      const pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      pyodide.runPython("0");
+      return pyodide;
+    } catch {
+      return null;
+    }
+  }
+  async function start(files, snapshot) {
     const realFetch = globalThis.fetch;
     globalThis.fetch = async (input) => {   // Pyodide's own downloads only, while it starts
       const name = String(input?.url ?? input).split("?")[0].slice(indexURL.length);
       if (!(name in files)) throw new TypeError(`the isolated interpreter has no file ${name}`);
       return new Response(files[name], { headers: { "Content-Type": name.endsWith(".wasm") ? "application/wasm" : "application/octet-stream" } });
     };
+    const options = { indexURL, createPyodideModule, stdout: () => {}, stderr: () => {} };
     try {
-      return await loadPyodide({ indexURL, createPyodideModule, stdout: () => {}, stderr: () => {} });
+      const restored = snapshot && await restore(options, snapshot);
+      if (restored) {
+        postMessage({ started: "snapshot" });
+        return restored;
+      }
+      const pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
+      let made = null;
+      try {
+        made = pyodide.makeMemorySnapshot();   // now, while no code it was given has run
+      } catch { /* this engine cannot: every start is cold */ }
+      postMessage({ started: "cold", snapshot: made }, made ? [made.buffer] : []);
+      return pyodide;
     } finally {
       globalThis.fetch = realFetch;
       withoutNetwork();
@@ -115,7 +142,7 @@ def close(session):
   onmessage = async ({ data }) => {
     if (data.files) {
       shared = data.shared;
-      started = start(data.files);
+      started = start(data.files, data.snapshot);
       started.catch((e) => postMessage({ failed: `run_python's isolated interpreter could not start: ${e.message ?? e}` }));
       return;
     }

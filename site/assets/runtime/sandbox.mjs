@@ -16,23 +16,37 @@
 // Nothing is downloaded twice and nothing is fetched inside: the page reads Pyodide's files
 // (already in the service worker's cache or the HTTP cache, as worker.mjs fetched them) and hands
 // their bytes to the frame, transferred. Pyodide's JavaScript goes in as the worker's own source
-// (a frame inherits the page's CSP, whose script-src takes no blob: import). The frame starts only
-// when run_python is first called, so a first visit costs nothing more.
+// (a frame inherits the page's CSP, whose script-src takes no blob: import).
+//
+// Ready before it is asked: a cold start of that Python took 8-34 s, so the frame is started ahead,
+// while the page is idle (prestartSandbox, which lllm.mjs calls on a page whose code can call
+// run_python, and again after Stop), and its Python is restored from a memory snapshot as the
+// page's own is (snapshot.mjs). The frame's origin has no Cache Storage, so this side keeps the
+// snapshot, under a name of its own, and hands it over with the files. The snapshot is of a Python
+// that has only started, taken by the frame's worker before it runs any code it is given: a
+// snapshot taken later could carry what a model's code did into every later run. The frame says how
+// it started in `data-lllm-sandbox` ("starting", then "snapshot" or "cold").
 //
 // The one channel: worker.mjs asks here (one question at a time, its Python blocked) with
 // {session, run, budget, source} | {session, result | error} | {session, close}; the answer is the
-// worker's next {done: text} or {call_api: [path, params]}. Anything else the frame sends is dropped.
-// stopSandbox() (lllm.stop) removes the frame, which ends its worker; the next call starts another.
+// worker's next {done: text} or {call_api: [path, params]}. Anything else the frame sends is dropped,
+// but for its worker's first {started}. stopSandbox() (lllm.stop) removes the frame, which ends its
+// worker; lllm.mjs then prestarts another, and a call that comes first starts it itself.
 
 import { writeAnswer } from "./answer.mjs";
 import { frameMain, workerMain } from "./sandbox-inside.mjs";
+import { cachedSnapshot, dropSnapshot, hasSnapshot, saveSnapshot, snapshotKey } from "./snapshot.mjs";
+import { mark } from "./timeline.mjs";
 
 const HERE = new URL("./", import.meta.url);
 const PYODIDE_FILES = { wasm: "pyodide.asm.wasm", stdlib: "python_stdlib.zip", lock: "pyodide-lock.json" };
 const INDEX = "https://sandbox.invalid/pyodide/";   // the worker's Pyodide "fetches" from here: its own bytes
 
+const MOMENT_MS = 1000;   // a prestart waits this long after it is asked, then for an idle moment
+
 let frame = null;        // Promise of {element, port} while a frame lives
 let current = null;      // {session, answer}: the question worker.mjs is blocked on
+let prestarting = false; // a prestart is waiting for the page to be idle
 
 async function download(url) {
   const response = await fetch(url);
@@ -53,12 +67,33 @@ function workerSource(asm, main) {
     + `(${workerMain})(loadPyodide, _createPyodideModule, ${JSON.stringify(INDEX)});\n})();\n`;
 }
 
-async function startFrame() {
+/** This build's snapshot of the frame's Python, or null (none yet, or none readable). */
+async function snapshotBytes(key) {
+  try {
+    return await (await cachedSnapshot(key))?.bytes ?? null;
+  } catch {
+    dropSnapshot(key);
+    return null;
+  }
+}
+
+const manifestAndKey = async () => {
   const manifest = await (await download(new URL("runtime.json", HERE))).json();
+  return { manifest, key: snapshotKey(HERE, manifest, "sandbox-snapshot") };
+};
+
+/** Whether this build's snapshot of the frame's Python is in this browser's cache. */
+export async function snapshotAtHand() {
+  return hasSnapshot((await manifestAndKey()).key);
+}
+
+async function startFrame() {
+  mark("sandbox: frame asked for");
+  const { manifest, key } = await manifestAndKey();
   const base = new URL(manifest.pyodide, HERE);
   const text = (name) => download(new URL(name, base)).then((r) => r.text());
   const bytes = (name) => download(new URL(name, base)).then((r) => r.arrayBuffer());
-  const [asm, main, ...buffers] = await Promise.all([text("pyodide.asm.mjs"), text("pyodide.mjs"),
+  const [snapshot, asm, main, ...buffers] = await Promise.all([snapshotBytes(key), text("pyodide.asm.mjs"), text("pyodide.mjs"),
     ...Object.values(PYODIDE_FILES).map(bytes)]);
   const files = Object.fromEntries(Object.values(PYODIDE_FILES).map((name, i) => [name, buffers[i]]));
   const element = document.createElement("iframe");
@@ -67,16 +102,59 @@ async function startFrame() {
   element.setAttribute("aria-hidden", "true");
   element.title = "run_python's isolated interpreter";
   element.hidden = true;
-  element.dataset.lllmSandbox = "";
+  element.dataset.lllmSandbox = "starting";
   // The page's CSP lets it reach loopback ("your model", chat.mjs); the frame and its worker get none of it.
   element.srcdoc = `<!doctype html><meta http-equiv="Content-Security-Policy" content="connect-src 'none'"><script>(${frameMain})();<\/script>`;
   const loaded = new Promise((resolve) => element.addEventListener("load", resolve, { once: true }));
   document.body.append(element);
   await loaded;
   const channel = new MessageChannel();
-  channel.port1.onmessage = ({ data }) => fromFrame(data);
-  element.contentWindow.postMessage({ port: channel.port2, source: workerSource(asm, main), files }, "*", [channel.port2, ...buffers]);
+  let startedSaid = false;   // only the worker's first message, sent before any code ran, may say how it started
+  channel.port1.onmessage = ({ data }) => {
+    if (startedSaid || typeof data?.started !== "string") return fromFrame(data);
+    startedSaid = true;
+    started(element, key, data, snapshot !== null);
+  };
+  const message = { port: channel.port2, source: workerSource(asm, main), files, snapshot };
+  element.contentWindow.postMessage(message, "*", [channel.port2, ...buffers, ...(snapshot ? [snapshot.buffer] : [])]);
   return { element, port: channel.port1 };
+}
+
+/** The frame's Python has started: from the snapshot, or cold with a new one to keep. */
+function started(element, key, { started: how, snapshot }, offered) {
+  element.dataset.lllmSandbox = how === "snapshot" ? "snapshot" : "cold";
+  mark(`sandbox: Python started (${element.dataset.lllmSandbox})`);
+  if (how === "snapshot") return;
+  if (snapshot instanceof Uint8Array) saveSnapshot(key, snapshot);
+  else if (offered) dropSnapshot(key);   // it did not restore, and this engine makes none to replace it
+}
+
+/** Start the frame in a moment, when the page is idle (the reader's own first work comes first);
+ *  nothing happens if one is living or on its way. */
+export function prestartSandbox() {
+  if (frame || prestarting) return;
+  prestarting = true;
+  const idle = (f) => (typeof requestIdleCallback === "function" ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 0));
+  setTimeout(() => idle(() => {
+    prestarting = false;
+    if (!frame) liveFrame().catch(() => {});   // a failure is said by the call that needs the frame
+  }), MOMENT_MS);
+}
+
+function newFrame() {
+  const starting = startFrame();
+  frame = starting;
+  starting.catch(() => { if (frame === starting) frame = null; });
+  return starting;
+}
+
+/** The living frame, or a new one (a frame that failed to start, or was removed, is started again
+ *  once: a new failure is the caller's). */
+async function liveFrame() {
+  const asked = frame;
+  const living = await asked?.catch(() => null);
+  if (living?.element.isConnected) return living;
+  return frame === asked || frame === null ? newFrame() : frame;   // or the one another caller started meanwhile
 }
 
 /** The frame's messages: only the answer to the open question, in one of its two shapes. */
@@ -109,9 +187,7 @@ export async function answerSandbox(port, { id, args: [text], reply }) {
       frame?.then((f) => f.port.postMessage(message), () => {});
       return answer({ value: "{}" });
     }
-    if (!frame || !(await frame).element.isConnected) frame = startFrame();
-    frame.catch(() => { frame = null; });
-    const { port: toFrame } = await frame;
+    const { port: toFrame } = await liveFrame();
     current = { session: message.session, answer };
     toFrame.postMessage("result" in message || "error" in message ? { answer: text } : message);
   } catch (e) {

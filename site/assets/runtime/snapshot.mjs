@@ -8,17 +8,23 @@
 //   const key = snapshotKey(base, manifest)
 //   saveSnapshot(key, pyodide.makeMemorySnapshot())   // after a cold start, off the critical path
 //   const found = await cachedSnapshot(key)           // null, or {bytes: Promise of a Uint8Array}
-//   dropSnapshots()                                   // a snapshot that did not restore
+//   await hasSnapshot(key)                            // true or false, without reading it
+//   dropSnapshot(key)                                 // a snapshot that did not restore
+//
+// run_python's interpreter (sandbox.mjs) keeps its own, a Python that has only started, under
+// snapshotKey(base, manifest, "sandbox-snapshot"): each name keeps one build's snapshot.
 
 const SNAPSHOTS = "pyodide-snapshots";   // not "lllm-…": those are the service worker's, one per deploy
 const PAGE = 1 << 16;                    // the wasm page: the unit zeros are left out in
 const SIZE = "X-Snapshot-Size";          // the whole snapshot's length in bytes
 const RUNS = "X-Snapshot-Runs";          // JSON [[offset, length], ...]: where the stored bytes go
 
-export function snapshotKey(base, manifest) {
+export function snapshotKey(base, manifest, name = "python-snapshot") {
   const query = new URLSearchParams({ format: "runs", pyodide: manifest.pyodide, wheel: manifest.wheel });
-  return new URL(`python-snapshot?${query}`, base).href;
+  return new URL(`${name}?${query}`, base).href;
 }
+
+const sameName = (a, b) => new URL(a).pathname === new URL(b).pathname;
 
 /** [[offset, length], ...] of the runs of pages of `bytes` that are not all zeros. */
 function nonZeroRuns(bytes) {
@@ -37,7 +43,7 @@ function nonZeroRuns(bytes) {
 }
 
 /** After a cold start: store the snapshot's non-zero pages (in a moment: off the critical path)
- *  and drop older builds' snapshots. */
+ *  and drop older builds' snapshots of the same name. */
 export function saveSnapshot(key, snapshot) {
   setTimeout(async () => {
     try {
@@ -49,7 +55,7 @@ export function saveSnapshot(key, snapshot) {
         at += length;
       }
       const cache = await caches.open(SNAPSHOTS);
-      for (const request of await cache.keys()) await cache.delete(request);
+      for (const request of await cache.keys()) if (sameName(request.url, key)) await cache.delete(request);
       const headers = { "Content-Type": "application/octet-stream", [SIZE]: String(snapshot.byteLength), [RUNS]: JSON.stringify(runs) };
       await cache.put(key, new Response(stored, { headers }));
     } catch { /* a full disk or no Cache API: the next start is cold again */ }
@@ -80,6 +86,15 @@ export async function cachedSnapshot(key) {
   }
 }
 
-export function dropSnapshots() {
-  caches.delete(SNAPSHOTS).catch(() => {});
+/** Whether this build's snapshot is cached, without reading it. */
+export async function hasSnapshot(key) {
+  try {
+    return Boolean(await (await caches.open(SNAPSHOTS)).match(key));
+  } catch {
+    return false;
+  }
+}
+
+export function dropSnapshot(key) {
+  caches.open(SNAPSHOTS).then((cache) => cache.delete(key)).catch(() => {});
 }

@@ -20,7 +20,7 @@
 
 import { countingFetch, fetchBytes, loadManifest } from "./fetching.mjs";
 import { answerBuffer, askAndWait } from "./answer.mjs";
-import { cachedSnapshot, dropSnapshots, saveSnapshot, snapshotKey } from "./snapshot.mjs";
+import { cachedSnapshot, dropSnapshot, saveSnapshot, snapshotKey } from "./snapshot.mjs";
 import { mark, timeline } from "./timeline.mjs";
 
 mark("python: worker running");
@@ -168,7 +168,7 @@ async function loadPython() {
       pyodide = await startPyodide(loadPyodide, pyBase, snapshot.bytes);
       warm = true;
     } catch {
-      dropSnapshots();
+      dropSnapshot(key);
     }
   }
   if (!warm) pyodide = await startPyodide(loadPyodide, pyBase, null);
