@@ -240,16 +240,33 @@ def uvicorn_protocol(limits: Limits):
     class DoorProtocol(H11Protocol):
         def connection_made(self, transport):
             super().connection_made(transport)
+            self.head_timer = None
             if len(self.connections) > limits.max_connections:
                 transport.write(raw_answer(503, "Service Unavailable", "too many open connections; try again"))
                 transport.close()
                 return
-            # uvicorn cancels this timer when a whole request head has arrived, and arms it again
-            # (its keep-alive timeout) after each answer: a client that trickles its headers is shut out.
-            self.timeout_keep_alive_task = self.loop.call_later(limits.header_timeout, self.too_slow)
+            self.head_timer = self.loop.call_later(limits.header_timeout, self.too_slow)
+
+        def data_received(self, data):
+            super().data_received(data)
+            if self.head_timer is not None and self.in_request():     # a whole head has arrived
+                self.head_timer.cancel()
+
+        def on_response_complete(self):            # a kept-alive connection: the next head has its deadline too
+            super().on_response_complete()
+            if not self.transport.is_closing() and not self.in_request():
+                self.head_timer = self.loop.call_later(limits.header_timeout, self.too_slow)
+
+        def connection_lost(self, exc):
+            if self.head_timer is not None:
+                self.head_timer.cancel()
+            super().connection_lost(exc)
+
+        def in_request(self) -> bool:
+            return self.cycle is not None and not self.cycle.response_complete
 
         def too_slow(self):
-            if not self.transport.is_closing():
+            if not self.transport.is_closing() and not self.in_request():
                 self.transport.write(raw_answer(408, "Request Timeout",
                                                 f"the request head did not arrive within {limits.header_timeout:g} s"))
                 self.transport.close()

@@ -94,7 +94,8 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
     allowed = origin_matcher(tuple(origins))
 
     class Handler(BaseHTTPRequestHandler):
-        timeout = limits.header_timeout            # a silent client: no read waits longer than this
+        # No read or write waits longer than this; later than the head's deadline, which answers 408 first.
+        timeout = limits.header_timeout + 5
 
         def setup(self):
             super().setup()
@@ -115,13 +116,14 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
             except OSError:
                 pass
 
-        def parse_request(self):
+        def parse_request(self):                   # reads the headers, then the deadline is off
+            parsed = super().parse_request()
             with self.head_lock:
-                if self.head_done:                 # the deadline answered 408 already
+                if self.head_done:                 # the deadline answered 408 meanwhile
                     return False
                 self.head_done = True
             self.deadline.cancel()
-            return super().parse_request()
+            return parsed
 
         def finish(self):
             self.deadline.cancel()

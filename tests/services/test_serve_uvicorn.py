@@ -6,75 +6,13 @@ ProtocolService.handle. The fallback is forced by putting a `uvicorn` package th
 imported first on the subprocess's path.
 """
 
-import os
-import pathlib
 import socket
-import subprocess
-import sys
-import time
 
 import httpx
 import pytest
-from support.runtime import free_port
+from support.tactic_server import TacticServer as Server
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-TACTIC = '''
-def shout(text: str) -> str:
-    """Shout the text back."""
-    if text == "boom":
-        raise RuntimeError("the tactic broke")
-    return text.upper()
-'''
 SERVER_HEADER = {"uvicorn": "uvicorn", "stdlib": "BaseHTTP"}
-
-
-class Server:
-    """`lllm serve shout_mod:shout` in a subprocess; `stop()` sends SIGTERM and returns (status, stderr)."""
-
-    def __init__(self, folder: pathlib.Path, *options: str, block_uvicorn: bool = False):
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "shout_mod.py").write_text(TACTIC, encoding="utf-8")
-        path = [str(REPO)]
-        if block_uvicorn:
-            blocker = folder / "blocked" / "uvicorn"
-            blocker.mkdir(parents=True, exist_ok=True)
-            (blocker / "__init__.py").write_text('raise ImportError("uvicorn is blocked for this test")\n')
-            path.insert(0, str(folder / "blocked"))
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "lllm", "serve", "shout_mod:shout", "--port", str(self.port), *options],
-            cwd=folder, env=dict(os.environ, PYTHONPATH=os.pathsep.join(path)),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def wait_until_up(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                out, err = self.process.communicate()
-                pytest.fail(f"lllm serve exited with {self.process.returncode}:\n{out}\n{err}")
-            try:
-                httpx.get(self.base + "/health", timeout=1)
-                return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        self.stop()
-        pytest.fail("lllm serve did not answer /health in time")
-
-    def stop(self) -> tuple[int, str, str]:
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            out, err = self.process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            out, err = self.process.communicate()
-        return self.process.returncode, out, err
-
-    def stop_after_exit(self) -> tuple[int, str, str]:
-        """For a command that must fail at once: wait for it to exit by itself."""
-        out, err = self.process.communicate(timeout=60)
-        return self.process.returncode, out, err
 
 
 @pytest.fixture(scope="module", params=["uvicorn", "stdlib"])
@@ -87,7 +25,8 @@ def server(request, tmp_path_factory):
 
 
 def call(server, method, path, content=None, json=None):
-    response = httpx.request(method, server.base + path, content=content, json=json, timeout=30)
+    headers = {"content-type": "application/json"} if content is not None else None     # a POST must say JSON
+    response = httpx.request(method, server.base + path, content=content, json=json, headers=headers, timeout=30)
     assert SERVER_HEADER[server.kind] in response.headers.get("server", ""), response.headers
     assert response.headers["content-type"].startswith("application/json")
     return response
@@ -151,7 +90,9 @@ def test_both_servers_send_the_same_bytes(tmp_path):
         running.wait_until_up()
         try:
             bodies[kind] = [(r.status_code, r.content) for r in
-                            (httpx.request(m, running.base + p, content=b, timeout=30) for m, p, b in requests)]
+                            (httpx.request(m, running.base + p, content=b, timeout=30,
+                                           headers={"content-type": "application/json"} if b else None)
+                             for m, p, b in requests)]
         finally:
             running.stop()
     assert bodies["uvicorn"] == bodies["stdlib"]
