@@ -6,7 +6,10 @@ ProtocolService.handle. The fallback is forced by putting a `uvicorn` package th
 imported first on the subprocess's path.
 """
 
+import os
+import pathlib
 import socket
+import time
 
 import httpx
 import pytest
@@ -141,3 +144,48 @@ def test_sigterm_stops_the_server_cleanly_and_frees_the_port(tmp_path, kind):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", running.port))
         s.listen()
+
+
+# ---- a client that leaves a stream stops its work ---------------------------------------------------------
+
+BURNER = '''
+from lllm.protocol.tactic import Tactic
+
+
+class Burn(Tactic[str, str]):
+    input_type = output_type = str
+
+    def _run(self, text, *, context=None):
+        return text
+
+    def stream(self, text, *, context=None):
+        for i in range(100):
+            sum(range(200_000))          # a few milliseconds of CPU per item
+            yield f"{text} {i}"
+
+
+shout = Burn(name="burn")
+'''
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")          # utime + stime
+
+
+@pytest.mark.parametrize("kind", ["uvicorn", "stdlib"])
+def test_streams_left_after_the_first_frame_cost_under_a_tenth_of_streams_read_to_the_end(tmp_path, kind):
+    running = Server(tmp_path, "--server", kind, tactic=BURNER)
+    running.wait_until_up()
+
+    def spent(read_all: bool) -> float:
+        before = cpu_seconds(running.process.pid)
+        for _ in range(5):
+            with httpx.stream("POST", running.base + "/stream", json={"input": "hot"}, timeout=60) as reply:
+                lines = (line for line in reply.iter_lines() if line.startswith("data:"))
+                assert len(list(lines) if read_all else [next(lines)]) in (1, 100)
+        time.sleep(1.0)                                   # work still running after the client left would show here
+        return cpu_seconds(running.process.pid) - before
+    whole, left = spent(True), spent(False)
+    assert left < 0.1 * whole, (whole, left)
+    running.stop()
