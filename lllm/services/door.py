@@ -151,13 +151,17 @@ def check_request(method: str, headers: dict, limits: Limits, allowed, listening
                                                  "start it with --allow-origin naming it")
     if method == "OPTIONS" and "access-control-allow-methods" in extra:
         raise Refusal(204, "preflight", "", extra)              # a preflight that may go on: answered here
-    if "transfer-encoding" in headers and "content-length" not in headers and headers["transfer-encoding"] != "identity":
-        length = 0                                   # chunked: counted while it is read (guard) or refused (http.server)
-    else:
-        length = body_length(headers.get("content-length"), limits)
-    kind = headers.get("content-type", "").split(";")[0].strip().lower()
-    if json_only and method == "POST" and (length or "content-type" in headers) and kind != "application/json":
-        raise Refusal(415, "unsupported_media_type", f"a POST body must be application/json, got {kind or 'none'!r}")
+    try:
+        if "transfer-encoding" in headers and "content-length" not in headers:
+            length = 0                               # chunked: counted while it is read (guard) or refused (http.server)
+        else:
+            length = body_length(headers.get("content-length"), limits)
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if json_only and method == "POST" and (length or "content-type" in headers) and kind != "application/json":
+            raise Refusal(415, "unsupported_media_type", f"a POST body must be application/json, got {kind or 'none'!r}")
+    except Refusal as refused:                       # an allowed page may read why it was refused
+        refused.headers.update(extra)
+        raise
     return extra, length
 
 
@@ -173,10 +177,12 @@ def guard(app, shape, limits: Limits = Limits(), origins=DEFAULT_ORIGINS, listen
         if scope["type"] != "http":
             return await app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        extra = {}
         try:
             extra, _ = check_request(scope["method"], headers, limits, allowed, listening_on, json_only)
             body = await read_body(receive, limits)
         except Refusal as refused:
+            refused.headers = {**extra, **refused.headers}
             return await send_refusal(send, refused, shape)
 
         async def replay():                          # the body once, then the client's own messages (a disconnect)

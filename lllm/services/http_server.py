@@ -130,14 +130,15 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
             super().finish()
 
         def _answer(self, method):
-            headers = {k.lower(): v for k, v in self.headers.items()}
+            headers, extra = {k.lower(): v for k, v in self.headers.items()}, {}
             try:
+                extra, length = check_request(method, headers, limits, allowed, host, json_only=True)
                 if "transfer-encoding" in headers:
                     raise Refusal(411, "length_required", "send the body with a Content-Length; this server does "
                                                           "not read chunked bodies")
-                extra, length = check_request(method, headers, limits, allowed, host, json_only=True)
                 body = self.read_body(length)
             except Refusal as refused:
+                refused.headers = {**extra, **refused.headers}
                 return self.refuse(refused)
             status, data = app.handle(method, self.path.split("?")[0], body)
             if hasattr(data, "frames"):                 # /stream: an EventStream (lllm/services/streaming.py)
@@ -176,7 +177,7 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
                     self.end_headers()
                     return
                 self.send_json(refused.status, protocol_shape(refused.status, refused.code, refused.message),
-                               {"connection": "close"})
+                               {**refused.headers, "connection": "close"})
             except OSError:                             # the client left first
                 pass
 
