@@ -49,7 +49,7 @@ import uuid
 
 from lllm.services.served_model import Cancelled, Completion, ServedModel, Settings
 
-__all__ = ["OpenAIService", "RequestError", "Chunks", "chat_prompt", "error_body", "read_settings"]
+__all__ = ["OpenAIService", "RequestError", "Chunks", "chat_prompt", "error_body", "read_settings", "openapi_schema"]
 
 MAX_TOKENS_LIMIT = 4096     # characters per request: a bound on how long one request may hold the model
 MAX_PROMPT_CHARS = 100_000  # the model reads the whole prompt in one pass: bound what one request may ask
@@ -290,3 +290,35 @@ def choice(chat: bool, text: str, finish_reason: str | None, whole: bool = False
 def usage(done: Completion) -> dict:
     return {"prompt_tokens": done.prompt_tokens, "completion_tokens": done.completion_tokens,
             "total_tokens": done.prompt_tokens + done.completion_tokens}
+
+
+# ---- describing the routes ---------------------------------------------------------------------------
+
+def openapi_schema(names) -> dict:
+    """OpenAPI 3.1 for what `handle` answers, with the request fields it honours and their bounds."""
+    fields = {"model": {"enum": [*names, "default"]},
+              "max_tokens": {"type": "integer", "minimum": 0, "maximum": MAX_TOKENS_LIMIT},
+              "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+              "top_p": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+              "top_k": {"type": "integer", "minimum": 0, "maximum": 1 << 20},
+              "seed": {"type": "integer", "minimum": -(1 << 63), "maximum": (1 << 64) - 1},
+              "stop": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 4}]},
+              "n": {"const": 1}, "stream": {"type": "boolean"},
+              "stream_options": {"type": "object", "properties": {"include_usage": {"type": "boolean"}}}}
+    message = {"type": "object", "required": ["role", "content"],
+               "properties": {"role": {"enum": list(ROLES)}, "content": {"type": "string"}}}
+    chat = {"type": "object", "required": ["model", "messages"],
+            "properties": {**fields, "messages": {"type": "array", "items": message, "minItems": 1}}}
+    text = {"type": "object", "required": ["model", "prompt"],
+            "properties": {**fields, "prompt": {"type": "string", "maxLength": MAX_PROMPT_CHARS}}}
+
+    def op(summary: str, body: dict | None = None) -> dict:
+        answer = {"responses": {"200": {"description": "success"}, "400": {"description": "OpenAI's error shape"},
+                                "404": {"description": "no such model or path"}, "503": {"description": "busy"}}}
+        return {"summary": summary, **answer, **({"requestBody": {"content": {"application/json": {"schema": body}}}}
+                                                 if body else {})}
+    return {"openapi": "3.1.0", "info": {"title": "lllm serve-model", "version": "0.1.0"},
+            "paths": {"/health": {"get": op("Health")}, "/v1/models": {"get": op("List Models")},
+                      "/v1/models/{model}": {"get": op("Retrieve Model")},
+                      "/v1/chat/completions": {"post": op("Create Chat Completion", chat)},
+                      "/v1/completions": {"post": op("Create Completion", text)}}}
