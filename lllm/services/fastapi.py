@@ -92,7 +92,10 @@ def create_fastapi_app(tactics_or_service, *, expose_single_tactic_routes: bool 
     async def every_route(request):
         body = await request.body()
         try:
-            status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
+            if request.scope["path"] == "/health":      # no tactic runs: answered at once, never behind one that does
+                status, data = service.handle(request.method, "/health", body)
+            else:
+                status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
         except Exception as exc:                        # a fault of ours: still the service's JSON, no traceback
             status, data = error(500, type(exc).__name__, str(exc)[:500])
         if isinstance(data, EventStream):
