@@ -2,7 +2,7 @@
 
 Not a test: it prints numbers and ratios measured in this one run, and writes them to
 bench/results/serve-load.md. Locust (headless, one process, on the same 2 cores as the server)
-drives each scenario for `--seconds`; one more Locust user asks /health every 0.2 s throughout.
+drives each scenario for `--seconds`; a probe in the bench's own process asks /health throughout.
 
     python bench/serve_load_bench.py [--seconds 10] [--servers model,uvicorn,stdlib]
 
@@ -95,18 +95,38 @@ def locust(base: str, server: str, load: str, users: int, seconds: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         prefix = Path(folder) / "run"
         subprocess.run([sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--only-summary",
-                        "-u", str(users + 1), "-r", str(users + 1), "-t", f"{seconds}s", "--host", base,
+                        "-u", str(users), "-r", str(users), "-t", f"{seconds}s", "--host", base,
                         "--csv", str(prefix), "--loglevel", "ERROR"],
                        env=dict(os.environ, LLLM_LOAD=load, LLLM_SERVER=server), capture_output=True, timeout=seconds + 120)
         rows = {r["Name"]: r for r in csv.DictReader(open(f"{prefix}_stats.csv"))}
         failures = list(csv.DictReader(open(f"{prefix}_failures.csv")))
     main = rows.get(load, {})
-    busy = sum(int(f["Occurrences"]) for f in failures if f["Error"].endswith("503 busy") and f["Name"] == load)
-    other = sum(int(f["Occurrences"]) for f in failures if not f["Error"].endswith("503 busy"))
-    return {"count": int(main.get("Request Count", 0)), "rps": float(main.get("Requests/s", 0)),
-            "p50": float(main.get("50%", 0) or 0), "p99": float(main.get("99%", 0) or 0), "busy": busy, "errors": other,
-            "health_p99": float(rows.get("health", {}).get("99%", 0) or 0),
-            "health_p50": float(rows.get("health", {}).get("50%", 0) or 0)}
+    busy = sum(int(f["Occurrences"]) for f in failures if "503 busy" in f["Error"] and f["Name"] == load)
+    other = sum(int(f["Occurrences"]) for f in failures if "503 busy" not in f["Error"])
+    count = int(main.get("Request Count", 0))
+    return {"count": count, "rps": (count - busy - other) / seconds, "busy": busy, "errors": other,
+            "p50": float(main.get("50%", 0) or 0), "p99": float(main.get("99%", 0) or 0),
+            "kinds": sorted({f["Error"][:60] for f in failures if "503 busy" not in f["Error"]})[:3]}
+
+
+def probe(base: str, paths: list[str], stop: threading.Event, seen: list[float]) -> None:
+    """GET each of `paths` in turn every 0.2 s from this process (not Locust's), recording seconds."""
+    import httpx
+    with httpx.Client(timeout=30) as client:
+        while not stop.is_set():
+            for path in paths:
+                began = time.perf_counter()
+                try:
+                    client.get(base + path)
+                except httpx.HTTPError:
+                    pass
+                seen.append(time.perf_counter() - began)
+            time.sleep(0.2)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values) or [0.0]
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def start(kind: str, folder: Path):
@@ -127,9 +147,13 @@ def bench(kind: str, seconds: int) -> tuple[list[str], dict]:
             if name.startswith("slow"):
                 slow = slow_clients(server.port, 300, stop)
                 time.sleep(3)
-            before = cpu_seconds(pid)
+            before, health = cpu_seconds(pid), []
+            watcher = threading.Thread(target=probe, args=(server.base, ["/health", "/v1/models"] if kind == "model"
+                                                           else ["/health"], stop, health), daemon=True)
+            watcher.start()
             got = locust(server.base, "model" if kind == "model" else "tactic", load, users, seconds)
             stop.set()
+            got["health_p50"], got["health_p99"] = percentile(health, 0.5) * 1000, percentile(health, 0.99) * 1000
             time.sleep(1.5)
             got["cpu_per_request"] = (cpu_seconds(pid) - before) / max(got["count"], 1)
             got["rss"] = rss_mb(pid)
@@ -140,7 +164,8 @@ def bench(kind: str, seconds: int) -> tuple[list[str], dict]:
     for label, got in results.items():
         ratio = (lambda a, b: f"{a / b:.2f}x" if b else "-")
         rows.append(f"| {label} | {got['rps']:.1f} ({ratio(got['rps'], base['rps'])}) | {got['p50']:.0f} / {got['p99']:.0f} "
-                    f"({ratio(got['p99'], base['p99'])}) | {got['busy']} | {got['errors']} | {got['health_p99']:.0f} "
+                    f"({ratio(got['p99'], base['p99'])}) | {got['busy']} | {got['errors']}"
+                    f"{' ' + '; '.join(got['kinds']) if got['errors'] else ''} | {got['health_p99']:.0f} "
                     f"({ratio(got['health_p99'], base['health_p99'])}) | {got['rss']:.0f} (+{got['rss'] - idle:.0f}) | "
                     f"{got['cpu_per_request'] * 1000:.1f}" + (f" · {got['shut_out']} shut out" if got["shut_out"] is not None
                                                            else "") + " |")
@@ -165,7 +190,7 @@ def main() -> int:
         rows, extra = bench(kind, args.seconds)
         lines += [f"## {names[kind]}", "", f"Idle RSS {extra['idle']:.0f} MB. Abandoned work: a vanished stream costs "
                   f"{extra['abandoned']:.2f}x the CPU of a stream read to the end.", "",
-                  "| scenario (clients) | requests/s | p50 / p99 ms | 503 | other errors | health p99 ms | RSS after MB | CPU ms a request |",
+                  "| scenario (clients) | answered/s | p50 / p99 ms | 503 | other errors | health p99 ms | RSS after MB | CPU ms a request |",
                   "|---|---|---|---|---|---|---|---|", *rows, ""]
         print("\n".join(lines[-len(rows) - 6:]), flush=True)
     Path(args.out).write_text("\n".join(lines), encoding="utf-8")

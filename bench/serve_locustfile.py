@@ -2,13 +2,14 @@
 
 Not run on its own: the bench starts `locust -f bench/serve_locustfile.py --headless` with
 LLLM_LOAD (plain, stream or vanish) and LLLM_SERVER (model or tactic) in the environment.
-A 503 (the server's queue is full) is recorded as a failure named "503 busy"; any other failure
-keeps its own message, so the bench can tell refusals from errors. One `Probe` user asks /health
-every 0.2 s throughout (its latency is the "health" row).
+A 503 (the server's queue is full) is recorded as a failure named "503 busy", and the client waits
+as long as its Retry-After says, as the openai package does; any other failure keeps its own
+message, so the bench can tell refusals from errors.
 """
 
 import json
 import os
+import time
 
 from locust import HttpUser, constant, task
 
@@ -22,8 +23,9 @@ else:
 
 
 def judged(response) -> None:
-    if response.status_code == 503:
+    if response.status_code == 503:            # as the openai package does: wait as long as Retry-After says
         response.failure("503 busy")
+        time.sleep(float(response.headers.get("retry-after", "1")))
     elif response.status_code != 200:
         response.failure(f"{response.status_code}: {response.text[:80]}")
     else:
@@ -32,7 +34,6 @@ def judged(response) -> None:
 
 class Client(HttpUser):
     wait_time = constant(0)
-    weight = 100
 
     @task
     def one(self):
@@ -48,12 +49,3 @@ class Client(HttpUser):
                         response.raw.close()
                         break
             judged(response)
-
-
-class Probe(HttpUser):
-    wait_time = constant(0.2)
-    fixed_count = 1
-
-    @task
-    def health(self):
-        self.client.get("/health", name="health")
