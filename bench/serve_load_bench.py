@@ -188,7 +188,7 @@ def main() -> int:
              f"{args.seconds} s a scenario; ratios to the same run's baseline (one client).", ""]
     for kind in args.servers.split(","):
         rows, extra = bench(kind, args.seconds)
-        lines += [f"## {names[kind]}", "", f"Idle RSS {extra['idle']:.0f} MB. Abandoned work: a vanished stream costs "
+        lines += [f"#### {names[kind]}", "", f"Idle RSS {extra['idle']:.0f} MB. Abandoned work: a vanished stream costs "
                   f"{extra['abandoned']:.2f}x the CPU of a stream read to the end.", "",
                   "| scenario (clients) | answered/s | p50 / p99 ms | 503 | other errors | health p99 ms | RSS after MB | CPU ms a request |",
                   "|---|---|---|---|---|---|---|---|", *rows, ""]

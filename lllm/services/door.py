@@ -61,7 +61,7 @@ MIB = 1 << 20
 class Limits:
     """How much a server takes from one client. The defaults fit a learner's laptop and a small team."""
 
-    max_body: int = 1 * MIB          # bytes; a 100,000-character prompt is at most ~600 KB as JSON
+    max_body: int = 1 * MIB          # bytes; a 100,000-character prompt fits even with every character escaped as \uXXXX
     header_timeout: float = 10.0     # seconds for the request line and headers (a one-byte-a-second client is shut out)
     body_timeout: float = 30.0       # seconds for the body once the headers are in
     max_connections: int = 512       # open at once; each costs a file descriptor (and a thread under http.server)

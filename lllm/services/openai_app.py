@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -175,6 +176,9 @@ def run(service: OpenAIService, host: str, port: int, origins=DEFAULT_ORIGINS, l
     """Serve until Ctrl-C or SIGTERM; ValueError if host:port cannot be listened on."""
     import uvicorn
     raise_open_files(limits)
+    # The event loop answers /health while the workers write: let it have the interpreter after 1 ms
+    # of theirs, not Python's default 5 ms, or each step of an answer waits behind a worker.
+    sys.setswitchinterval(0.001)
     sock = listen(host, port)
     names = ", ".join(service.models)
     print(f"serving {names} on http://{host}:{port}/v1 (OpenAI-compatible: /v1/models, /v1/chat/completions, "
