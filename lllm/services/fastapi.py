@@ -29,7 +29,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr
 
 from lllm.protocol import validation as v
 from lllm.protocol.fields import Metadata, Name, Token
-from lllm.services.protocol_service import ProtocolService, public_info
+from lllm.services.protocol_service import ProtocolService, error, public_info
 from lllm.services.streaming import EventStream
 
 __all__ = ["RunRequest", "RunResponse", "ErrorDetail", "create_fastapi_app", "create_tactic_app",
@@ -91,7 +91,13 @@ def create_fastapi_app(tactics_or_service, *, expose_single_tactic_routes: bool 
     # --8<-- [start:route]
     async def every_route(request):
         body = await request.body()
-        status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
+        try:
+            if request.scope["path"] == "/health":      # no tactic runs: answered at once, never behind one that does
+                status, data = service.handle(request.method, "/health", body)
+            else:
+                status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
+        except Exception as exc:                        # a fault of ours: still the service's JSON, no traceback
+            status, data = error(500, type(exc).__name__, str(exc)[:500])
         if isinstance(data, EventStream):
             return StreamingResponse(data.frames(), media_type="text/event-stream", headers={"cache-control": "no-cache"})
         return Response(json.dumps(data), status_code=status, media_type="application/json")
