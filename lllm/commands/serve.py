@@ -6,8 +6,10 @@ and otherwise says so in one line on stderr and uses `http.server`; `--server uv
 usage error without the extra), `--server stdlib` never tries. Ctrl-C or SIGTERM stops either
 cleanly, with exit status 0. Either way the door of lllm/services/door.py stands in front: a body
 over `--max-body` is 413, a page whose origin is not in `--allow-origin` is refused, a POST must be
-JSON, headers and body have `--header-timeout` and `--body-timeout`, and at most
-`--max-connections` are open at once. `add_limit_args` gives `serve-model` the same flags.
+JSON, headers and body have `--header-timeout` and `--body-timeout`, at most
+`--max-connections` are open at once, and tactics run on `--workers` threads with `--max-queue`
+more requests waiting (past that, 503 with Retry-After; `/health`, `/tactics` and `/info` never
+wait). `add_limit_args` gives `serve-model` the same flags.
 
     python -m lllm serve main:build
     python -m lllm serve my_app.tactics:build_tactic --port 9000 --server stdlib
@@ -19,12 +21,12 @@ from __future__ import annotations
 import signal
 import sys
 
-from lllm.commands.args import UsageError, argument_type, finite_float, positive_int
+from lllm.commands.args import UsageError, argument_type, finite_float, non_negative_int, positive_int
 from lllm.commands.inspect import load_for_cli
 from lllm.runtimes.native.entrypoints import check_entrypoint
 from lllm.services.http_server import (INSTALL_SERVE, check_host, check_log_level, check_port, check_server,
                                        missing_server_packages, serve, serve_uvicorn)
-from lllm.services.door import DEFAULT_ORIGINS, Limits
+from lllm.services.door import DEFAULT_ORIGINS, Limits, Pool
 from lllm.services.protocol_service import ProtocolService
 
 DEFAULTS = Limits()
@@ -77,6 +79,10 @@ def add_limit_args(p) -> None:
                    help=f"time for a request's body, else 408 and closed (default {DEFAULTS.body_timeout:g})")
     p.add_argument("--max-connections", type=positive_int, default=DEFAULTS.max_connections, metavar="N",
                    help=f"open connections at once; the next gets 503 and is closed (default {DEFAULTS.max_connections})")
+    p.add_argument("--workers", type=positive_int, default=2, metavar="N",
+                   help="requests worked on at once (a tactic run, a completion), each on a thread of its own (default 2)")
+    p.add_argument("--max-queue", type=non_negative_int, default=32, metavar="N",
+                   help="requests that may wait for a worker; past that, 503 with Retry-After (default 32)")
 
 
 def limits_from(args) -> Limits:
@@ -92,11 +98,12 @@ def run_serve(args) -> int:
     # SIGTERM (a supervisor, Popen.terminate) stops it as Ctrl-C does: uvicorn finishes the requests
     # in flight, http.server closes its socket, and either way the command ends with status 0.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    pool = Pool(args.workers, args.max_queue)
     if server == "uvicorn":
-        serve_uvicorn(service, args.host, args.port, args.log_level, limits, origins)
+        serve_uvicorn(service, args.host, args.port, args.log_level, limits, origins, pool)
     else:
         try:
-            serve(service, args.host, args.port, args.log_level, limits, origins)
+            serve(service, args.host, args.port, args.log_level, limits, origins, pool)
         except OSError as exc:                      # the port is taken, the host is not ours, ...
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
     print(f"lllm serve: stopped ({server})", file=sys.stderr, flush=True)

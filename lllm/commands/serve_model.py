@@ -20,7 +20,7 @@ from __future__ import annotations
 import signal
 import sys
 
-from lllm.commands.args import UsageError, argument_type, non_negative_int, positive_int
+from lllm.commands.args import UsageError, argument_type
 from lllm.commands.serve import add_limit_args, limits_from
 from lllm.services.http_server import INSTALL_SERVE, check_host, check_log_level, check_port, missing_server_packages
 
@@ -41,11 +41,7 @@ def add_cli(subparsers) -> None:
     p.add_argument("--port", type=argument_type(check_port), default=8080, help="1-65535 (default 8080)")
     p.add_argument("--log-level", type=argument_type(check_log_level), default="info",
                    help="critical, error, warning, info (default: one line per request), debug or trace")
-    p.add_argument("--workers", type=positive_int, default=2, metavar="N",
-                   help="completions written at once, each on a thread of its own (default 2)")
-    p.add_argument("--max-queue", type=non_negative_int, default=32, metavar="N",
-                   help="completions that may wait for a worker; past that, 503 with Retry-After (default 32)")
-    add_limit_args(p)
+    add_limit_args(p)                               # the door's flags, --workers and --max-queue among them
     p.set_defaults(run=run_serve_model)
 
 

@@ -45,6 +45,8 @@ import asyncio
 import ipaddress
 import json
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 __all__ = ["Limits", "Refusal", "DEFAULT_ORIGINS", "origin_matcher", "cors_headers", "host_allowed", "body_length",
@@ -65,6 +67,39 @@ class Limits:
     header_timeout: float = 10.0     # seconds for the request line and headers (a one-byte-a-second client is shut out)
     body_timeout: float = 30.0       # seconds for the body once the headers are in
     max_connections: int = 512       # open at once; each costs a file descriptor (and a thread under http.server)
+
+
+class Pool:
+    """`workers` threads for the work behind the door, and room for `max_queue` more requests waiting for
+    one; past that a request is refused (503, `busy()`), so a crowd never piles up threads or memory."""
+
+    def __init__(self, workers: int = 2, max_queue: int = 32):
+        self.workers, self.max_queue, self.admitted, self.lock = workers, max_queue, 0, threading.Lock()
+        self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lllm-work")
+        # One reader per admitted stream, blocked on its next piece; never more than admitted.
+        self.readers = ThreadPoolExecutor(max_workers=workers + max_queue, thread_name_prefix="lllm-stream")
+
+    def admit(self) -> bool:
+        with self.lock:
+            if self.admitted >= self.workers + self.max_queue:
+                return False
+            self.admitted += 1
+            return True
+
+    def release(self) -> None:
+        with self.lock:
+            self.admitted -= 1
+
+    def busy(self) -> "Refusal":
+        return Refusal(503, "server_busy", f"the server is busy ({self.workers} working, {self.max_queue} waiting); "
+                                           "try again shortly", {"retry-after": "1"})
+
+
+def needs_work(method: str, path: str) -> bool:
+    """Whether a request of `lllm serve` runs tactic code (and so goes through the pool): all but its
+    health, its list of tactics and their descriptions, which are answered at once."""
+    return not (method in ("GET", "HEAD") and (path in ("/health", "/tactics", "/info") or
+                                               (path.startswith("/tactics/") and path.endswith("/info"))))
 
 
 class Refusal(Exception):

@@ -31,11 +31,12 @@ import ipaddress
 import json
 import os
 import socket
+import sys
 import threading
 import time
 
-from lllm.services.door import (DEFAULT_ORIGINS, Limits, Refusal, check_request, guard, origin_matcher, raise_open_files,
-                                raw_answer, uvicorn_protocol)
+from lllm.services.door import (DEFAULT_ORIGINS, Limits, Pool, Refusal, check_request, guard, needs_work, origin_matcher,
+                                raise_open_files, raw_answer, uvicorn_protocol)
 from lllm.services.protocol_service import error
 
 __all__ = ["make_server", "serve", "serve_uvicorn", "missing_server_packages", "check_host", "check_port",
@@ -86,9 +87,11 @@ def protocol_shape(status: int, code: str, message: str) -> dict:
 
 
 def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning",
-                limits: Limits = Limits(), origins=DEFAULT_ORIGINS):
+                limits: Limits = Limits(), origins=DEFAULT_ORIGINS, pool: Pool | None = None):
     """`app` is anything with `handle(method, path, body)`: a ProtocolService, or a stand-in in a test.
-    The door (lllm/services/door.py) stands in front: every refusal is an answer, never a dropped connection."""
+    The door (lllm/services/door.py) stands in front: every refusal is an answer, never a dropped connection.
+    A request that runs tactic code runs on `pool`'s workers; past its queue it gets 503 with Retry-After."""
+    pool = pool or Pool()
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     verbose = log_level in ("info", "debug", "trace") or bool(os.environ.get("LLLM_SERVE_LOG"))
     allowed = origin_matcher(tuple(origins))
@@ -140,17 +143,27 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
             except Refusal as refused:
                 refused.headers = {**extra, **refused.headers}
                 return self.refuse(refused)
-            status, data = app.handle(method, self.path.split("?")[0], body)
-            if hasattr(data, "frames"):                 # /stream: an EventStream (lllm/services/streaming.py)
-                self.send_response(status)
-                self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_extra(extra)
-                self.end_headers()
-                self.close_connection = True
-                asyncio.run(write_frames(data, self.wfile))
-                return
-            self.send_json(status, data, extra)
+            path = self.path.split("?")[0]
+            if not needs_work(method, path):             # no tactic runs: answered at once
+                return self.send_json(*app.handle(method, path, body), extra)
+            if not pool.admit():
+                refused = pool.busy()
+                refused.headers = {**extra, **refused.headers}
+                return self.refuse(refused)
+            try:
+                status, data = pool.work.submit(app.handle, method, path, body).result()
+                if hasattr(data, "frames"):             # /stream: an EventStream (lllm/services/streaming.py)
+                    self.send_response(status)
+                    self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+                    self.send_header("Cache-Control", "no-cache")
+                    self.send_extra(extra)
+                    self.end_headers()
+                    self.close_connection = True
+                    asyncio.run(write_frames(data, self.wfile))
+                    return
+                self.send_json(status, data, extra)
+            finally:
+                pool.release()
 
         def read_body(self, length: int) -> bytes:
             """`length` bytes within the body timeout; Refusal if they do not come."""
@@ -259,9 +272,10 @@ async def write_frames(stream, wfile) -> None:
 
 
 def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning", limits: Limits = Limits(),
-          origins=DEFAULT_ORIGINS) -> None:
+          origins=DEFAULT_ORIGINS, pool: Pool | None = None) -> None:
     raise_open_files(limits)
-    server = make_server(app, host, port, log_level, limits, origins)
+    sys.setswitchinterval(0.001)    # a thread answering /health gets the interpreter while the workers run tactics
+    server = make_server(app, host, port, log_level, limits, origins, pool)
     print(f"serving on http://{host}:{server.server_address[1]} with http.server (/health, /info, /run, /stream); "
           "Ctrl-C stops it", flush=True)
     try:
@@ -296,14 +310,15 @@ def missing_server_packages() -> list[str]:
 
 
 def serve_uvicorn(service, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning",
-                  limits: Limits = Limits(), origins=DEFAULT_ORIGINS) -> None:
+                  limits: Limits = Limits(), origins=DEFAULT_ORIGINS, pool: Pool | None = None) -> None:
     """A ProtocolService as a FastAPI app (fastapi.create_fastapi_app) behind the door, under uvicorn."""
     import uvicorn
     from lllm.services.fastapi import create_fastapi_app
     raise_open_files(limits)
     print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run, /stream); Ctrl-C stops it",
           flush=True)
-    app = guard(create_fastapi_app(service), protocol_shape, limits, origins, host, json_only=True)
+    sys.setswitchinterval(0.001)    # the event loop answers /health while the workers run tactics (as serve-model)
+    app = guard(create_fastapi_app(service, pool=pool), protocol_shape, limits, origins, host, json_only=True)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=uvicorn_protocol(limits),
                             timeout_keep_alive=5)
     try:

@@ -40,37 +40,14 @@ import asyncio
 import json
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
-from lllm.services.door import DEFAULT_ORIGINS, Limits, cors_headers, guard, origin_matcher, raise_open_files, uvicorn_protocol
+from lllm.services.door import (DEFAULT_ORIGINS, Limits, Pool, cors_headers, guard, origin_matcher, raise_open_files,
+                                uvicorn_protocol)
 from lllm.services.openai_compat import Chunks, OpenAIService, RequestError, error_body
 
 __all__ = ["DEFAULT_ORIGINS", "origin_matcher", "cors_headers", "Pool", "create_app", "listen", "run"]
 
 METHODS = ["GET", "POST", "OPTIONS", "HEAD", "PUT", "PATCH", "DELETE"]
-
-
-# ---- the bounded pool -------------------------------------------------------------------------------
-
-class Pool:
-    """`workers` threads for the model, and room for `max_queue` more requests waiting for one."""
-
-    def __init__(self, workers: int = 2, max_queue: int = 32):
-        self.workers, self.max_queue, self.admitted, self.lock = workers, max_queue, 0, threading.Lock()
-        self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lllm-model")
-        # One reader per admitted stream, blocked on the model's next piece; never more than admitted.
-        self.readers = ThreadPoolExecutor(max_workers=workers + max_queue, thread_name_prefix="lllm-stream")
-
-    def admit(self) -> bool:
-        with self.lock:
-            if self.admitted >= self.workers + self.max_queue:
-                return False
-            self.admitted += 1
-            return True
-
-    def release(self) -> None:
-        with self.lock:
-            self.admitted -= 1
 
 
 def openai_shape(status: int, code: str, message: str) -> dict:

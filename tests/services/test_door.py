@@ -219,3 +219,46 @@ def test_past_the_connection_cap_the_next_client_gets_503(kind, tmp_path):
     time.sleep(0.3)
     assert httpx.get(server.base + "/health", timeout=10).status_code == 200    # room again once they leave
     assert server.stop()[0] == 0
+
+
+SLOW_TACTIC = '''
+import time
+
+def shout(text: str) -> str:
+    """Shout the text back, slowly: a tactic that holds its worker."""
+    time.sleep(float(text.split()[0]))
+    return text.upper()
+'''
+
+
+@pytest.mark.parametrize("kind", ["serve-uvicorn", "serve-stdlib"])
+def test_lllm_serve_runs_tactics_on_its_workers_and_answers_503_past_its_queue(kind, tmp_path):
+    """One worker and one place in the queue: of four slow runs at once two are admitted and two refused
+    (503, the service's error shape, Retry-After), /health answers at once meanwhile, and the admitted
+    runs finish whole; once they are done a run is admitted again."""
+    server = TacticServer(tmp_path, "--server", kind.removeprefix("serve-"), "--log-level", "warning",
+                          "--workers", "1", "--max-queue", "1", tactic=SLOW_TACTIC)
+    server.wait_until_up()
+    answers = []
+
+    def call():
+        answers.append(httpx.post(server.base + "/run", json={"input": "1.5 slow"}, timeout=60))
+    try:
+        callers = [threading.Thread(target=call) for _ in range(4)]
+        for caller in callers:
+            caller.start()
+            time.sleep(0.1)
+        begin = time.monotonic()
+        health = httpx.get(server.base + "/health", timeout=10)
+        health_seconds = time.monotonic() - begin
+        for caller in callers:
+            caller.join()
+        statuses = sorted(a.status_code for a in answers)
+        assert statuses == [200, 200, 503, 503]
+        busy = next(a for a in answers if a.status_code == 503)
+        assert busy.headers["retry-after"] == "1" and busy.json()["detail"]["error"]["type"] == "server_busy"
+        assert [a.json()["output"] for a in answers if a.status_code == 200] == ["1.5 SLOW"] * 2
+        assert health.status_code == 200 and health_seconds < 1.0          # not behind the 1.5 s runs
+        assert httpx.post(server.base + "/run", json={"input": "0 again"}, timeout=30).status_code == 200
+    finally:
+        assert server.stop()[0] == 0
