@@ -11,12 +11,9 @@ tactic (so the test can fail) and `text/plain` is refused with 415.
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
-from support.runtime import free_port
+from support.runtime import serve_page
 from support.tactic_server import TacticServer
 
 pytestmark = pytest.mark.browser
@@ -31,25 +28,11 @@ CALLS = """async ({url, kind, mode}) => {
 }"""
 
 
-class Page(BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def pages():
-    servers = [ThreadingHTTPServer(("127.0.0.1", free_port()), Page) for _ in range(2)]
-    for server in servers:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield [f"http://127.0.0.1:{s.server_address[1]}" for s in servers]
-    for server in servers:
+    served = [serve_page(PAGE) for _ in range(2)]
+    yield [url.rstrip("/") for _, url in served]
+    for server, _ in served:
         server.shutdown()
 
 

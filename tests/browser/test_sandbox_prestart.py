@@ -26,19 +26,7 @@ PAGE = "native/proxies/"
 
 
 def chromium(browser, url: str) -> dict:
-    context = browser.new_context()
-    console: list[str] = []
-    try:
-        page = context.new_page()
-        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: console.append(f"uncaught: {e}"))
-        page.goto(url)
-        report = page.evaluate(SCENARIO.read_text(encoding="utf-8"), {"visit": 1})
-        page.goto(report["link"])
-        linked = page.evaluate(SCENARIO.read_text(encoding="utf-8"), None)
-    finally:
-        context.close()
-    return {"report": report, "linked": linked, "console": console}
+    return engines.chromium(browser, url, {"visit": 1}, SCENARIO, then=(SCENARIO, None))
 
 
 def firefox(url: str) -> dict:

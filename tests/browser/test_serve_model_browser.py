@@ -9,15 +9,13 @@ must be refused by the browser (so the test can fail).
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from support import engines
 from support.model_server import AGENT_MODEL, ModelServer
-from support.runtime import MODEL, cli_generate, free_port
+from support.runtime import MODEL, cli_generate, serve_page
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not (MODEL.exists() and AGENT_MODEL.exists()), reason="needs the built models")]
@@ -25,27 +23,12 @@ SCENARIO = Path(__file__).resolve().parents[1] / "support" / "serve_model_scenar
 PAGE = b"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>calls a local model</title></head><body></body></html>"
 
 
-class IsolatedPage(BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def setting():
-    page = ThreadingHTTPServer(("127.0.0.1", free_port()), IsolatedPage)
-    threading.Thread(target=page.serve_forever, daemon=True).start()
+    page, url = serve_page(PAGE, {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp"})
     allowed = ModelServer("--models", "tinyllm").wait_until_up()
     refused = ModelServer("--models", "tinyllm", "--allow-origin", "https://elsewhere.example").wait_until_up()
-    yield {"url": f"http://127.0.0.1:{page.server_address[1]}/", "arg": {"allowed": allowed.base, "refused": refused.base}}
+    yield {"url": url, "arg": {"allowed": allowed.base, "refused": refused.base}}
     page.shutdown()
     for server in (allowed, refused):
         assert server.stop()[0] == 0

@@ -389,22 +389,14 @@ def test_sixteen_100000_character_prompts_twice_stay_within_a_bound_and_give_the
 def test_requests_drawn_from_the_openapi_schema_get_no_5xx(server):
     """Bodies that fit the schema, bodies that do not (any JSON, any bytes), every path and method it
     names: a bounded, seeded run (Hypothesis, derandomized) against the real server."""
-    from hypothesis import HealthCheck, given, settings, strategies as st
-    from support.schema_strategy import from_schema
+    from hypothesis import HealthCheck, given, settings
+    from support.schema_strategy import requests_from
     from lllm.services.openai_compat import openapi_schema
     schema = openapi_schema(["tinyllm-agent", "tinyllm"])
-    fitting = [st.tuples(st.just(path), st.just(method.upper()),
-                         from_schema(op["requestBody"]["content"]["application/json"]["schema"]).map(json.dumps)
-                         if "requestBody" in op else st.just(""))
-               for path, methods in schema["paths"].items() for method, op in methods.items()]
-    anything = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-                            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                            max_leaves=12).map(json.dumps)
-    misfits = st.tuples(st.sampled_from(sorted(schema["paths"])).map(lambda p: p.replace("{model}", "tinyllm")),
-                        st.sampled_from(["GET", "POST", "PUT", "DELETE", "OPTIONS"]), anything | st.text(max_size=40))
+    requests = requests_from(schema)
 
     @settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(st.one_of(*fitting, misfits))
+    @given(requests)
     def no_5xx(request):
         path, method, body = request
         reply = httpx.request(method, server.base + path.replace("{model}", "tinyllm"), content=body.encode(),

@@ -199,8 +199,8 @@ def test_requests_drawn_from_the_openapi_schema_get_no_5xx_from_input(server):
     """Bodies that fit the schema, any JSON or bytes, every path and method it names: a bounded, seeded
     run (Hypothesis, derandomized) against both servers. The one 500 allowed is the tactic's own
     failure on the input "boom" (its documented error), which the draws avoid."""
-    from hypothesis import HealthCheck, assume, given, settings, strategies as st
-    from support.schema_strategy import from_schema
+    from hypothesis import HealthCheck, assume, given, settings
+    from support.schema_strategy import requests_from
     from lllm.runtimes.python import as_tactic
     from lllm.services.fastapi import openapi_schema
     from lllm.services.protocol_service import ProtocolService
@@ -209,18 +209,10 @@ def test_requests_drawn_from_the_openapi_schema_get_no_5xx_from_input(server):
         """Shout the text back."""
         return text.upper()
     schema = openapi_schema(ProtocolService([as_tactic(shout)]))
-    fitting = [st.tuples(st.just(path), st.just(method.upper()),
-                         from_schema(op["requestBody"]["content"]["application/json"]["schema"]).map(json.dumps)
-                         if "requestBody" in op else st.just(""))
-               for path, methods in schema["paths"].items() for method, op in methods.items()]
-    anything = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-                            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                            max_leaves=12).map(json.dumps)
-    misfits = st.tuples(st.sampled_from(sorted(schema["paths"])), st.sampled_from(["GET", "POST", "PUT", "DELETE"]),
-                        anything | st.text(max_size=40))
+    requests = requests_from(schema, methods=("GET", "POST", "PUT", "DELETE"))
 
     @settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(st.one_of(*fitting, misfits))
+    @given(requests)
     def no_5xx(request):
         path, method, body = request
         assume("boom" not in body)

@@ -113,19 +113,24 @@ def webkit(url: str, arg: dict, script: Path = SCENARIO, popups: bool = False) -
     return {"report": report, "console": []}   # WebKitWebDriver does not hand out the console
 
 
-def chromium(browser, url: str, arg: dict, script: Path = SCENARIO) -> dict:
-    """{report, console}: the page function in `script` run by Chromium (Playwright's `browser`)."""
+def chromium(browser, url: str, arg: dict, script: Path = SCENARIO, then: tuple | None = None) -> dict:
+    """{report, console}: the page function in `script` run by Chromium (Playwright's `browser`); with
+    `then` = (script, arg), the same tab goes on to the report's `link` and runs that too ({..., linked})."""
     context = browser.new_context()
     console: list[str] = []
+    out = {}
     try:
         page = context.new_page()
         page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: console.append(f"uncaught: {e}"))
         page.goto(url)
-        report = page.evaluate(script.read_text(encoding="utf-8"), arg)
+        out["report"] = page.evaluate(script.read_text(encoding="utf-8"), arg)
+        if then:
+            page.goto(out["report"]["link"])
+            out["linked"] = page.evaluate(then[0].read_text(encoding="utf-8"), then[1])
     finally:
         context.close()
-    return {"report": report, "console": console}
+    return {**out, "console": console}
 
 
 # ---- what every engine must show -----------------------------------------------------------------

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,3 +147,24 @@ def run_demo(demo, timeout: int = DEMO_TIMEOUT, **fields) -> dict:
     demo.page.wait_for_function("el => ['done', 'error', 'recorded'].includes(el.dataset.state)",
                                 arg=demo.element_handle(), timeout=timeout)
     return demo.evaluate("el => ({state: el.dataset.state, params: el.lllmParams, result: el.lllmResult})")
+
+
+def serve_page(html: bytes, headers: dict | None = None):
+    """One HTML page on a free loopback port (a site of its own, for cross-origin tests): (server, url).
+    `headers` are sent with it (COOP and COEP, say); `server.shutdown()` ends it."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            for name, value in {"Content-Type": "text/html; charset=utf-8", **(headers or {}),
+                                "Content-Length": str(len(html))}.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(html)
+
+        def log_message(self, *args):
+            pass
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"

@@ -43,3 +43,19 @@ def from_schema(schema: dict) -> st.SearchStrategy:
     if kind == "boolean":
         return st.booleans()
     return st.none() | st.booleans() | st.integers() | st.text(max_size=20)     # {}: any value
+
+
+def requests_from(openapi: dict, methods=("GET", "POST", "PUT", "DELETE", "OPTIONS")) -> st.SearchStrategy:
+    """(path, METHOD, body text): every operation `openapi` names with a body its schema admits, and any
+    of its paths with any of `methods` and any JSON or text at all (a misfit the server must refuse)."""
+    import json
+    fitting = [st.tuples(st.just(path), st.just(method.upper()),
+                         from_schema(op["requestBody"]["content"]["application/json"]["schema"]).map(json.dumps)
+                         if "requestBody" in op else st.just(""))
+               for path, operations in openapi["paths"].items() for method, op in operations.items()]
+    anything = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                            max_leaves=12).map(json.dumps)
+    misfits = st.tuples(st.sampled_from(sorted(openapi["paths"])), st.sampled_from(list(methods)),
+                        anything | st.text(max_size=40))
+    return st.one_of(*fitting, misfits)

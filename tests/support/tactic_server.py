@@ -12,14 +12,9 @@ from __future__ import annotations
 
 import os
 import pathlib
-import subprocess
 import sys
-import time
 
-import httpx
-import pytest
-
-from support.runtime import free_port
+from support.server_process import ServerProcess
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 TACTIC = '''
@@ -31,8 +26,10 @@ def shout(text: str) -> str:
 '''
 
 
-class TacticServer:
-    """`lllm serve shout_mod:shout` in a subprocess; `stop()` sends SIGTERM and returns (status, stderr)."""
+class TacticServer(ServerProcess):
+    """`lllm serve shout_mod:shout` in a subprocess; `stop()` sends SIGTERM and returns (status, stdout, stderr)."""
+
+    PROBE, NAME = "/health", "lllm serve"
 
     def __init__(self, folder: pathlib.Path, *options: str, block_uvicorn: bool = False, tactic: str = TACTIC):
         folder.mkdir(parents=True, exist_ok=True)
@@ -43,36 +40,8 @@ class TacticServer:
             blocker.mkdir(parents=True, exist_ok=True)
             (blocker / "__init__.py").write_text('raise ImportError("uvicorn is blocked for this test")\n')
             path.insert(0, str(folder / "blocked"))
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "lllm", "serve", "shout_mod:shout", "--port", str(self.port), *options],
-            cwd=folder, env=dict(os.environ, PYTHONPATH=os.pathsep.join(path)),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def wait_until_up(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                out, err = self.process.communicate()
-                pytest.fail(f"lllm serve exited with {self.process.returncode}:\n{out}\n{err}")
-            try:
-                httpx.get(self.base + "/health", timeout=1)
-                return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        self.stop()
-        pytest.fail("lllm serve did not answer /health in time")
-
-    def stop(self) -> tuple[int, str, str]:
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            out, err = self.process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            out, err = self.process.communicate()
-        return self.process.returncode, out, err
+        super().__init__([sys.executable, "-m", "lllm", "serve", "shout_mod:shout", *options],
+                         cwd=folder, env=dict(os.environ, PYTHONPATH=os.pathsep.join(path)))
 
     def stop_after_exit(self) -> tuple[int, str, str]:
         """For a command that must fail at once: wait for it to exit by itself."""
