@@ -35,10 +35,9 @@ export function offerTabModel(brain) {
     if (note.hidden) return;
     const trainLink = el("a", { href: TRAIN_PAGE }, "Train it yourself");
     note.replaceChildren(...(card
-      ? [`Your model, trained in this tab for ${card.metrics?.steps ?? "?"} steps, learned only the story: it has never seen a `
-        + "Thought or an Action, so expect words that are not ReAct steps; the run shows what it writes. It samples: the same "
-        + "seed writes the same text, and a link to this run replays only in a browser that holds this same model. Retrain on ",
-      trainLink, "."]
+      ? [`Your model (${card.metrics?.steps ?? "?"} steps of training in this tab) learned only the story: it has never seen `
+        + "a Thought or an Action, so expect words that are not ReAct steps. It samples: the same seed writes the same text, "
+        + "in a browser that holds this model. Retrain it on ", trainLink, "."]
       : ["No model has been trained in this browser yet: train one on ", trainLink, ", and it is a brain here (after a reload too)."]));
   };
   const refresh = async () => {
