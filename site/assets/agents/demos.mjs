@@ -21,7 +21,7 @@ import { lllm } from "../runtime/lllm.mjs";
 import { el, field as domField, input, pct, select, svgCanvas, table } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
 import * as yourModel from "./yourmodel.mjs";     // "your model": a server on the learner's computer
-import { TAB_LABEL, TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a model trained in the tab
+import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a model trained in the tab
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
 
@@ -33,7 +33,7 @@ const DEFAULT_SCRIPT = [                // shows the failures a model can cause,
   "Thought: the tool answered\nFinal Answer: 391",
 ].join("\n---\n");
 const CATEGORIES = ["direct", "arithmetic", "arithmetic-words", "lookup", "word-problem"];
-const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)", yourmodel: "your model (a server on this computer)", [TAB_MODEL]: TAB_LABEL };
+const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)", yourmodel: "your model (a server on this computer)", "tinyllm-yours": "your model trained in this tab" };
 const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)", yourmodel: "your model (greedy)" };
 const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
 

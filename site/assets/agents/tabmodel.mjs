@@ -10,7 +10,7 @@
 // widget is drawn and again whenever the brain list gets focus, so a model trained in another tab
 // appears without a reload; after a reload it is read from Cache Storage like any page's.
 //
-//   brainSelect.append(...)                         // with an option whose value is TAB_MODEL
+//   select("brain", [..., [TAB_MODEL, "your model trained in this tab"]])   // its option, labelled
 //   controls.append(offerTabModel(brainSelect))     // -> the note to place under it
 //   samples(brain)                                  // does this brain take a temperature and a seed?
 
@@ -18,7 +18,6 @@ import { el } from "../runtime/dom.mjs";
 import { readYoursCard } from "../train/yours.mjs";
 
 export const TAB_MODEL = "tinyllm-yours";
-export const TAB_LABEL = "your model trained in this tab";
 const TRAIN_PAGE = new URL("../../tinyllm/train/", import.meta.url).href;
 
 /** Does `brain` sample (a temperature and a seed apply)? The story model and a model trained in the tab. */
@@ -28,6 +27,7 @@ export const samples = (brain) => brain === "tinyllm" || brain === TAB_MODEL;
  *  says, while that option is chosen, what the model is (or how to get one). */
 export function offerTabModel(brain) {
   const option = [...brain.options].find((o) => o.value === TAB_MODEL);
+  const label = option.textContent;
   const note = el("p", { class: "lllm-tab-model", role: "status" });
   let card = null;
   const show = () => {
@@ -43,7 +43,7 @@ export function offerTabModel(brain) {
   const refresh = async () => {
     card = await readYoursCard().catch(() => null);
     option.disabled = !card;
-    option.textContent = card ? TAB_LABEL : `${TAB_LABEL} (none yet: train one on Train it yourself)`;
+    option.textContent = card ? label : `${label} (none yet: train one on Train it yourself)`;
     brain.dataset.tabModel = card ? "ready" : "none";     // for tests: the check has answered
     show();
   };
