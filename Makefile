@@ -88,6 +88,8 @@ bench: venv models
 	$(PY) bench/generate_bench.py
 	$(PY) bench/attention_bench.py
 	$(PY) bench/serve_model_bench.py
+	$(PY) -m pip install --quiet locust==2.47.0
+	$(PY) bench/serve_load_bench.py --out bench/results/serve-load.md
 	$(PY) bench/tinygpt_bench.py --train --out bench/results/tinygpt.md
 	$(PY) bench/tinygpt_page_bench.py --out bench/results/tinygpt-page.md
 	$(PY) bench/loss_curves_bench.py --model all --render

@@ -1,6 +1,8 @@
 """Command line · `lllm replay RUN.json`: replay a time-travel run file and print the trace the page showed.
 
     python -m lllm replay run.json
+    python -m lllm replay chat.json                              an OpenAI-style chat log: its trace and timeline
+    python -m lllm replay chat.json --from 2 --brain tinyllm-agent   and re-run from its step 2 with a brain here
 
 RUN.json is what a time-travel widget exports (schema "lllm-run", version 1, or version 2 with
 "demo": "react", "memory", "workflow", "oversight", "debate", or "native-agent" / "native-tactic" for
@@ -10,18 +12,25 @@ is `lllm/labs/timetravel/demos.py`). Every branch is recomputed from the file's 
 index), and `trace_text` prints it — the same function, and so the same text, as the page.
 Exit status 1 when the replay differs from the branches the file recorded (the stderr line names
 the first such branch); a file that is missing, not JSON or not a run is one line and status 2.
+
+A chat log (a JSON list of messages with `tool_calls` and `tool` results, as the `openai` client
+writes it; `lllm/timetravel/chatlog.py`) is replayed through the ReAct loop at the seam: its trace,
+then its timeline (each call, who answered it, its length and time). `--from K --brain B` re-runs
+it from model call K with brain B, every call before K kept, and says where the two runs part.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
-import os
-
-from lllm.agents.runfile import MAX_FILE_BYTES, differing_branch
+from lllm.agents.react import terminal_text
+from lllm.agents.runfile import BRAINS, MAX_FILE_BYTES, differing_branch
+from lllm.commands.args import UsageError, finite_float, int_at_least
 from lllm.labs.timetravel.demos import any_trace_text, travel_any
-from lllm.commands.args import UsageError
+from lllm.timetravel.chatlog import is_chat_log, read_chat, replay_chat
+from lllm.timetravel.seam import first_difference, timeline
 
 
 def add_cli(subparsers) -> None:
@@ -29,7 +38,13 @@ def add_cli(subparsers) -> None:
                               description="Recompute every branch of RUN.json from its inputs and edits and print "
                                           "the trace the page showed. Exit status 1 when the replay differs from the "
                                           "branches the file recorded.")
-    p.add_argument("file", metavar="RUN.json", help="a run exported from a time-travel widget (schema lllm-run)")
+    p.add_argument("file", metavar="RUN.json", help="a run exported from a time-travel widget (schema lllm-run), "
+                                                     "or an OpenAI-style chat log")
+    p.add_argument("--from", dest="from_step", type=int_at_least(1), metavar="K",
+                   help="a chat log: re-run it from model call K with --brain")
+    p.add_argument("--brain", choices=BRAINS, default=None, help="the brain that writes from --from on (default rule)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="the story model's seed (tinyllm)")
+    p.add_argument("--temperature", type=finite_float, default=0.8, help="the story model's temperature (tinyllm)")
     p.set_defaults(run=run)
 
 
@@ -51,6 +66,10 @@ def read_run(path: str):
 
 def run(args) -> int:
     data = read_run(args.file)
+    if is_chat_log(data):
+        return run_chat(args, data)
+    if args.from_step is not None or args.brain is not None:
+        raise UsageError("--from and --brain re-run a chat log; a run file's branches come from its edits")
     try:
         record = travel_any(data)
     except ValueError as error:
@@ -60,4 +79,30 @@ def run(args) -> int:
     if differs is not None:
         print(f"lllm replay: branch {differs} differs from what {args.file} recorded", file=sys.stderr)
         return 1
+    return 0
+
+
+def run_chat(args, data) -> int:
+    """A chat log: its replay's trace and timeline; with --from, the re-run's too, and where they part."""
+    if args.brain is not None and args.from_step is None:
+        raise UsageError("--brain needs --from K: the model call from which that brain writes")
+    try:
+        log = read_chat(data)
+        replayed = replay_chat(log)
+        branch = replay_chat(log, args.brain or "rule", args.from_step, seed=args.seed,
+                             temperature=args.temperature) if args.from_step else None
+    except ValueError as error:
+        raise UsageError(f"{args.file}: {error}") from None
+    models = sum(c.kind == "model" for c in replayed.calls)
+    print(f"chat log: {models} model calls, {len(replayed.calls) - models} tool calls"
+          + (f"; {', '.join(replayed.recorded_tools)} cannot run here: its results are the log's"
+             if replayed.recorded_tools else ""))
+    print(terminal_text(replayed.trajectory), end="")
+    print("timeline:\n" + timeline(replayed.calls))
+    if branch:
+        print(f"== from model call {args.from_step}, {args.brain or 'rule'} writes")
+        print(terminal_text(branch.trajectory), end="")
+        print("timeline:\n" + timeline(branch.calls))
+        parted = first_difference(replayed.calls, branch.calls)
+        print("the two runs are the same" if parted is None else f"the runs part at call {parted}")
     return 0

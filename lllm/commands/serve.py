@@ -4,10 +4,16 @@
 FastAPI app under uvicorn when the `serve` extra is installed (`pip install 'lllm-learn[serve]'`),
 and otherwise says so in one line on stderr and uses `http.server`; `--server uvicorn` insists (a
 usage error without the extra), `--server stdlib` never tries. Ctrl-C or SIGTERM stops either
-cleanly, with exit status 0.
+cleanly, with exit status 0. Either way the door of lllm/services/door.py stands in front: a body
+over `--max-body` is 413, a page whose origin is not in `--allow-origin` is refused, a POST must be
+JSON, headers and body have `--header-timeout` and `--body-timeout`, at most
+`--max-connections` are open at once, and tactics run on `--workers` threads with `--max-queue`
+more requests waiting (past that, 503 with Retry-After; `/health`, `/tactics` and `/info` never
+wait). `add_limit_args` gives `serve-model` the same flags.
 
     python -m lllm serve main:build
     python -m lllm serve my_app.tactics:build_tactic --port 9000 --server stdlib
+    python -m lllm serve main:build --allow-origin https://my-site.example --max-body 65536
 """
 
 from __future__ import annotations
@@ -15,12 +21,15 @@ from __future__ import annotations
 import signal
 import sys
 
-from lllm.commands.args import UsageError, argument_type
+from lllm.commands.args import UsageError, argument_type, finite_float, non_negative_int, positive_int
 from lllm.commands.inspect import load_for_cli
 from lllm.runtimes.native.entrypoints import check_entrypoint
 from lllm.services.http_server import (INSTALL_SERVE, check_host, check_log_level, check_port, check_server,
                                        missing_server_packages, serve, serve_uvicorn)
+from lllm.services.door import DEFAULT_ORIGINS, Limits, Pool
 from lllm.services.protocol_service import ProtocolService
+
+DEFAULTS = Limits()
 
 
 def pick_server(choice: str) -> str:
@@ -52,20 +61,49 @@ def add_cli(subparsers) -> None:
                    help="critical, error, warning, info (default: one line per request), debug or trace")
     p.add_argument("--server", type=argument_type(check_server), default="auto",
                    help="auto (default: uvicorn if installed, else http.server), uvicorn or stdlib")
+    add_limit_args(p)
     p.set_defaults(run=run_serve)
+
+
+def add_limit_args(p) -> None:
+    """The door's flags (lllm/services/door.py), shared by `serve` and `serve-model`."""
+    p.add_argument("--allow-origin", action="append", metavar="ORIGIN",
+                   help="a web page origin that may call the server from a browser (CORS); repeat for more; "
+                        "'*' allows any, 'https://*.example.org' any subdomain, 'http://127.0.0.1:*' any port. "
+                        f"Default: {' '.join(DEFAULT_ORIGINS)}")
+    p.add_argument("--max-body", type=positive_int, default=DEFAULTS.max_body, metavar="BYTES",
+                   help=f"the largest request body; a larger one is refused with 413 unread (default {DEFAULTS.max_body})")
+    p.add_argument("--header-timeout", type=finite_float, default=DEFAULTS.header_timeout, metavar="SECONDS",
+                   help=f"time for a request's line and headers, else 408 and closed (default {DEFAULTS.header_timeout:g})")
+    p.add_argument("--body-timeout", type=finite_float, default=DEFAULTS.body_timeout, metavar="SECONDS",
+                   help=f"time for a request's body, else 408 and closed (default {DEFAULTS.body_timeout:g})")
+    p.add_argument("--max-connections", type=positive_int, default=DEFAULTS.max_connections, metavar="N",
+                   help=f"open connections at once; the next gets 503 and is closed (default {DEFAULTS.max_connections})")
+    p.add_argument("--workers", type=positive_int, default=2, metavar="N",
+                   help="requests worked on at once (a tactic run, a completion), each on a thread of its own (default 2)")
+    p.add_argument("--max-queue", type=non_negative_int, default=32, metavar="N",
+                   help="requests that may wait for a worker; past that, 503 with Retry-After (default 32)")
+
+
+def limits_from(args) -> Limits:
+    if args.header_timeout <= 0 or args.body_timeout <= 0:
+        raise UsageError("--header-timeout and --body-timeout must be more than 0 seconds")
+    return Limits(args.max_body, args.header_timeout, args.body_timeout, args.max_connections)
 
 
 def run_serve(args) -> int:
     server = pick_server(args.server)               # before importing the user's module: fail fast
+    limits, origins = limits_from(args), tuple(args.allow_origin or DEFAULT_ORIGINS)
     service = ProtocolService(load_for_cli(args.entrypoint))
     # SIGTERM (a supervisor, Popen.terminate) stops it as Ctrl-C does: uvicorn finishes the requests
     # in flight, http.server closes its socket, and either way the command ends with status 0.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    pool = Pool(args.workers, args.max_queue)
     if server == "uvicorn":
-        serve_uvicorn(service, args.host, args.port, args.log_level)
+        serve_uvicorn(service, args.host, args.port, args.log_level, limits, origins, pool)
     else:
         try:
-            serve(service, args.host, args.port, args.log_level)
+            serve(service, args.host, args.port, args.log_level, limits, origins, pool)
         except OSError as exc:                      # the port is taken, the host is not ours, ...
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
     print(f"lllm serve: stopped ({server})", file=sys.stderr, flush=True)

@@ -8,6 +8,11 @@ extra (FastAPI and uvicorn) and the `model` extra (onnxruntime). Ctrl-C or SIGTE
     python -m lllm serve-model
     python -m lllm serve-model --models tinyllm-agent --port 8081
     python -m lllm serve-model --allow-origin https://my-copy.example.org --allow-origin 'http://127.0.0.1:*'
+    python -m lllm serve-model --workers 4 --max-queue 64
+
+Bounded: `--workers` requests are written at once, `--max-queue` more wait, the next is refused
+with 503 and Retry-After; the door's flags (--max-body, --header-timeout, --body-timeout,
+--max-connections, --allow-origin) are `lllm serve`'s (lllm/commands/serve.py).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import signal
 import sys
 
 from lllm.commands.args import UsageError, argument_type
+from lllm.commands.serve import add_limit_args, limits_from
 from lllm.services.http_server import INSTALL_SERVE, check_host, check_log_level, check_port, missing_server_packages
 
 DEFAULT_MODELS = "tinyllm-agent,tinyllm"
@@ -23,7 +29,6 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def add_cli(subparsers) -> None:
-    from lllm.services.openai_app import DEFAULT_ORIGINS
     p = subparsers.add_parser("serve-model", help="serve TinyLLM as an OpenAI-compatible server (/v1/chat/completions)",
                               description="Serve TinyLLM and the agent-tuned TinyLLM over OpenAI's API "
                                           "(/v1/models, /v1/chat/completions, /v1/completions, streaming too) "
@@ -34,12 +39,9 @@ def add_cli(subparsers) -> None:
     p.add_argument("--host", type=argument_type(check_host), default="127.0.0.1",
                    help="default 127.0.0.1 (this machine only)")
     p.add_argument("--port", type=argument_type(check_port), default=8080, help="1-65535 (default 8080)")
-    p.add_argument("--allow-origin", action="append", metavar="ORIGIN",
-                   help="a web page origin that may call the server from a browser (CORS); repeat for more; "
-                        "'*' allows any, 'https://*.example.org' any subdomain, 'http://127.0.0.1:*' any port. "
-                        f"Default: {' '.join(DEFAULT_ORIGINS)}")
     p.add_argument("--log-level", type=argument_type(check_log_level), default="info",
                    help="critical, error, warning, info (default: one line per request), debug or trace")
+    add_limit_args(p)                               # the door's flags, --workers and --max-queue among them
     p.set_defaults(run=run_serve_model)
 
 
@@ -73,13 +75,15 @@ def run_serve_model(args) -> int:
         raise UsageError(f"serve-model needs {' and '.join(missing)}, which this Python cannot import; {INSTALL_SERVE}")
     from lllm.services.openai_app import DEFAULT_ORIGINS, run
     from lllm.services.openai_compat import OpenAIService
+    limits = limits_from(args)
     service = OpenAIService(open_models(args.models))
     # SIGTERM (a supervisor, Popen.terminate) stops it as Ctrl-C does, with exit status 0.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     if args.host not in LOOPBACK:
         print(f"lllm serve-model: note: --host {args.host} lets other machines reach the models", file=sys.stderr, flush=True)
     try:
-        run(service, args.host, args.port, tuple(args.allow_origin or DEFAULT_ORIGINS), args.log_level)
+        run(service, args.host, args.port, tuple(args.allow_origin or DEFAULT_ORIGINS), args.log_level, limits,
+            args.workers, args.max_queue)
     except ValueError as error:                     # the port is taken, the host is not ours, ...
         raise UsageError(str(error)) from None
     print("lllm serve-model: stopped", file=sys.stderr, flush=True)

@@ -3,8 +3,9 @@
 `create_tactic_app(tactic)` and `create_service_app([tactics])` build the FastAPI app that `lllm
 serve` runs (`fastapi.py`; the `serve` extra); every route of it is the one handler
 `ProtocolService.handle` in `lllm/services/protocol_service.py`. This folder holds what
-that handler uses: `endpoints.py` (a tactic's `@endpoint` routes), `streaming.py` (the /stream body)
-and `fastapi.py` (the request and response models, the app and its OpenAPI description);
+that handler uses: `endpoints.py` (a tactic's `@endpoint` routes), `streaming.py` (the /stream body),
+`fastapi.py` (the request and response models, the app and its OpenAPI description) and `door.py`
+(what every server checks before a request gets in: size, timeouts, connections, Host, Origin);
 `psihub.py`, the card a package hub (PsiHub) shows for a tactic (`lllm.integrations.tactic_resource`); and
 `client.py`, lllm-core's import path for the client (`RemoteTactic`, in
 `lllm/runtimes/native/composition/remote.py`). The names

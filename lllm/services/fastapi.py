@@ -29,7 +29,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr
 
 from lllm.protocol import validation as v
 from lllm.protocol.fields import Metadata, Name, Token
-from lllm.services.protocol_service import ProtocolService, public_info
+from lllm.services.door import Pool, needs_work
+from lllm.services.protocol_service import ProtocolService, error, public_info
 from lllm.services.streaming import EventStream
 
 __all__ = ["RunRequest", "RunResponse", "ErrorDetail", "create_fastapi_app", "create_tactic_app",
@@ -77,8 +78,9 @@ class ErrorDetail(BaseModel):
 METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
-def create_fastapi_app(tactics_or_service, *, expose_single_tactic_routes: bool | None = None):
-    """A FastAPI app whose one catch-all route hands every request to `ProtocolService.handle`."""
+def create_fastapi_app(tactics_or_service, *, expose_single_tactic_routes: bool | None = None, pool: Pool | None = None):
+    """A FastAPI app whose one catch-all route hands every request to `ProtocolService.handle`; the tactics
+    run on `pool`'s workers (lllm/services/door.py), and past its queue a request gets 503 with Retry-After."""
     try:
         from fastapi import FastAPI, Request
         from fastapi.responses import Response, StreamingResponse
@@ -87,21 +89,50 @@ def create_fastapi_app(tactics_or_service, *, expose_single_tactic_routes: bool 
     service = (tactics_or_service if isinstance(tactics_or_service, ProtocolService) else
                ProtocolService(tactics_or_service, expose_single_tactic_routes=expose_single_tactic_routes))
     app = FastAPI(title="lllm serve", docs_url=None, redoc_url=None, openapi_url=None)
+    pool = pool or Pool()
 
     # --8<-- [start:route]
     async def every_route(request):
-        body = await request.body()
-        status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
-        if isinstance(data, EventStream):
-            return StreamingResponse(data.frames(), media_type="text/event-stream", headers={"cache-control": "no-cache"})
-        return Response(json.dumps(data), status_code=status, media_type="application/json")
+        method, path = request.method, request.scope["path"]
+        if not needs_work(method, path):                # no tactic runs: answered at once, never behind one that does
+            return answer(*service.handle(method, path, b""))
+        if not pool.admit():
+            busy = pool.busy()
+            return answer(*error(busy.status, busy.code, busy.message), busy.headers)
+        streaming = False
+        try:
+            body = await request.body()
+            try:
+                status, data = await asyncio.get_running_loop().run_in_executor(pool.work, service.handle, method, path, body)
+            except Exception as exc:                    # a fault of ours: still the service's JSON, no traceback
+                status, data = error(500, type(exc).__name__, str(exc)[:500])
+            if isinstance(data, EventStream):
+                streaming = True
+                return StreamingResponse(released(data.frames(), pool), media_type="text/event-stream",
+                                         headers={"cache-control": "no-cache"})
+            return answer(status, data)
+        finally:
+            if not streaming:
+                pool.release()
     # --8<-- [end:route]
+
+    def answer(status: int, data, headers: dict | None = None):
+        return Response(json.dumps(data), status_code=status, media_type="application/json", headers=headers)
 
     every_route.__annotations__["request"] = Request    # a real class: FastAPI reads it to pass the request
     app.api_route("/{path:path}", methods=METHODS, include_in_schema=False)(every_route)
     app.state.protocol_service = service
     app.openapi = lambda: openapi_schema(service)
     return app
+
+
+async def released(frames, pool: Pool):
+    """A stream's frames; its place in the pool is given back when it ends, however it ends."""
+    try:
+        async for frame in frames:
+            yield frame
+    finally:
+        pool.release()
 
 
 def create_tactic_app(tactic, **options):

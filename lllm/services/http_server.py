@@ -5,7 +5,11 @@ function from a request to `(status, JSON object or event stream)`, tested witho
 module puts it on a socket: `serve(service, host, port)` under the standard library's
 `http.server` (CPython, no extra packages), `serve_uvicorn(...)` as the FastAPI app of
 `fastapi.py` under uvicorn (the `serve` extra, `pip install 'lllm-learn[serve]'`). Both hand every
-request to the same `handle`, so they answer the same routes with the same JSON.
+request to the same `handle`, so they answer the same routes with the same JSON, and both stand
+behind the same door (`door.py`): Host and Origin checked, JSON bodies only, 413 for a body over
+the limit unread, 400 for a Content-Length that lies, 408 for a client too slow, 503 past the
+connection cap; under `http.server` each refusal is still an answer, never a dropped connection
+or a thread held for a body that never comes.
 `check_host`, `check_port` and `check_log_level` say what is wrong with where to listen (a
 `ValueError` naming the problem); `python -m lllm serve` (lllm/commands/serve.py) uses them.
 
@@ -26,6 +30,14 @@ import importlib
 import ipaddress
 import json
 import os
+import socket
+import sys
+import threading
+import time
+
+from lllm.services.door import (DEFAULT_ORIGINS, Limits, Pool, Refusal, check_request, guard, needs_work, origin_matcher,
+                                raise_open_files, raw_answer, uvicorn_protocol)
+from lllm.services.protocol_service import error
 
 __all__ = ["make_server", "serve", "serve_uvicorn", "missing_server_packages", "check_host", "check_port",
            "check_log_level", "check_server", "SERVERS", "INSTALL_SERVE", "LOG_LEVELS"]
@@ -69,27 +81,129 @@ def check_log_level(text) -> str:
 
 # ---- behind http.server (CPython) ---------------------------------------------------------------------
 
-def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning"):
-    """`app` is anything with `handle(method, path, body)`: a ProtocolService, or a stand-in in a test."""
+def protocol_shape(status: int, code: str, message: str) -> dict:
+    """A refusal at the door in the tactic service's error shape (protocol_service.error)."""
+    return error(status, code, message)[1]
+
+
+def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning",
+                limits: Limits = Limits(), origins=DEFAULT_ORIGINS, pool: Pool | None = None):
+    """`app` is anything with `handle(method, path, body)`: a ProtocolService, or a stand-in in a test.
+    The door (lllm/services/door.py) stands in front: every refusal is an answer, never a dropped connection.
+    A request that runs tactic code runs on `pool`'s workers; past its queue it gets 503 with Retry-After."""
+    pool = pool or Pool()
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     verbose = log_level in ("info", "debug", "trace") or bool(os.environ.get("LLLM_SERVE_LOG"))
+    allowed = origin_matcher(tuple(origins))
 
     class Handler(BaseHTTPRequestHandler):
+        # No read or write waits longer than this; later than the head's deadline, which answers 408 first.
+        timeout = limits.header_timeout + 5
+
+        def setup(self):
+            super().setup()
+            # A client that trickles its head a byte at a time beats a per-read timeout: a deadline for the whole head.
+            self.head_lock, self.head_done = threading.Lock(), False
+            self.deadline = threading.Timer(limits.header_timeout, self.too_slow)
+            self.deadline.daemon = True
+            self.deadline.start()
+
+        def too_slow(self):
+            with self.head_lock:
+                if self.head_done:
+                    return
+                self.head_done = True
+            try:
+                self.connection.sendall(raw_answer(408, "Request Timeout", "the request head did not arrive in time"))
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+        def parse_request(self):                   # reads the headers, then the deadline is off
+            parsed = super().parse_request()
+            with self.head_lock:
+                if self.head_done:                 # the deadline answered 408 meanwhile
+                    return False
+                self.head_done = True
+            self.deadline.cancel()
+            return parsed
+
+        def finish(self):
+            self.deadline.cancel()
+            super().finish()
+
         def _answer(self, method):
-            length = int(self.headers.get("Content-Length") or 0)
-            status, data = app.handle(method, self.path.split("?")[0], self.rfile.read(length) if length else b"")
-            if hasattr(data, "frames"):                 # /stream: an EventStream (lllm/services/streaming.py)
-                self.send_response(status)
-                self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-                self.send_header("Cache-Control", "no-cache")
-                self.end_headers()
-                self.close_connection = True
-                asyncio.run(write_frames(data, self.wfile))
-                return
+            headers, extra = {k.lower(): v for k, v in self.headers.items()}, {}
+            try:
+                extra, length = check_request(method, headers, limits, allowed, host, json_only=True)
+                if "transfer-encoding" in headers:
+                    raise Refusal(411, "length_required", "send the body with a Content-Length; this server does "
+                                                          "not read chunked bodies")
+                body = self.read_body(length)
+            except Refusal as refused:
+                refused.headers = {**extra, **refused.headers}
+                return self.refuse(refused)
+            path = self.path.split("?")[0]
+            if not needs_work(method, path):             # no tactic runs: answered at once
+                return self.send_json(*app.handle(method, path, body), extra)
+            if not pool.admit():
+                refused = pool.busy()
+                refused.headers = {**extra, **refused.headers}
+                return self.refuse(refused)
+            try:
+                status, data = pool.work.submit(app.handle, method, path, body).result()
+                if hasattr(data, "frames"):             # /stream: an EventStream (lllm/services/streaming.py)
+                    self.send_response(status)
+                    self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+                    self.send_header("Cache-Control", "no-cache")
+                    self.send_extra(extra)
+                    self.end_headers()
+                    self.close_connection = True
+                    asyncio.run(write_frames(data, self.wfile))
+                    return
+                self.send_json(status, data, extra)
+            finally:
+                pool.release()
+
+        def read_body(self, length: int) -> bytes:
+            """`length` bytes within the body timeout; Refusal if they do not come."""
+            chunks, left, deadline = [], length, time.monotonic() + limits.body_timeout
+            while left:
+                self.connection.settimeout(max(0.001, deadline - time.monotonic()))
+                try:
+                    chunk = self.rfile.read1(min(left, 1 << 16))
+                except TimeoutError:
+                    raise Refusal(408, "body_timeout", f"the body did not arrive within {limits.body_timeout:g} s") from None
+                if not chunk:
+                    raise Refusal(400, "body_incomplete", f"the body ended after {length - left} of {length} bytes")
+                chunks.append(chunk)
+                left -= len(chunk)
+            return b"".join(chunks)
+
+        def refuse(self, refused: Refusal) -> None:
+            self.close_connection = True                # the body may be unread: no second request on this connection
+            try:
+                if refused.status == 204:               # a preflight that may go on
+                    self.send_response(204)
+                    self.send_extra(refused.headers)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                self.send_json(refused.status, protocol_shape(refused.status, refused.code, refused.message),
+                               {**refused.headers, "connection": "close"})
+            except OSError:                             # the client left first
+                pass
+
+        def send_extra(self, extra: dict) -> None:
+            for name, value in extra.items():
+                self.send_header(name, value)
+
+        def send_json(self, status: int, data, extra: dict) -> None:
             payload = json.dumps(data).encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
+            self.send_extra(extra)
             self.end_headers()
             self.wfile.write(payload)
 
@@ -114,7 +228,34 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
         def log_message(self, format, *args):   # quiet below --log-level info
             if verbose:
                 super().log_message(format, *args)
-    return ThreadingHTTPServer((host, port), Handler)
+
+    class Server(ThreadingHTTPServer):
+        """One thread per connection, at most `limits.max_connections` of them; the next gets 503."""
+        request_queue_size = 1024              # the listen backlog (5 by default: a burst of clients waits for SYN retries)
+
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.open, self.count_lock = 0, threading.Lock()
+
+        def process_request(self, request, client_address):
+            with self.count_lock:
+                full = self.open >= limits.max_connections
+                self.open += 0 if full else 1
+            if not full:
+                return super().process_request(request, client_address)
+            try:
+                request.sendall(raw_answer(503, "Service Unavailable", "too many open connections; try again"))
+            except OSError:
+                pass
+            self.shutdown_request(request)
+
+        def process_request_thread(self, request, client_address):
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                with self.count_lock:
+                    self.open -= 1
+    return Server((host, port), Handler)
 
 
 async def write_frames(stream, wfile) -> None:
@@ -130,8 +271,11 @@ async def write_frames(stream, wfile) -> None:
         await frames.aclose()
 
 
-def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
-    server = make_server(app, host, port, log_level)
+def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning", limits: Limits = Limits(),
+          origins=DEFAULT_ORIGINS, pool: Pool | None = None) -> None:
+    raise_open_files(limits)
+    sys.setswitchinterval(0.001)    # a thread answering /health gets the interpreter while the workers run tactics
+    server = make_server(app, host, port, log_level, limits, origins, pool)
     print(f"serving on http://{host}:{server.server_address[1]} with http.server (/health, /info, /run, /stream); "
           "Ctrl-C stops it", flush=True)
     try:
@@ -165,10 +309,19 @@ def missing_server_packages() -> list[str]:
     return missing
 
 
-def serve_uvicorn(service, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
-    """A ProtocolService as a FastAPI app (protocol_service.create_fastapi_app) under uvicorn."""
+def serve_uvicorn(service, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning",
+                  limits: Limits = Limits(), origins=DEFAULT_ORIGINS, pool: Pool | None = None) -> None:
+    """A ProtocolService as a FastAPI app (fastapi.create_fastapi_app) behind the door, under uvicorn."""
     import uvicorn
     from lllm.services.fastapi import create_fastapi_app
+    raise_open_files(limits)
     print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run, /stream); Ctrl-C stops it",
           flush=True)
-    uvicorn.run(create_fastapi_app(service), host=host, port=port, log_level=log_level)
+    sys.setswitchinterval(0.001)    # the event loop answers /health while the workers run tactics (as serve-model)
+    app = guard(create_fastapi_app(service, pool=pool), protocol_shape, limits, origins, host, json_only=True)
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=uvicorn_protocol(limits),
+                            timeout_keep_alive=5)
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:                       # Ctrl-C or SIGTERM: a clean stop, as uvicorn.run's
+        pass

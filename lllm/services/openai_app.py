@@ -1,8 +1,16 @@
-"""Layer 4 · the OpenAI-compatible service on a socket: a FastAPI app under uvicorn, with CORS for the site's pages.
+"""Layer 4 · the OpenAI-compatible service on a socket: a FastAPI app under uvicorn, bounded, with CORS for the site's pages.
 
 Read `openai_compat.py` first: `OpenAIService.handle` answers every request; this module passes
 each one to it (one catch-all route, as `lllm/services/fastapi.py` does for `lllm serve`) and adds
-what only a server has: CORS, so a page of the site can call a model on the reader's machine.
+what only a server has: the door (`door.py`: body size, timeouts, connection cap, Host, CORS), so
+a page of the site can call a model on the reader's machine and no other site can, and a bounded
+pool for the model's work:
+
+    GET  /health, /v1/models    answered on the event loop at once: they never wait behind a generation
+    POST completions            admitted while fewer than `workers + max_queue` are in hand, else
+                                503 (OpenAI's error shape, code server_busy, Retry-After: 1); the model
+                                runs on `workers` threads; a client that leaves (streaming or not) sets
+                                its request's cancel event and the model stops within a character
 
 CORS: a request from a browser carries its page's `Origin`. An allowed origin gets
 `Access-Control-Allow-Origin` on every answer, and a preflight (`OPTIONS` with
@@ -15,6 +23,7 @@ browser pages and are answered. Patterns: `*` alone allows every origin, `https:
 any subdomain, `http://127.0.0.1:*` any port (or none).
 
 FastAPI and uvicorn are imported inside `create_app` and `run`, only when called (the `serve` extra).
+`origin_matcher`, `cors_headers` and `DEFAULT_ORIGINS` live in `door.py` (both servers use them).
 
 Usage:
 
@@ -29,76 +38,99 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
+import sys
+import threading
 
-from lllm.services.openai_compat import OpenAIService, RequestError, error_body
+from lllm.services.door import (DEFAULT_ORIGINS, Limits, Pool, cors_headers, guard, origin_matcher, raise_open_files,
+                                uvicorn_protocol)
+from lllm.services.openai_compat import Chunks, OpenAIService, RequestError, error_body
 
-__all__ = ["DEFAULT_ORIGINS", "origin_matcher", "cors_headers", "create_app", "listen", "run"]
+__all__ = ["DEFAULT_ORIGINS", "origin_matcher", "cors_headers", "Pool", "create_app", "listen", "run"]
 
-# The site as deployed (and its preview deployments), and any page served from this machine.
-DEFAULT_ORIGINS = ("https://lllm.pages.dev", "https://*.lllm.pages.dev",
-                   "http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 METHODS = ["GET", "POST", "OPTIONS", "HEAD", "PUT", "PATCH", "DELETE"]
 
 
-def origin_matcher(patterns):
-    """A function telling whether an `Origin` header matches one of `patterns` (see above)."""
-    if "*" in patterns:
-        return lambda origin: True
-    regexes = []
-    for pattern in patterns:
-        port = pattern.endswith(":*")
-        text = re.escape(pattern[:-2] if port else pattern).replace(r"\*", "[A-Za-z0-9-]+")
-        regexes.append(re.compile(text + ("(:[0-9]+)?" if port else "")))
-    return lambda origin: any(r.fullmatch(origin) for r in regexes)
+def openai_shape(status: int, code: str, message: str) -> dict:
+    """A refusal at the door in OpenAI's error shape."""
+    return error_body(RequestError(status, message, code=code, kind="server_error" if status >= 500 else
+                                   "invalid_request_error"))
 
 
-def cors_headers(origin: str | None, allowed, headers: dict) -> tuple[dict, bool]:
-    """(headers to add, whether the request may go on) for a request with these headers."""
-    if origin is None:
-        return {}, True
-    if not allowed(origin):
-        return {}, False
-    added = {"access-control-allow-origin": origin, "vary": "Origin"}
-    if headers.get("access-control-request-method"):                # a preflight
-        added["access-control-allow-methods"] = "GET, POST, OPTIONS"
-        added["access-control-allow-headers"] = headers.get("access-control-request-headers") or "content-type"
-        added["access-control-max-age"] = "600"
-        if headers.get("access-control-request-private-network") == "true":
-            added["access-control-allow-private-network"] = "true"
-    return added, True
+# ---- the app --------------------------------------------------------------------------------------------
 
-
-def create_app(service: OpenAIService, origins=DEFAULT_ORIGINS):
-    """A FastAPI app whose one route hands every request to `service.handle`, with CORS for `origins`."""
+def create_app(service: OpenAIService, origins=DEFAULT_ORIGINS, limits: Limits = Limits(), pool: Pool | None = None,
+               listening_on: str = "127.0.0.1"):
+    """An ASGI app: the door, then one FastAPI route handing every request to `service.handle`."""
     from fastapi import FastAPI, Request
     from fastapi.responses import Response, StreamingResponse
-    allowed = origin_matcher(tuple(origins))
+    pool = pool or Pool()
+    service.start = pool.work.submit                    # a stream's model work runs on the pool too
     app = FastAPI(title="lllm serve-model", docs_url=None, redoc_url=None, openapi_url=None)
 
-    def answer(status: int, data, extra: dict):
-        if hasattr(data, "frames"):
-            return StreamingResponse(data.frames(), media_type="text/event-stream",
-                                     headers={"cache-control": "no-cache", **extra})
+    def answer(status: int, data, extra: dict | None = None):
         return Response(json.dumps(data), status_code=status, media_type="application/json", headers=extra)
 
     async def every_route(request):
-        extra, ok = cors_headers(request.headers.get("origin"), allowed, request.headers)
-        if not ok:
-            refused = RequestError(403, f"origin {request.headers['origin']} is not allowed to call this server; "
-                                        "start it with --allow-origin naming it", code="origin_not_allowed")
-            return answer(403, error_body(refused), {})
-        if request.method == "OPTIONS" and "access-control-allow-methods" in extra:
-            return Response(status_code=204, headers=extra)
-        body = await request.body()
-        # The model runs in a worker thread: the server keeps answering other requests meanwhile.
-        status, data = await asyncio.to_thread(service.handle, request.method, request.scope["path"], body)
-        return answer(status, data, extra)
+        method, path = request.method, request.scope["path"]
+        if method != "POST":                            # no model here: answered at once, never queued
+            return answer(*service.handle(method, path))
+        if not pool.admit():
+            busy = RequestError(503, f"the server is busy ({pool.workers} writing, {pool.max_queue} waiting); "
+                                     "try again shortly", code="server_busy", kind="server_error")
+            return answer(503, error_body(busy), {"retry-after": "1"})
+        cancel, streaming = threading.Event(), False
+        try:
+            body = await request.body()
+            work = asyncio.wrap_future(pool.work.submit(service.handle, method, path, body, cancel))
+            status, data = await until_done_or_gone(work, request, cancel)
+            if isinstance(data, Chunks):
+                streaming = True
+                return StreamingResponse(sent_frames(data, pool), media_type="text/event-stream",
+                                         headers={"cache-control": "no-cache"})
+            return answer(status, data)
+        finally:
+            if not streaming:
+                pool.release()
 
     every_route.__annotations__["request"] = Request    # a real class: FastAPI reads it to pass the request
     app.api_route("/{path:path}", methods=METHODS, include_in_schema=False)(every_route)
-    return app
+    return guard(app, openai_shape, limits, origins, listening_on)
 
+
+async def until_done_or_gone(work, request, cancel: threading.Event):
+    """`work`'s result; if the client leaves first, `cancel` is set and the model stops."""
+    async def gone():
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+    watcher = asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if not work.done():
+        cancel.set()
+    return await work
+
+
+async def sent_frames(chunks: Chunks, pool: Pool):
+    """The stream's frames, each read on a reader thread; when the client leaves (Starlette cancels
+    this generator) the model is told to stop and the frames are closed once the read in flight ends."""
+    frames, reading = chunks.frames(), None
+    try:
+        while True:
+            reading = pool.readers.submit(next, frames, None)
+            frame = await asyncio.wrap_future(reading)
+            if frame is None:
+                return
+            yield frame
+    finally:
+        chunks.cancel.set()
+        pool.release()
+        if reading is not None:
+            reading.add_done_callback(lambda _: frames.close())
+
+
+# ---- on a socket ------------------------------------------------------------------------------------------
 
 def listen(host: str, port: int):
     """A listening socket on host:port, so a port that is taken is one clear error before anything starts."""
@@ -109,21 +141,28 @@ def listen(host: str, port: int):
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-        sock.listen()
+        sock.listen(1024)
     except OSError as error:
         sock.close()
         raise ValueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     return sock
 
 
-def run(service: OpenAIService, host: str, port: int, origins=DEFAULT_ORIGINS, log_level: str = "info") -> None:
+def run(service: OpenAIService, host: str, port: int, origins=DEFAULT_ORIGINS, log_level: str = "info",
+        limits: Limits = Limits(), workers: int = 2, max_queue: int = 32) -> None:
     """Serve until Ctrl-C or SIGTERM; ValueError if host:port cannot be listened on."""
     import uvicorn
+    raise_open_files(limits)
+    # The event loop answers /health while the workers write: let it have the interpreter after 1 ms
+    # of theirs, not Python's default 5 ms, or each step of an answer waits behind a worker.
+    sys.setswitchinterval(0.001)
     sock = listen(host, port)
     names = ", ".join(service.models)
     print(f"serving {names} on http://{host}:{port}/v1 (OpenAI-compatible: /v1/models, /v1/chat/completions, "
-          "/v1/completions); Ctrl-C stops it", flush=True)
-    config = uvicorn.Config(create_app(service, origins), log_level=log_level)
+          f"/v1/completions; {workers} writing, {max_queue} waiting, bodies up to {limits.max_body} bytes); "
+          "Ctrl-C stops it", flush=True)
+    app = create_app(service, origins, limits, Pool(workers, max_queue), host)
+    config = uvicorn.Config(app, log_level=log_level, http=uvicorn_protocol(limits), timeout_keep_alive=5)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:                       # Ctrl-C or SIGTERM: a clean stop, as uvicorn.run's

@@ -20,7 +20,10 @@ ReAct agent over HTTP (`HttpPredictor`) sends its whole prompt as one user messa
 reads exactly what `--predictor tinyllm-agent` reads; a last assistant message is continued.
 
 Errors are OpenAI's shape, `{"error": {"message", "type", "param", "code"}}`: 400 for a body that is
-not JSON or a field that is wrong, 404 for an unknown model (code model_not_found) or path, 405.
+not JSON or a field that is wrong, or a prompt over MAX_PROMPT_CHARS (code context_length_exceeded,
+refused before the model reads a character), 404 for an unknown model (code model_not_found) or
+path, 405. `handle(..., cancel=event)`: setting the event (the client left) stops the model within
+a character (or a 1,024-character piece of the prompt).
 
 Usage:
 
@@ -40,12 +43,13 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 import uuid
 
-from lllm.services.served_model import Completion, ServedModel, Settings
+from lllm.services.served_model import Cancelled, Completion, ServedModel, Settings
 
-__all__ = ["OpenAIService", "RequestError", "Chunks", "chat_prompt", "error_body", "read_settings"]
+__all__ = ["OpenAIService", "RequestError", "Chunks", "chat_prompt", "error_body", "read_settings", "openapi_schema"]
 
 MAX_TOKENS_LIMIT = 4096     # characters per request: a bound on how long one request may hold the model
 MAX_PROMPT_CHARS = 100_000  # the model reads the whole prompt in one pass: bound what one request may ask
@@ -152,8 +156,9 @@ class Chunks:
     """A streamed answer: `frames()` yields server-sent events, bytes, `data: [DONE]` last; the
     model's pieces (`ServedModel.stream`) become OpenAI's chunks on the way."""
 
-    def __init__(self, chat: bool, head: dict, pieces, with_usage: bool):
+    def __init__(self, chat: bool, head: dict, pieces, with_usage: bool, cancel: threading.Event | None = None):
         self.chat, self.pieces, self.with_usage = chat, pieces, with_usage
+        self.cancel = cancel or threading.Event()       # set it (from any thread) to stop the model
         self.head = {**head, "object": "chat.completion.chunk" if chat else "text_completion"}
 
     def chunks(self):
@@ -171,6 +176,8 @@ class Chunks:
         try:
             for chunk in self.chunks():
                 yield f"data: {json.dumps(chunk)}\n\n".encode("utf-8")
+        except Cancelled:                     # the client left: nobody reads what would follow
+            return
         except Exception as error:            # the model failed mid-stream: the status is already 200
             body = error_body(RequestError(500, f"the model failed: {error}", kind="server_error"))
             yield f"data: {json.dumps(body)}\n\n".encode("utf-8")
@@ -182,11 +189,12 @@ class Chunks:
 class OpenAIService:
     """`handle(method, path, body)` for the served models; the first one also answers to "default"."""
 
-    def __init__(self, models: list[ServedModel]):
+    def __init__(self, models: list[ServedModel], start=None):
         if not models:
             raise ValueError("serve at least one model")
         self.models = {m.name: m for m in models}
         self.first = models[0]
+        self.start = start          # where a stream's model work runs (ServedModel.stream); a server passes its pool's
 
     def model(self, name) -> ServedModel:
         if name is None:
@@ -198,16 +206,19 @@ class OpenAIService:
                                     f"{', '.join(self.models)}", "model", "model_not_found")
         return self.models[name]
 
-    def handle(self, method: str, path: str, body: bytes = b""):
+    def handle(self, method: str, path: str, body: bytes = b"", cancel: threading.Event | None = None):
+        """(status, JSON or Chunks). Setting `cancel` (the client left) stops the model between two characters."""
         try:
-            return self.route(method, path.rstrip("/") or "/", body)
+            return self.route(method, path.rstrip("/") or "/", body, cancel)
         except RequestError as error:
             return error.status, error_body(error)
+        except Cancelled:                   # nobody is left to read this answer
+            return 499, error_body(RequestError(499, "the client left", code="client_closed_request"))
         except Exception as error:          # the model failed, not the request: still OpenAI's shape
             return 500, error_body(RequestError(500, f"the model failed: {type(error).__name__}: {error}",
                                                 kind="server_error"))
 
-    def route(self, method: str, path: str, body: bytes):
+    def route(self, method: str, path: str, body: bytes, cancel=None):
         if path == "/v1/models" or path.startswith("/v1/models/"):
             self.allow(method, "GET")
             if path == "/v1/models":
@@ -215,7 +226,7 @@ class OpenAIService:
             return 200, self.card(self.model(path[len("/v1/models/"):]))
         if path in ("/v1/chat/completions", "/v1/completions"):
             self.allow(method, "POST")
-            return self.complete(path == "/v1/chat/completions", self.json(body))
+            return self.complete(path == "/v1/chat/completions", self.json(body), cancel)
         if path == "/health":
             return 200, {"ok": True, "models": list(self.models)}
         raise RequestError(404, f"no route {path}: this server answers /v1/models, /v1/chat/completions "
@@ -240,12 +251,12 @@ class OpenAIService:
     def card(model: ServedModel) -> dict:
         return {"id": model.name, "object": "model", "created": model.created, "owned_by": "lllm"}
 
-    def complete(self, chat: bool, body: dict):
+    def complete(self, chat: bool, body: dict, cancel=None):
         model = self.model(body.get("model"))
         prompt = chat_prompt(body.get("messages")) if chat else completion_prompt(body)
         if len(prompt) > MAX_PROMPT_CHARS:
             raise RequestError(400, f"the prompt is {len(prompt)} characters; this server reads at most "
-                                    f"{MAX_PROMPT_CHARS}", "messages" if chat else "prompt")
+                                    f"{MAX_PROMPT_CHARS}", "messages" if chat else "prompt", "context_length_exceeded")
         settings = read_settings(body, model)
         stream = body.get("stream")
         stream = False if stream is None else stream
@@ -257,10 +268,12 @@ class OpenAIService:
         head = {"id": ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:24], "created": int(time.time()),
                 "model": model.name}
         if not stream:
-            done = model.run(prompt, settings)
+            done = model.run(prompt, settings, cancel=cancel)
             return 200, {**head, "object": "chat.completion" if chat else "text_completion",
                          "choices": [choice(chat, done.text, done.finish_reason, whole=True)], "usage": usage(done)}
-        return 200, Chunks(chat, head, model.stream(prompt, settings), options.get("include_usage") is True)
+        cancel = cancel or threading.Event()
+        return 200, Chunks(chat, head, model.stream(prompt, settings, cancel, self.start),
+                           options.get("include_usage") is True, cancel)
 
 
 def choice(chat: bool, text: str, finish_reason: str | None, whole: bool = False, role: bool = False) -> dict:
@@ -277,3 +290,35 @@ def choice(chat: bool, text: str, finish_reason: str | None, whole: bool = False
 def usage(done: Completion) -> dict:
     return {"prompt_tokens": done.prompt_tokens, "completion_tokens": done.completion_tokens,
             "total_tokens": done.prompt_tokens + done.completion_tokens}
+
+
+# ---- describing the routes ---------------------------------------------------------------------------
+
+def openapi_schema(names) -> dict:
+    """OpenAPI 3.1 for what `handle` answers, with the request fields it honours and their bounds."""
+    fields = {"model": {"enum": [*names, "default"]},
+              "max_tokens": {"type": "integer", "minimum": 0, "maximum": MAX_TOKENS_LIMIT},
+              "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+              "top_p": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+              "top_k": {"type": "integer", "minimum": 0, "maximum": 1 << 20},
+              "seed": {"type": "integer", "minimum": -(1 << 63), "maximum": (1 << 64) - 1},
+              "stop": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 4}]},
+              "n": {"const": 1}, "stream": {"type": "boolean"},
+              "stream_options": {"type": "object", "properties": {"include_usage": {"type": "boolean"}}}}
+    message = {"type": "object", "required": ["role", "content"],
+               "properties": {"role": {"enum": list(ROLES)}, "content": {"type": "string"}}}
+    chat = {"type": "object", "required": ["model", "messages"],
+            "properties": {**fields, "messages": {"type": "array", "items": message, "minItems": 1}}}
+    text = {"type": "object", "required": ["model", "prompt"],
+            "properties": {**fields, "prompt": {"type": "string", "maxLength": MAX_PROMPT_CHARS}}}
+
+    def op(summary: str, body: dict | None = None) -> dict:
+        answer = {"responses": {"200": {"description": "success"}, "400": {"description": "OpenAI's error shape"},
+                                "404": {"description": "no such model or path"}, "503": {"description": "busy"}}}
+        return {"summary": summary, **answer, **({"requestBody": {"content": {"application/json": {"schema": body}}}}
+                                                 if body else {})}
+    return {"openapi": "3.1.0", "info": {"title": "lllm serve-model", "version": "0.1.0"},
+            "paths": {"/health": {"get": op("Health")}, "/v1/models": {"get": op("List Models")},
+                      "/v1/models/{model}": {"get": op("Retrieve Model")},
+                      "/v1/chat/completions": {"post": op("Create Chat Completion", chat)},
+                      "/v1/completions": {"post": op("Create Completion", text)}}}

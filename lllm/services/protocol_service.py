@@ -54,6 +54,20 @@ from lllm.services.streaming import EventStream, can_stream
 __all__ = ["ProtocolService", "create_protocol_app", "public_info", "describe_tactic", "error"]
 
 ENVELOPE_KEYS = {"input", "task", "context"}
+MAX_DEPTH = 64          # nesting a request may have: deeper input would exhaust the recursion of validators downstream
+
+
+def depth(data) -> int:
+    """How deeply lists and objects nest in `data` (0 for a plain value), counted without recursion."""
+    deepest, todo = 0, [(data, 0)]
+    while todo:
+        value, level = todo.pop()
+        if isinstance(value, (dict, list)):
+            deepest = max(deepest, level + 1)
+            if deepest > MAX_DEPTH:
+                return deepest
+            todo.extend((item, level + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return deepest
 
 
 def public_info(tactic: Tactic) -> dict:
@@ -92,8 +106,10 @@ def split_envelope(body: bytes):
     """(input, context data) from a request body; a body without the envelope keys is the bare input."""
     try:
         data = json.loads(body.decode("utf-8")) if body else None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SchemaError(f"the body is not JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:     # not UTF-8, not JSON, nested too deep, a 5,000-digit number
+        raise SchemaError(f"the body is not JSON this service reads: {str(exc)[:200]}") from None
+    if depth(data) > MAX_DEPTH:
+        raise SchemaError(f"the body nests deeper than {MAX_DEPTH} levels")
     if isinstance(data, dict) and data and set(data) <= ENVELOPE_KEYS and set(data) & {"input", "task"}:
         return data.get("input", data.get("task")), data.get("context")
     return data, None

@@ -41,6 +41,7 @@ __all__ = ["MODEL_NAMES", "Settings", "Completion", "ServedModel", "open_model",
 
 MODEL_NAMES = ("tinyllm", "tinyllm-agent")
 # The agent model's own end of text: what its predictor stops at beyond the ReAct agent's "Observation:".
+PROMPT_PIECE = 1024   # characters the model reads in one call: bounds a request's memory, whatever its prompt
 AGENT_ENDS = tuple(s for s in TINYLLM_AGENT_STOP if s not in TINYLLM_STOP)
 
 
@@ -65,7 +66,7 @@ class Completion:
 
 
 class Cancelled(Exception):
-    """The client left while its stream was being written."""
+    """The client left while its completion was being written."""
 
 
 # ---- the model ----------------------------------------------------------------------------------
@@ -86,15 +87,24 @@ class ServedModel:
         return tuple(s for s in (*settings.stop, *self.ends) if s)
 
 # --8<-- [start:run]
-    def run(self, prompt: str, settings: Settings, on_char=None) -> Completion:
+    def run(self, prompt: str, settings: Settings, on_char=None, cancel: threading.Event | None = None) -> Completion:
         """The whole completion. `on_char(ch)` is told each character once the model has read it
-        back (every one but the last); it may raise to stop the generation."""
-        backend = self.backend
-        if on_char is not None:
-            def backend(ids, state):       # after the prompt, each call reads the character just chosen
-                if state is not None:
+        back (every one but the last); it may raise to stop the generation. Setting `cancel`
+        stops it too (`Cancelled`), between two characters or two pieces of the prompt."""
+        def backend(ids, state):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled
+            if state is not None:          # after the prompt, each call reads the character just chosen
+                if on_char is not None:
                     on_char(self.tokenizer.vocab[ids[-1]])
                 return self.backend(ids, state)
+            done = 0                       # the prompt, a piece at a time: memory stays that of one piece
+            while len(ids) - done > PROMPT_PIECE:
+                state = self.backend(ids[done:done + PROMPT_PIECE], state)[1]
+                done += PROMPT_PIECE
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled
+            return self.backend(ids[done:], state)
         predictor = BackendPredictor(backend, self.tokenizer, settings.temperature, settings.top_k, settings.top_p,
                                      settings.seed, settings.max_tokens, self.stops(settings),
                                      self.reads_from, self.number_slots)
@@ -105,10 +115,13 @@ class ServedModel:
         return Completion(text, "stop" if last.stopped_by else "length", read, wrote)
 # --8<-- [end:run]
 
-    def stream(self, prompt: str, settings: Settings) -> Iterator[str | Completion]:
-        """Pieces of text while the model writes, then the Completion; closing it stops the model."""
+    def stream(self, prompt: str, settings: Settings, cancel: threading.Event | None = None,
+               start=None) -> Iterator[str | Completion]:
+        """Pieces of text while the model writes, then the Completion; closing it (or setting
+        `cancel`) stops the model. `start(work)` runs the model's work (default: a thread of its own;
+        a server passes its bounded pool's `submit`)."""
         chars: queue.SimpleQueue = queue.SimpleQueue()
-        cancel = threading.Event()
+        cancel = cancel or threading.Event()
 
         def told(ch: str) -> None:
             if cancel.is_set():
@@ -117,13 +130,16 @@ class ServedModel:
 
         def work() -> None:
             try:
-                chars.put(self.run(prompt, settings, on_char=told))
+                chars.put(self.run(prompt, settings, on_char=told, cancel=cancel))
             except BaseException as error:          # handed to the reader, who raises it
                 chars.put(error)
 
         numbers = model_view(prompt, self.reads_from, self.number_slots)[1]
         stops, written, sent = self.stops(settings), "", ""
-        threading.Thread(target=work, daemon=True, name=f"serve-{self.name}").start()
+        if start is None:
+            threading.Thread(target=work, daemon=True, name=f"serve-{self.name}").start()
+        else:
+            start(work)
         try:
             while True:
                 item = chars.get()

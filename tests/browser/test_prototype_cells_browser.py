@@ -1,4 +1,5 @@
-"""The typed-workflow and factory pages' runnable cells in real Chromium print what CPython prints.
+"""The typed-workflow and factory pages' runnable cells, and the ReAct page's program over the seam, in real
+Chromium print what CPython prints.
 
 Each page's ```python {.runnable} cells run in order in one namespace, as the page runs them;
 the oracle is the same cells run in CPython (`runtime_support.cpython_outputs`).
@@ -35,6 +36,15 @@ def test_cells_print_what_cpython_prints(tab, name):
         result = tab.page.evaluate("([code, ns]) => lllm.run(code, {namespace: ns})", [code, f"test-{name}"])
         assert result["stderr"] == "", f"{name} cell {i}: {result['stderr']}"
         assert result["stdout"] == want, f"{name} cell {i} differs from CPython"
+
+
+def test_a_readers_program_recorded_edited_and_re_run_at_the_seam_prints_what_cpython_prints(tab):
+    code = next(c for c in CELL.findall((ROOT / "site" / "agents" / "react.md").read_text(encoding="utf-8"))
+                if "def my_program" in c)
+    want = cpython_outputs([code])[0]
+    assert want.startswith("42 -> 48 | the runs part at call 1\n")
+    result = tab.page.evaluate("([code, ns]) => lllm.run(code, {namespace: ns})", [code, "test-seam"])
+    assert (result["stderr"], result["stdout"]) == ("", want)
 
 
 def test_the_typed_trace_and_the_filter_are_on_the_page(tab):

@@ -10,8 +10,12 @@ other sites out.
 import json
 import os
 import pathlib
+import socket
 import subprocess
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -281,3 +285,129 @@ def test_stream_sends_text_before_the_model_has_finished():
         pieces.append(item)
         received.set()
     assert pieces[0] and len(pieces[0]) < 8 and "".join(pieces) == "b" * 8
+
+
+# ---- bounded work: a prompt too long, a queue full, clients that leave, memory -----------------------------
+
+def cpu_seconds(pid: int) -> float:
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")          # utime + stime
+
+
+def rss_mb(pid: int) -> float:
+    status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")) / 1024
+
+
+def test_a_prompt_longer_than_the_server_reads_is_refused_before_any_work(server):
+    began = time.monotonic()
+    reply = httpx.post(server.base + "/v1/completions", timeout=30,
+                       json={"model": "tinyllm", "prompt": "a" * 100_001, "max_tokens": 1})
+    assert reply.status_code == 400 and time.monotonic() - began < 1
+    assert reply.json()["error"]["code"] == "context_length_exceeded" and reply.json()["error"]["param"] == "prompt"
+
+
+def test_past_the_queue_it_is_503_with_retry_after_and_health_never_waits():
+    busy = ModelServer("--models", "tinyllm", "--workers", "1", "--max-queue", "2").wait_until_up()
+    long = {"model": "tinyllm", "prompt": "Once", "max_tokens": 1500}
+    with ThreadPoolExecutor(12) as pool:
+        replies = [pool.submit(httpx.post, busy.base + "/v1/completions", json=long, timeout=120) for _ in range(8)]
+        time.sleep(0.5)
+        probes = []
+        for path in ["/health", "/v1/models"] * 10:
+            began = time.monotonic()
+            assert httpx.get(busy.base + path, timeout=30).status_code == 200
+            probes.append(time.monotonic() - began)
+        replies = [r.result() for r in replies]
+    assert sorted(r.status_code for r in replies) == [200] * 3 + [503] * 5
+    refused = next(r for r in replies if r.status_code == 503)
+    assert refused.headers["retry-after"] == "1" and refused.json()["error"]["code"] == "server_busy"
+    assert all(len(r.json()["choices"][0]["text"]) == 1500 for r in replies if r.status_code == 200)   # nothing lost
+    assert max(probes) < 0.1, probes
+    assert busy.stop()[0] == 0
+
+
+def test_clients_that_leave_stop_their_generation():
+    """Twenty completions read to the end cost some CPU-seconds; twenty left after the first frame
+    (streamed) or 10 ms after sending (plain) must cost under a tenth of that."""
+    alone = ModelServer("--models", "tinyllm").wait_until_up()
+    pid, body = alone.process.pid, {"model": "tinyllm", "prompt": "Once", "max_tokens": 4096}
+
+    def spent(work) -> float:
+        before = cpu_seconds(pid)
+        work()
+        time.sleep(1.0)                                   # anything still running would show here
+        return cpu_seconds(pid) - before
+
+    def completed():
+        for _ in range(20):
+            assert len(httpx.post(alone.base + "/v1/completions", json=body, timeout=120).json()["choices"][0]["text"]) == 4096
+
+    def streams_dropped():
+        for _ in range(20):
+            with httpx.stream("POST", alone.base + "/v1/completions", json={**body, "stream": True}, timeout=60) as r:
+                next(r.iter_lines())
+
+    def plain_dropped():
+        for _ in range(20):
+            with socket.create_connection(("127.0.0.1", alone.port)) as s:
+                data = json.dumps(body).encode()
+                s.sendall(f"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+                time.sleep(0.01)
+    whole, streams, plain = spent(completed), spent(streams_dropped), spent(plain_dropped)
+    print(f"CPU-seconds: 20 completed {whole:.2f}, 20 streams dropped {streams:.2f}, 20 plain dropped {plain:.2f}")
+    assert streams < 0.1 * whole and plain < 0.1 * whole, (whole, streams, plain)
+    assert alone.stop()[0] == 0
+
+
+def test_sixteen_100000_character_prompts_twice_stay_within_a_bound_and_give_the_memory_back():
+    alone = ModelServer("--models", "tinyllm").wait_until_up()
+    pid = alone.process.pid
+    httpx.post(alone.base + "/v1/completions", json={"model": "tinyllm", "prompt": "Once", "max_tokens": 5}, timeout=60)
+    idle, peak, done = rss_mb(pid), [], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            peak.append(rss_mb(pid))
+            time.sleep(0.05)
+    threading.Thread(target=watch, daemon=True).start()
+    prompt = ("Once upon a time " * 6000)[:100_000]
+    for _ in range(2):
+        with ThreadPoolExecutor(16) as pool:
+            replies = list(pool.map(lambda i: httpx.post(alone.base + "/v1/completions", timeout=300, json={
+                "model": "tinyllm", "prompt": prompt, "max_tokens": 10, "stream": i % 2 == 0}), range(16)))
+        assert [r.status_code for r in replies] == [200] * 16
+    done.set()
+    time.sleep(0.5)
+    assert max(peak) - idle < 300 and rss_mb(pid) - idle < 50, (idle, max(peak), rss_mb(pid))
+    assert alone.stop()[0] == 0
+
+
+# ---- requests drawn from the server's own OpenAPI description: never a 5xx ----------------------------------
+
+def test_requests_drawn_from_the_openapi_schema_get_no_5xx(server):
+    """Bodies that fit the schema, bodies that do not (any JSON, any bytes), every path and method it
+    names: a bounded, seeded run (Hypothesis, derandomized) against the real server."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+    from support.schema_strategy import from_schema
+    from lllm.services.openai_compat import openapi_schema
+    schema = openapi_schema(["tinyllm-agent", "tinyllm"])
+    fitting = [st.tuples(st.just(path), st.just(method.upper()),
+                         from_schema(op["requestBody"]["content"]["application/json"]["schema"]).map(json.dumps)
+                         if "requestBody" in op else st.just(""))
+               for path, methods in schema["paths"].items() for method, op in methods.items()]
+    anything = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                            max_leaves=12).map(json.dumps)
+    misfits = st.tuples(st.sampled_from(sorted(schema["paths"])).map(lambda p: p.replace("{model}", "tinyllm")),
+                        st.sampled_from(["GET", "POST", "PUT", "DELETE", "OPTIONS"]), anything | st.text(max_size=40))
+
+    @settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.one_of(*fitting, misfits))
+    def no_5xx(request):
+        path, method, body = request
+        reply = httpx.request(method, server.base + path.replace("{model}", "tinyllm"), content=body.encode(),
+                              headers={"content-type": "application/json"}, timeout=120)
+        assert reply.status_code < 500, (path, method, body[:300], reply.text[:300])
+    no_5xx()
