@@ -67,7 +67,10 @@ def step_brains(brain: str, seed: int = 0, temperature: float = 0.8, script: str
             raise ValueError("the script has no replies: write one reply per block, blocks separated by --- lines")
         return lambda i: ScriptedPredictor(replies[(i - 1) % len(replies):] + replies[:(i - 1) % len(replies)], cycle=True)
     if brain in ("tinyllm", "tinyllm-yours"):            # the story model, and one trained in the tab
-        return lambda i: make_predictor(brain, temperature=temperature, seed=step_seed(seed, i), models=models)
+        fresh = lambda i: make_predictor(brain, temperature=temperature, seed=step_seed(seed, i), models=models)  # noqa: E731
+        if brain == "tinyllm-yours":      # only the page that trained it holds it: elsewhere, one sentence before any step
+            fresh(1)
+        return fresh
     greedy = make_predictor(brain, models=models)      # rule, echo, tinyllm-agent (temperature 0)
     return lambda i: greedy
 

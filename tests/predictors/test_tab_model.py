@@ -1,6 +1,7 @@
 """The brain "tinyllm-yours", a model trained in a browser tab: where a page passes it in it runs as the story
 model does (the same stop, temperature and per-step seeds); anywhere else — `python -m lllm replay` on a run
-file that names it, `react --predictor`, the demos in CPython — it is one sentence saying where it lives."""
+file that names it or a chat log re-run on it, `react --predictor`, the demos in CPython — it is one sentence
+saying where it lives."""
 
 import json
 import subprocess
@@ -49,6 +50,15 @@ def test_replay_of_a_run_on_it_is_one_line_and_status_2(tmp_path, demo):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(RUNS[demo]), encoding="utf-8")
     done = lllm("replay", str(path))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"lllm replay: error: {path}: {WHERE}\n"
+
+
+def test_a_chat_log_re_run_on_it_is_one_line_and_status_2(tmp_path):
+    log = [{"role": "user", "content": "What is 17 * 23?"}, {"role": "assistant", "content": "391."}]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    done = lllm("replay", str(path), "--from", "1", "--brain", TAB_MODEL)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"lllm replay: error: {path}: {WHERE}\n"
 
