@@ -98,7 +98,7 @@ def test_a_model_trained_in_the_tab_is_a_brain_of_the_react_demo_and_time_travel
         other.goto(link)
         linked = other.evaluate(LINK.read_text(encoding="utf-8"))
         assert (linked["state"], linked["error"]) == ("error", NOT_HERE), linked
-        assert offered(other, TT) == {"disabled": True, "label": "your model trained in this tab (none yet: train one on Train it yourself)"}
+        assert offered(other, TT) == {"disabled": True, "label": "your model trained in this tab (train one first)"}
         assert offered(other, ".lllm-demo")["disabled"] is True
     finally:
         fresh.close()

@@ -43,7 +43,7 @@ export function offerTabModel(brain) {
   const refresh = async () => {
     card = await readYoursCard().catch(() => null);
     option.disabled = !card;
-    option.textContent = card ? label : `${label} (none yet: train one on Train it yourself)`;
+    option.textContent = card ? label : `${label} (train one first)`;
     brain.dataset.tabModel = card ? "ready" : "none";     // for tests: the check has answered
     show();
   };
