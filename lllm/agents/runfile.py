@@ -5,9 +5,9 @@ Read `timetravel.py` for what a run spec means. A run file (what the page export
 
     {"schema": "lllm-run", "version": 1,
      "inputs": {"goal": "What is 17 * 23?",      a question, or a tool call such as calc[2 + 2]
-                "brain": "tinyllm-agent",         rule | tinyllm | tinyllm-agent | scripted | echo
-                "seed": 0,                        integer >= 0; only the story model (tinyllm) samples
-                "temperature": 0.8,               0 to 5; tinyllm only
+                "brain": "tinyllm-agent",         rule | tinyllm | tinyllm-agent | scripted | echo | tinyllm-yours
+                "seed": 0,                        integer >= 0; only the story models (tinyllm, tinyllm-yours) sample
+                "temperature": 0.8,               0 to 5; those two only
                 "max_steps": 5,                   1 to 10
                 "script": ""},                    the scripted replies, blocks between --- lines
      "edits": [{"parent": 1, "step": 1, "observation": "400"}],   branch 2, 3, ... in order
@@ -70,7 +70,7 @@ MAX_STEP_NUMBER = 40            # a stepped branch: typed steps, proposals and d
 DECISIONS = ("approve", "edit", "inject", "skip", "quit")      # the overseer's, as `lllm oversee` takes them
 DEBATE_BRAINS = ("rule",)       # the stand-ins: the debate's steps run in a moment in the page
 MAX_GOALS = 8                   # a memory session: a few goals, as the page's demo
-BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo")
+BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo", "tinyllm-yours")   # -yours: trained in a tab
 MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run
 MAX_EDITS = 50                  # a link or file cannot ask for an endless tree
 EDIT_FIELDS = ("goal", "thought", "action", "observation")

@@ -66,8 +66,11 @@ def step_brains(brain: str, seed: int = 0, temperature: float = 0.8, script: str
         if not replies:
             raise ValueError("the script has no replies: write one reply per block, blocks separated by --- lines")
         return lambda i: ScriptedPredictor(replies[(i - 1) % len(replies):] + replies[:(i - 1) % len(replies)], cycle=True)
-    if brain == "tinyllm":
-        return lambda i: make_predictor("tinyllm", temperature=temperature, seed=step_seed(seed, i), models=models)
+    if brain in ("tinyllm", "tinyllm-yours"):            # the story model, and one trained in the tab
+        fresh = lambda i: make_predictor(brain, temperature=temperature, seed=step_seed(seed, i), models=models)  # noqa: E731
+        if brain == "tinyllm-yours":      # only the page that trained it holds it: elsewhere, one sentence before any step
+            fresh(1)
+        return fresh
     greedy = make_predictor(brain, models=models)      # rule, echo, tinyllm-agent (temperature 0)
     return lambda i: greedy
 
@@ -233,7 +236,7 @@ def trace_text(record: dict) -> str:
     """The run as text: the inputs, then each branch's steps, its end and where it came from. The
     page shows exactly this, and `python -m lllm replay RUN.json` prints it."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] == "tinyllm" else ""
+    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] in ("tinyllm", "tinyllm-yours") else ""
     out = [f"run: {i['goal']}", f"brain {i['brain']}{sampling}, max steps {i['max_steps']}"]
     for b in record["branches"]:
         out.append("== branch 1: the run" if b["edit"] is None else f"== branch {b['id']}: {_edit_text(b['edit'])}")

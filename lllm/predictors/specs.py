@@ -16,7 +16,8 @@ Read `contract.py` and `rules.py` first. Every agent command takes `--predictor 
 In the page, `tinyllm` and `tinyllm-agent` are the browser predictors (`lllm.web.browser`): the
 page adapter passes them in as `models`, or registers them once for the platform
 (`use_platform_models`, which a code cell's runner does), so the same resolution and the same
-code serve both platforms.
+code serve both platforms. So is `tinyllm-yours`, the model a reader trained on the page
+/tinyllm/train/: it exists only in that browser, and anywhere else naming it is one sentence.
 A bad spec or a bad file raises ValueError naming `--predictor`.
 
 Usage:
@@ -37,7 +38,7 @@ import re
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.rules import RulePredictor, echo
 
-__all__ = ["PREDICTOR_SPECS", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "TINYLLM_STOP", "TINYLLM_AGENT_STOP",
+__all__ = ["PREDICTOR_SPECS", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "TINYLLM_STOP", "TINYLLM_AGENT_STOP", "TAB_MODEL",
            "parse_script", "load_script", "make_predictor"]
 
 
@@ -115,6 +116,18 @@ def _tinygpt(path: str | None, options: dict, models: dict | None):
         raise ValueError(f"--predictor tinygpt: {error}") from None
 
 
+TAB_MODEL = "tinyllm-yours"      # the model a reader trained in a browser tab (site/assets/train/yours.mjs)
+
+
+def _tab_model(options: dict, models: dict | None):
+    """The model trained in a browser tab: only the page that holds it can pass it in."""
+    if models and TAB_MODEL in models:
+        return models[TAB_MODEL](stop=TINYLLM_STOP, **options)
+    raise ValueError(f"the brain {TAB_MODEL} is a model trained in a browser tab (/tinyllm/train/) and exists only in "
+                     "that browser: open the run there, or download tinyllm-yours.onnx and its card from that page "
+                     "and pass --predictor tinyllm:tinyllm-yours.onnx")
+
+
 _PLATFORM_MODELS: dict = {}     # "tinyllm" -> a loader, where TinyLLM runs elsewhere (the page)
 
 
@@ -151,6 +164,8 @@ def make_predictor(spec: str, *, temperature: float | None = None, seed: int | N
         return _tinygpt(spec.partition(":")[2] or None, options, models)
     if spec == "tinyllm" or spec.startswith("tinyllm:"):
         return _tinyllm(spec.partition(":")[2] or None, options, models)
+    if spec == TAB_MODEL:
+        return _tab_model(options, models)
     if spec.startswith("scripted:") and spec != "scripted:":
         return ScriptedPredictor(load_script(spec.partition(":")[2]), cycle=True)
     if spec.startswith(("http:", "https:")):

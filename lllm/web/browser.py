@@ -5,7 +5,8 @@ site's runtime worker (`site/assets/runtime/worker.mjs`), which exposes a small 
 `_lllm_page`: each model's card and a `generate` function holding the token loop. The core never
 imports this file, and this file imports `js`/`pyodide` only inside the functions that need them.
 Models are named as in the site's runtime manifest: "tinyllm" (the story model, loaded with the
-page) and "tinyllm-agent" (the agent-tuned one from `make agent-model`, loaded when first named).
+page), "tinyllm-agent" (the agent-tuned one from `make agent-model`, loaded when first named) and
+"tinyllm-yours" (the reader's own, trained on /tinyllm/train/ and kept in this browser).
 
 Why the loop is in JavaScript: onnxruntime-web answers with a Promise. A synchronous agent
 (exactly the code that runs in a terminal) must block until the answer is there. In a
@@ -131,7 +132,7 @@ def browser_models() -> dict:
                 raise ValueError(f"{what} could not be loaded in this page: {message}") from None
         return build
     return {"tinyllm": load("tinyllm", "TinyLLM"), "tinyllm-agent": load("tinyllm-agent", "the agent-tuned TinyLLM"),
-            "tinygpt": load("tinygpt", "TinyGPT")}
+            "tinygpt": load("tinygpt", "TinyGPT"), "tinyllm-yours": load("tinyllm-yours", "Your model trained in the tab")}
 
 
 def from_browser(temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0, seed: int = 0,

@@ -7,7 +7,7 @@ JSON, so a page's widget (`site/assets/agents/demos.mjs`) can draw them. The wid
 JSON object:
 
     {"demo": "react" | "lab" | "evaluate" | "memory" | "playground" | "retrieve" | "versus" | "judge" | "before-after",
-     "brain": "rule" | "tinyllm" | "tinyllm-agent" | "scripted" | "echo" | "yourmodel", "temperature": 0.8,
+     "brain": "rule" | "tinyllm" | "tinyllm-agent" | "scripted" | "echo" | "yourmodel" | "tinyllm-yours", "temperature": 0.8,
      "seed": 0, "script": "replies between --- lines", "endpoint": {"url": ..., "model": ...} (yourmodel),
      ...the demo's own fields (goal, goals, seeds...)}
 
@@ -17,7 +17,9 @@ and gets back `{"ok": true, ...}` or `{"ok": false, "error": "a clear sentence"}
 
 "tinyllm-agent" is the agent-tuned TinyLLM exactly as `--predictor tinyllm-agent` builds it:
 greedy (temperature and seed do not apply), stopping at `Observation:` and at a blank line.
-"yourmodel" is a server on the reader's computer, called by the page (`lllm.web.yourmodel`).
+"yourmodel" is a server on the reader's computer, called by the page (`lllm.web.yourmodel`);
+"tinyllm-yours" is the model the reader trained on /tinyllm/train/, in that browser only (it samples
+as "tinyllm" does).
 "versus" runs one goal through several brains, all greedy — the agent-model page's story model
 next to the agent-tuned one; "judge" runs a goal the reader types on the agent-tuned model and says
 whether it was right where that can be known (`lllm.labs.heldout.structure.judge`: one operation in
@@ -65,7 +67,8 @@ from lllm.web.yourmodel import BRAIN as YOUR_MODEL, PageChatPredictor
 
 __all__ = ["BRAINS", "DEMOS", "browser_models", "make_brain", "run_demo", "run_json"]
 
-BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo", YOUR_MODEL)   # yourmodel: params["endpoint"]
+BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo", YOUR_MODEL,   # yourmodel: params["endpoint"]
+          "tinyllm-yours")                                                     # trained in the tab, samples
 VERSUS_BRAINS = ("tinyllm", "tinyllm-agent")     # the agent-model page: the story model, then the agent-tuned one
 MAX_STEPS_LIMIT = 10               # the page's ceiling: a reader's typo must not start a long run
 

@@ -112,4 +112,4 @@ def test_the_page_adapter_returns_the_record_and_the_shared_trace():
     out = json.loads(run_json(json.dumps({"spec": spec({"parent": 1, "step": 1, "observation": "400"})})))
     assert out["ok"] and out["trace"] == trace_text(out["record"]) and out["differs"] is None
     bad = json.loads(run_json(json.dumps({"spec": spec(brain="gpt")})))
-    assert bad == {"ok": False, "error": "field inputs.brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, got 'gpt'"}
+    assert bad == {"ok": False, "error": "field inputs.brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, tinyllm-yours, got 'gpt'"}

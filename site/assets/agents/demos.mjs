@@ -4,7 +4,7 @@
 //
 // data-demo is one of react | lab | evaluate | memory | playground | retrieve | versus | judge |
 // before-after. The widget draws the controls (a goal, a brain: the rule stand-in, TinyLLM in the page, the agent-tuned
-// TinyLLM or a script), runs the same Python as `python -m lllm ...` through window.lllm.run —
+// TinyLLM, a script, your model on a server, or a model trained in this browser's tab: tabmodel.mjs), runs the same Python as `python -m lllm ...` through window.lllm.run —
 // lllm/web/demos.py returns JSON — and renders it: the trajectory step by step, the lab's table,
 // the evaluator's chart, the memory explainer's turns, the playground's table, one goal's
 // trajectories side by side (versus), a typed goal on the agent-tuned model with the page's verdict
@@ -21,6 +21,7 @@ import { lllm } from "../runtime/lllm.mjs";
 import { el, field as domField, input, pct, select, svgCanvas, table } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
 import * as yourModel from "./yourmodel.mjs";     // "your model": a server on the learner's computer
+import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a model trained in the tab
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
 
@@ -32,7 +33,7 @@ const DEFAULT_SCRIPT = [                // shows the failures a model can cause,
   "Thought: the tool answered\nFinal Answer: 391",
 ].join("\n---\n");
 const CATEGORIES = ["direct", "arithmetic", "arithmetic-words", "lookup", "word-problem"];
-const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)", yourmodel: "your model (a server on this computer)" };
+const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)", yourmodel: "your model (a server on this computer)", "tinyllm-yours": "your model trained in this tab" };
 const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)", yourmodel: "your model (greedy)" };
 const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
 
@@ -54,7 +55,7 @@ const UNGROUNDED = "not grounded in any observation";   // grounding.py: LABEL
 
 // ---- the controls each demo needs -----------------------------------------------------------------
 
-function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-agent", "scripted", yourModel.YOUR_MODEL], oneSeed = true } = {}) {
+function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-agent", "scripted", yourModel.YOUR_MODEL, TAB_MODEL], oneSeed = true } = {}) {
   const brain = select("brain", brains.map((b) => [b, BRAIN_LABELS[b]]), root.dataset.brain ?? "rule");
   const temperature = input("temperature", root.dataset.temperature ?? 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
   const seed = input("seed", root.dataset.seed ?? 0, { type: "number", min: 0, step: 1 });
@@ -65,12 +66,12 @@ function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-a
   const scriptField = field("replies, one per block between --- lines", script);
   scriptField.classList.add("lllm-demo__field--wide");
   const sync = () => {
-    sampling.hidden = brain.value !== "tinyllm";    // only the story model samples; tinyllm-agent is greedy
+    sampling.hidden = !samples(brain.value);       // the story models sample; tinyllm-agent is greedy
     scriptField.hidden = brain.value !== "scripted";
   };
   brain.addEventListener("change", sync);
   sync();
-  controls.append(field("brain", brain), sampling, scriptField);
+  controls.append(field("brain", brain), ...(brains.includes(TAB_MODEL) ? [offerTabModel(brain)] : []), sampling, scriptField);
   const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(brain, controls) : () => ({});
   return () => ({ brain: brain.value, temperature: Number(temperature.value), seed: Number(seed.value), script: script.value, ...getYourModel() });
 }
@@ -206,7 +207,8 @@ function terminal(title, text) {
 
 const RENDER = {
   react(out, params) {
-    const flag = params.brain === "tinyllm" ? ` --predictor tinyllm --temperature ${params.temperature} --seed ${params.seed}`
+    const model = params.brain === TAB_MODEL ? "tinyllm:tinyllm-yours.onnx" : params.brain;   // the train page's download
+    const flag = samples(params.brain) ? ` --predictor ${model} --temperature ${params.temperature} --seed ${params.seed}`
       : ` --predictor ${params.brain === "scripted" ? "scripted:FILE" : params.brain === yourModel.YOUR_MODEL ? `http:${params.endpoint.url}` : params.brain}`;
     return [...renderSteps(out.trajectory),
       terminal(`the same run in a terminal: python -m lllm react ${JSON.stringify(params.goal)}${flag} --verbose`, out.trace)];

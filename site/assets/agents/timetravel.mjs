@@ -31,9 +31,10 @@
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field, input, select } from "../runtime/dom.mjs";
 import { NATIVE_DEMOS } from "../native/timetravel-native.mjs";
+import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a brain trained in the tab, if any
 
 const NAMESPACE = "lllm-timetravel";
-const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["scripted", "scripted replies"]];
+const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["scripted", "scripted replies"], [TAB_MODEL, "your model trained in this tab"]];
 const SCRIPT = "Thought: I should search the web\nAction: search[17 * 23]\n---\nThought: use the calculator\nAction: calc[17 * 23]\n---\nThought: the tool answered\nFinal Answer: 391";
 const REACT_FIELDS = ["thought", "action", "observation"];
 const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/agents/runfile.py: checked before the file is read
@@ -76,11 +77,11 @@ function controlsFor(root, demo) {
       const script = Object.assign(el("textarea", { rows: 5 }), { name: "script", value: options.script ?? SCRIPT });
       const sampling = el("span", { class: "lllm-tt__inline" }, field("temperature", temperature), field("seed", seed));
       const scriptField = field("replies, blocks between --- lines", script, "lllm-tt__wide");
-      const sync = () => { sampling.hidden = brain.value !== "tinyllm"; scriptField.hidden = brain.value !== "scripted"; };
+      const sync = () => { sampling.hidden = !samples(brain.value); scriptField.hidden = brain.value !== "scripted"; };
       brain.addEventListener("change", sync);
       sync();
       Object.assign(made, { brain, temperature, seed, max_steps: maxSteps, script, sync });
-      nodes.push(field("brain", brain), sampling, fallback === null ? "" : field(label, maxSteps), scriptField);
+      nodes.push(field("brain", brain), offerTabModel(brain), sampling, fallback === null ? "" : field(label, maxSteps), scriptField);
     } else if (kind === "lines") {
       made[name] = Object.assign(el("textarea", { rows: 3 }), { name, value: (given ?? fallback).split("|").join("\n") });
       nodes.push(field(label, made[name], "lllm-tt__wide"));

@@ -197,7 +197,7 @@ export function mount(root) {
     downloads.replaceChildren(link(bytes, `${YOURS}.onnx`, "application/octet-stream"), " ", link(JSON.stringify(card, null, 1), `${YOURS}.json`, "application/json"));
     try {
       await storeYours(bytes, card);
-      exportNote.textContent = `Saved in this browser as your model (${(bytes.length / 1024).toFixed(0)} KB, after step ${last.step}): the playground offers it too.`;
+      exportNote.textContent = `Saved in this browser as your model (${(bytes.length / 1024).toFixed(0)} KB, after step ${last.step}): the playground offers it too, and the ReAct demo and time travel as a brain.`;
       root.dataset.exported = "yes";
     } catch (e) {
       exportNote.textContent = `The model could not be saved in this browser (${e.message}); the downloads still work.`;
