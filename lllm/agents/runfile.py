@@ -15,7 +15,9 @@ Read `timetravel.py` for what a run spec means. A run file (what the page export
 
 An edit names an earlier branch (`parent`, 1 = the run), a step of it (`step`, from 1), and one or
 more of `thought`, `action` (`tool[input]` or `Final Answer: ...`), `observation`; or only a new
-`goal` (then `step` is 1: a whole new run). Only `inputs.goal` is required; the
+`goal` (then `step` is 1: a whole new run); or a `brain` (one of BRAINS): alone, the steps before
+`step` are kept and that brain writes from `step` on; beside an edit, it writes after the edited
+step. A branch that names no brain has its parent's. Only `inputs.goal` is required; the
 rest have the defaults above. Anything else is refused with one sentence naming the field, so
 a malformed file or link changes nothing.
 
@@ -132,21 +134,24 @@ def _edit(data, i: int) -> dict:
     name = f"edits[{i}]"
     if not isinstance(data, dict):
         raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 1, \"observation\": \"...\"}}")
-    unknown = sorted(set(data) - {"parent", "step", *EDIT_FIELDS})
+    unknown = sorted(set(data) - {"parent", "step", "brain", *EDIT_FIELDS})
     if unknown:
-        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change ({', '.join(EDIT_FIELDS)})")
+        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change "
+                         f"({', '.join(EDIT_FIELDS)}, brain)")
     int_field(data.get("parent"), f"{name}.parent", 1, i + 1)    # branch i + 2 may start from branches 1 .. i + 1
     int_field(data.get("step"), f"{name}.step", 1, MAX_STEPS_LIMIT)
     changed = [k for k in EDIT_FIELDS if k in data]
-    if not changed:
-        raise ValueError(f"field {name} changes nothing: give it a thought, an action, an observation or a goal")
-    if "goal" in data and (len(changed) > 1 or data["step"] != 1):
+    if not changed and "brain" not in data:
+        raise ValueError(f"field {name} changes nothing: give it a thought, an action, an observation, a goal or a brain")
+    if "goal" in data and (len(changed) > 1 or data["step"] != 1 or "brain" in data):
         raise ValueError(f"field {name}.goal starts a whole new run: give it alone, with step 1")
+    if "brain" in data and data["brain"] not in BRAINS:
+        raise ValueError(f"field {name}.brain must be one of {', '.join(BRAINS)}, got {shown(data['brain'])}")
     for k in changed:
         text_field(data[k], f"{name}.{k}", empty_ok=k != "goal")
         if "\n" in data[k]:
             raise ValueError(f"field {name}.{k} must be one line")
-    return {k: data[k] for k in ("parent", "step", *EDIT_FIELDS) if k in data}
+    return {k: data[k] for k in ("parent", "step", *EDIT_FIELDS, "brain") if k in data}
 
 
 def demo_of(data) -> str:
@@ -195,6 +200,8 @@ def check_memory_spec(data) -> tuple[dict, list[dict]]:
     for i, edit in enumerate(edits):
         if "goal" in edit:
             raise ValueError(f"field edits[{i}].goal: a memory session's goals are its inputs; edit inputs.goals instead")
+        if "brain" in edit:
+            raise ValueError(f"field edits[{i}].brain: a memory session has one brain, its inputs.brain")
     return inputs, edits
 
 

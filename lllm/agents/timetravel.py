@@ -136,12 +136,16 @@ def edited_step(step: Step, edit: dict, tools: Sequence[Tool], where: str = "edi
 # --8<-- [start:branch]
 def branch(parent: Trajectory, edit: dict, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS,
            max_steps: int = 5, where: str = "edit") -> Trajectory:
-    """A new branch: `parent`'s steps before `edit["step"]` unchanged, that step edited, then the model again."""
+    """A new branch: `parent`'s steps before `edit["step"]` unchanged, that step edited, then the model
+    again (`brain_for`: the branch's brain). An edit that only names a brain keeps the steps before
+    `step` and lets that brain write from `step` on."""
     if "goal" in edit:
         return first_run(edit["goal"], brain_for, tools, max_steps)
     k = edit["step"]
-    if k > len(parent.steps):
+    if k > len(parent.steps) + (set(edit) == {"parent", "step", "brain"}):
         raise ValueError(f"{where}.step is {k}, but branch {edit['parent']} has {len(parent.steps)} step(s)")
+    if set(edit) == {"parent", "step", "brain"}:
+        return go_on(parent.goal, parent.steps[:k - 1], brain_for, tools, max_steps)
     steps = parent.steps[:k - 1] + [edited_step(parent.steps[k - 1], edit, tools, where)]
     return go_on(parent.goal, steps, brain_for, tools, max_steps)
 # --8<-- [end:branch]
@@ -179,7 +183,16 @@ def travel(spec: dict, models: dict | None = None, known: dict | None = None,
     """The record of a run spec: every branch computed from the inputs and the edits. Branches of
     `known` (an earlier record with the same inputs and the same first edits) are reused, not re-run."""
     inputs, edits = check_spec(spec)
-    brain_for = step_brains(inputs["brain"], inputs["seed"], inputs["temperature"], inputs["script"], models)
+    brains = [inputs["brain"]]                      # each branch's brain: its edit's, else its parent's
+    for edit in edits:
+        brains.append(edit.get("brain", brains[edit["parent"] - 1]))
+    made = {}
+
+    def brain_for_branch(number: int):
+        name = brains[number - 1]
+        if name not in made:
+            made[name] = step_brains(name, inputs["seed"], inputs["temperature"], inputs["script"], models)
+        return made[name]
     reusable = 0
     if known and known.get("inputs") == inputs:
         old = known.get("edits", [])
@@ -188,12 +201,15 @@ def travel(spec: dict, models: dict | None = None, known: dict | None = None,
         reusable += 1                                   # branch 1 needs no edit
     branches = [trajectory_of(b) for b in (known or {}).get("branches", [])[:reusable]]
     if not branches:
-        branches.append(first_run(inputs["goal"], brain_for, tools, inputs["max_steps"]))
+        branches.append(first_run(inputs["goal"], brain_for_branch(1), tools, inputs["max_steps"]))
     for i, edit in enumerate(edits[len(branches) - 1:], start=len(branches) - 1):
-        branches.append(branch(branches[edit["parent"] - 1], edit, brain_for, tools, inputs["max_steps"], f"edits[{i}]"))
-    return {"schema": SCHEMA, "version": VERSION, "inputs": inputs, "edits": edits,
-            "branches": [branch_record(n, edits[n - 2] if n > 1 else None, t, tools)
-                         for n, t in enumerate(branches, start=1)]}
+        branches.append(branch(branches[edit["parent"] - 1], edit, brain_for_branch(i + 2), tools, inputs["max_steps"],
+                               f"edits[{i}]"))
+    records = [branch_record(n, edits[n - 2] if n > 1 else None, t, tools) for n, t in enumerate(branches, start=1)]
+    for record, brain in zip(records, brains):
+        if brain != inputs["brain"]:                # only where it differs, so files without a swap are unchanged
+            record["brain"] = brain
+    return {"schema": SCHEMA, "version": VERSION, "inputs": inputs, "edits": edits, "branches": records}
 
 
 # ---- comparing, and the trace both the page and the terminal print ----------------------------------
@@ -212,7 +228,9 @@ def first_difference(a: dict, b: dict) -> int | None:
 
 
 def _edit_text(edit: dict) -> str:
-    changed = ", ".join(f'{k}: "{edit[k]}"' for k in ("goal", "thought", "action", "observation") if k in edit)
+    if set(edit) == {"parent", "step", "brain"}:
+        return f"from branch {edit['parent']}, {edit['brain']} writes from step {edit['step']} on"
+    changed = ", ".join(f'{k}: "{edit[k]}"' for k in ("goal", "thought", "action", "observation", "brain") if k in edit)
     where = "the goal edited" if "goal" in edit else f"step {edit['step']} edited"
     return f"from branch {edit['parent']}, {where} ({changed})"
 
@@ -241,7 +259,7 @@ def trace_text(record: dict) -> str:
     for b in record["branches"]:
         out.append("== branch 1: the run" if b["edit"] is None else f"== branch {b['id']}: {_edit_text(b['edit'])}")
         out.append(f"Question: {b['goal']}")
-        edited = b["edit"]["step"] if b["edit"] and "goal" not in b["edit"] else None
+        edited = b["edit"]["step"] if b["edit"] and not {"goal", "brain"} & set(b["edit"]) else None
         for n, step in enumerate(b["steps"], start=1):
             out.extend(_step_lines(n, step, n == edited))
         flag = label([Ungrounded(reason) for reason in b["ungrounded"]])

@@ -89,14 +89,39 @@ def test_the_trace_names_each_branch_and_its_edit():
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 2, "step": 1, "thought": "t"}]},
      "field edits[0].parent must be an integer between 1 and 1, got 2"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 1}]},
-     "field edits[0] changes nothing: give it a thought, an action, an observation or a goal"),
+     "field edits[0] changes nothing: give it a thought, an action, an observation, a goal or a brain"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 2, "goal": "y"}]},
      "field edits[0].goal starts a whole new run: give it alone, with step 1"),
+    ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 1, "goal": "y", "brain": "rule"}]},
+     "field edits[0].goal starts a whole new run: give it alone, with step 1"),
+    ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 2, "brain": "gpt-5"}]},
+     "field edits[0].brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, got 'gpt-5'"),
+    ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 2, "colour": "red"}]},
+     "field edits[0].colour is not something an edit can change (goal, thought, action, observation, brain)"),
 ])
 def test_a_malformed_run_is_one_sentence_naming_the_field(data, message):
     with pytest.raises(ValueError) as error:
         check_spec(data)
     assert str(error.value) == message
+
+
+def test_a_brain_edit_keeps_the_steps_before_it_and_the_new_brain_writes_from_there():
+    record = travel(spec({"parent": 1, "step": 2, "brain": "scripted"}, brain="rule",
+                         script="Thought: the script writes now\nFinal Answer: 400"))
+    first, swapped = record["branches"]
+    assert swapped["steps"][0] == first["steps"][0] and swapped["brain"] == "scripted" and "brain" not in first
+    assert (swapped["steps"][1]["thought"], swapped["answer"]) == ("the script writes now", "400")
+    assert "== branch 2: from branch 1, scripted writes from step 2 on\n" in trace_text(record)
+    assert "(edited)" not in trace_text(record).split("== branch 2")[1]
+    assert differing_branch(json.loads(json.dumps(record["branches"])), travel(spec(*record["edits"], brain="rule",
+                            script="Thought: the script writes now\nFinal Answer: 400"))["branches"]) is None
+
+
+def test_a_memory_session_refuses_a_brain_edit():
+    from lllm.agents.runfile import check_memory_spec
+    with pytest.raises(ValueError, match=r"^field edits\[0\]\.brain: a memory session has one brain, its inputs\.brain$"):
+        check_memory_spec({"version": 2, "demo": "memory", "inputs": {"goals": ["What is 2 + 2?"]},
+                           "edits": [{"parent": 1, "step": 1, "brain": "rule"}]})
 
 
 def test_edits_the_run_cannot_apply_are_refused_with_the_field():

@@ -1,5 +1,6 @@
 """Time travel on the agent-tuned TinyLLM: what the ReAct page and the react quiz say about it is what it does."""
 
+import json
 import re
 from pathlib import Path
 
@@ -53,3 +54,18 @@ def test_the_story_model_resumes_with_the_seed_of_the_step():
     resumed = record["branches"][1]["steps"][1]                         # the first step the model wrote after the edit
     fresh = from_onnx(str(STORY), stop=TINYLLM_STOP, temperature=0.8, seed=step_seed(3, 2))
     assert fresh(resumed["prompt"], MAX_NEW_TOKENS) == resumed["raw"]
+
+
+@pytest.mark.skipif(not STORY.exists(), reason="the story model is built by `make model`")
+def test_swap_the_brain_at_step_2_the_agent_model_acts_where_the_story_model_babbled():
+    spec = {"inputs": {"goal": "What is 48 plus 17?", "brain": "tinyllm", "seed": 2, "max_steps": 4},
+            "edits": [{"parent": 1, "step": 2, "brain": "tinyllm-agent"}, {"parent": 2, "step": 2, "observation": "60"}]}
+    record = travel(spec)
+    story, swapped, edited = record["branches"]
+    assert story["answer"] is None and story["steps"][1]["outcome"] == "repair"
+    assert swapped["steps"][0] == story["steps"][0]                    # the step before the swap is kept
+    assert (swapped["steps"][1]["action"], swapped["answer"], swapped["brain"]) == (["calc", "48 + 17"], "65", "tinyllm-agent")
+    assert (edited["answer"], edited["brain"]) == ("60", "tinyllm-agent")     # branch 3 keeps branch 2's brain
+    assert "brain" not in story and first_difference(story, swapped) == 2
+    assert "== branch 2: from branch 1, tinyllm-agent writes from step 2 on\n" in trace_text(record)
+    assert travel(json.loads(json.dumps(spec))) == record               # the replay is exact
