@@ -95,7 +95,7 @@ def test_the_trace_names_each_branch_and_its_edit():
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 1, "goal": "y", "brain": "rule"}]},
      "field edits[0].goal starts a whole new run: give it alone, with step 1"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 2, "brain": "gpt-5"}]},
-     "field edits[0].brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, got 'gpt-5'"),
+     "field edits[0].brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, tinyllm-yours, got 'gpt-5'"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 2, "colour": "red"}]},
      "field edits[0].colour is not something an edit can change (goal, thought, action, observation, brain)"),
 ])
