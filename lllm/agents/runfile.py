@@ -5,9 +5,9 @@ Read `timetravel.py` for what a run spec means. A run file (what the page export
 
     {"schema": "lllm-run", "version": 1,
      "inputs": {"goal": "What is 17 * 23?",      a question, or a tool call such as calc[2 + 2]
-                "brain": "tinyllm-agent",         rule | tinyllm | tinyllm-agent | scripted | echo | tinyllm-yours
-                "seed": 0,                        integer >= 0; only the story models (tinyllm, tinyllm-yours) sample
-                "temperature": 0.8,               0 to 5; those two only
+                "brain": "tinyllm-agent",         rule | tinyllm | tinyllm-agent | tinygpt | scripted | echo | tinyllm-yours
+                "seed": 0,                        integer >= 0; only tinyllm, tinygpt and tinyllm-yours sample
+                "temperature": 0.8,               0 to 5; those three only
                 "max_steps": 5,                   1 to 10
                 "script": ""},                    the scripted replies, blocks between --- lines
      "edits": [{"parent": 1, "step": 1, "observation": "400"}],   branch 2, 3, ... in order
@@ -15,7 +15,8 @@ Read `timetravel.py` for what a run spec means. A run file (what the page export
 
 An edit names an earlier branch (`parent`, 1 = the run), a step of it (`step`, from 1), and one or
 more of `thought`, `action` (`tool[input]` or `Final Answer: ...`), `observation`; or only a new
-`goal` (then `step` is 1: a whole new run); or a `brain` (one of BRAINS): alone, the steps before
+`goal` (then `step` is 1: a whole new run); or a `prefix`, the first characters of that step's model
+output (the step's model writes on from them; with a brain, that brain); or a `brain` (one of BRAINS): alone, the steps before
 `step` are kept and that brain writes from `step` on; beside an edit, it writes after the edited
 step. A branch that names no brain has its parent's. Only `inputs.goal` is required; the
 rest have the defaults above. Anything else is refused with one sentence naming the field, so
@@ -72,7 +73,7 @@ MAX_STEP_NUMBER = 40            # a stepped branch: typed steps, proposals and d
 DECISIONS = ("approve", "edit", "inject", "skip", "quit")      # the overseer's, as `lllm oversee` takes them
 DEBATE_BRAINS = ("rule",)       # the stand-ins: the debate's steps run in a moment in the page
 MAX_GOALS = 8                   # a memory session: a few goals, as the page's demo
-BRAINS = ("rule", "tinyllm", "tinyllm-agent", "scripted", "echo", "tinyllm-yours")   # -yours: trained in a tab
+BRAINS = ("rule", "tinyllm", "tinyllm-agent", "tinygpt", "scripted", "echo", "tinyllm-yours")   # -yours: trained in a tab
 MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run
 MAX_EDITS = 50                  # a link or file cannot ask for an endless tree
 EDIT_FIELDS = ("goal", "thought", "action", "observation")
@@ -134,15 +135,20 @@ def _edit(data, i: int) -> dict:
     name = f"edits[{i}]"
     if not isinstance(data, dict):
         raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 1, \"observation\": \"...\"}}")
-    unknown = sorted(set(data) - {"parent", "step", "brain", *EDIT_FIELDS})
+    unknown = sorted(set(data) - {"parent", "step", "brain", "prefix", *EDIT_FIELDS})
     if unknown:
         raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change "
-                         f"({', '.join(EDIT_FIELDS)}, brain)")
+                         f"({', '.join(EDIT_FIELDS)}, prefix, brain)")
     int_field(data.get("parent"), f"{name}.parent", 1, i + 1)    # branch i + 2 may start from branches 1 .. i + 1
     int_field(data.get("step"), f"{name}.step", 1, MAX_STEPS_LIMIT)
     changed = [k for k in EDIT_FIELDS if k in data]
-    if not changed and "brain" not in data:
-        raise ValueError(f"field {name} changes nothing: give it a thought, an action, an observation, a goal or a brain")
+    if "prefix" in data:
+        text_field(data["prefix"], f"{name}.prefix")
+        if changed:
+            raise ValueError(f"field {name}.prefix rewrites the model's output from its start: give it alone (or with a brain), "
+                             f"not with {changed[0]}")
+    elif not changed and "brain" not in data:
+        raise ValueError(f"field {name} changes nothing: give it a thought, an action, an observation, a goal, a prefix or a brain")
     if "goal" in data and (len(changed) > 1 or data["step"] != 1 or "brain" in data):
         raise ValueError(f"field {name}.goal starts a whole new run: give it alone, with step 1")
     if "brain" in data and data["brain"] not in BRAINS:
@@ -151,7 +157,7 @@ def _edit(data, i: int) -> dict:
         text_field(data[k], f"{name}.{k}", empty_ok=k != "goal")
         if "\n" in data[k]:
             raise ValueError(f"field {name}.{k} must be one line")
-    return {k: data[k] for k in ("parent", "step", *EDIT_FIELDS, "brain") if k in data}
+    return {k: data[k] for k in ("parent", "step", *EDIT_FIELDS, "prefix", "brain") if k in data}
 
 
 def demo_of(data) -> str:
@@ -202,6 +208,8 @@ def check_memory_spec(data) -> tuple[dict, list[dict]]:
             raise ValueError(f"field edits[{i}].goal: a memory session's goals are its inputs; edit inputs.goals instead")
         if "brain" in edit:
             raise ValueError(f"field edits[{i}].brain: a memory session has one brain, its inputs.brain")
+        if "prefix" in edit:
+            raise ValueError(f"field edits[{i}].prefix: a memory session's steps are edited by their thought, action or observation")
     return inputs, edits
 
 

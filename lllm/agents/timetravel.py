@@ -52,6 +52,8 @@ __all__ = ["step_seed", "step_brains", "go_on", "first_run", "edited_step", "bra
 
 # ---- a fresh predictor per step: the rule that makes a replay exact ------------------------------
 
+SAMPLING = ("tinyllm", "tinygpt", "tinyllm-yours")     # the brains that sample, seeded per step
+
 def step_seed(seed: int, index: int) -> int:
     """The sampling seed of step `index` (1-based) of every branch of a run with `seed`."""
     return (seed * 1000 + index) % 2 ** 32
@@ -66,7 +68,7 @@ def step_brains(brain: str, seed: int = 0, temperature: float = 0.8, script: str
         if not replies:
             raise ValueError("the script has no replies: write one reply per block, blocks separated by --- lines")
         return lambda i: ScriptedPredictor(replies[(i - 1) % len(replies):] + replies[:(i - 1) % len(replies)], cycle=True)
-    if brain in ("tinyllm", "tinyllm-yours"):            # the story model, and one trained in the tab
+    if brain in SAMPLING:             # the story model, TinyGPT, and one trained in the tab
         fresh = lambda i: make_predictor(brain, temperature=temperature, seed=step_seed(seed, i), models=models)  # noqa: E731
         if brain == "tinyllm-yours":      # only the page that trained it holds it: elsewhere, one sentence before any step
             fresh(1)
@@ -133,6 +135,21 @@ def edited_step(step: Step, edit: dict, tools: Sequence[Tool], where: str = "edi
     return step
 
 
+def prefixed(brain_for, k: int, prefix: str):
+    """`brain_for`, except that step k's output begins with `prefix` and the model writes on after it
+    (reading the prompt and the prefix, with step k's seed)."""
+    def for_step(i: int):
+        model = brain_for(i)
+        if i != k:
+            return model
+
+        def write(prompt: str, max_new_tokens: int | None = None):
+            rest = model(prompt + prefix, None if max_new_tokens is None else max(1, max_new_tokens - len(prefix)))
+            return prefix + rest if isinstance(rest, str) else rest
+        return write
+    return for_step
+
+
 # --8<-- [start:branch]
 def branch(parent: Trajectory, edit: dict, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS,
            max_steps: int = 5, where: str = "edit") -> Trajectory:
@@ -146,6 +163,9 @@ def branch(parent: Trajectory, edit: dict, brain_for, tools: Sequence[Tool] = DE
         raise ValueError(f"{where}.step is {k}, but branch {edit['parent']} has {len(parent.steps)} step(s)")
     if set(edit) == {"parent", "step", "brain"}:
         return go_on(parent.goal, parent.steps[:k - 1], brain_for, tools, max_steps)
+    if "prefix" in edit:              # the step's model output starts with the prefix; the model writes on
+        written = prefixed(brain_for, k, edit["prefix"])
+        return go_on(parent.goal, parent.steps[:k - 1], written, tools, max_steps)
     steps = parent.steps[:k - 1] + [edited_step(parent.steps[k - 1], edit, tools, where)]
     return go_on(parent.goal, steps, brain_for, tools, max_steps)
 # --8<-- [end:branch]
@@ -230,7 +250,8 @@ def first_difference(a: dict, b: dict) -> int | None:
 def _edit_text(edit: dict) -> str:
     if set(edit) == {"parent", "step", "brain"}:
         return f"from branch {edit['parent']}, {edit['brain']} writes from step {edit['step']} on"
-    changed = ", ".join(f'{k}: "{edit[k]}"' for k in ("goal", "thought", "action", "observation", "brain") if k in edit)
+    changed = ", ".join(f'{k}: {edit[k]!r}' if k == "prefix" else f'{k}: "{edit[k]}"'
+                        for k in ("goal", "thought", "action", "observation", "prefix", "brain") if k in edit)
     where = "the goal edited" if "goal" in edit else f"step {edit['step']} edited"
     return f"from branch {edit['parent']}, {where} ({changed})"
 
@@ -254,12 +275,12 @@ def trace_text(record: dict) -> str:
     """The run as text: the inputs, then each branch's steps, its end and where it came from. The
     page shows exactly this, and `python -m lllm replay RUN.json` prints it."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] in ("tinyllm", "tinyllm-yours") else ""
+    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] in SAMPLING else ""
     out = [f"run: {i['goal']}", f"brain {i['brain']}{sampling}, max steps {i['max_steps']}"]
     for b in record["branches"]:
         out.append("== branch 1: the run" if b["edit"] is None else f"== branch {b['id']}: {_edit_text(b['edit'])}")
         out.append(f"Question: {b['goal']}")
-        edited = b["edit"]["step"] if b["edit"] and not {"goal", "brain"} & set(b["edit"]) else None
+        edited = b["edit"]["step"] if b["edit"] and not {"goal", "brain", "prefix"} & set(b["edit"]) else None
         for n, step in enumerate(b["steps"], start=1):
             out.extend(_step_lines(n, step, n == edited))
         flag = label([Ungrounded(reason) for reason in b["ungrounded"]])

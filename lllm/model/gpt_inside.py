@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from lllm.model.generate import EMPTY_PROMPT
 from lllm.model.sampling import Mulberry32, sample
 
-__all__ = ["AttentionTrace", "trace", "position_view", "cache_saving"]
+__all__ = ["AttentionTrace", "trace", "read", "position_view", "cache_saving"]
 
 
 @dataclass
@@ -79,6 +79,22 @@ def trace(backend, prompt: str, length: int, seed: int = 0, temperature: float =
         _keep(t, backend.attention, [p], p + 1 - state["past"][0].shape[3])
     t.fed = backend.fed - fed_before
     return t
+
+
+def read(backend, prompt: str, given: str) -> tuple[AttentionTrace, list[float]]:
+    """`prompt` then `given` read as generation reads them (`given` in place of the draws), every
+    position but the last kept; and the logits after the last but one, which drew `given`'s last."""
+    tok = backend.tokenizer
+    ids = tok.encode_lossy(prompt)[0] or tok.encode(EMPTY_PROMPT)
+    t = AttentionTrace(list(tok.vocab), ids + tok.encode_lossy(given)[0], len(ids))
+    t.first_key, t.rows = [None] * len(t.ids), [None] * len(t.ids)
+    logits, state = backend(ids, None)
+    start = len(ids) - state["past"][0].shape[3]
+    _keep(t, backend.attention, list(range(start, len(ids))), start)
+    for p in range(len(ids), len(t.ids) - 1):
+        logits, state = backend([t.ids[p]], state)
+        _keep(t, backend.attention, [p], p + 1 - state["past"][0].shape[3])
+    return t, logits
 
 
 def position_view(t: AttentionTrace, position: int) -> dict:

@@ -20,7 +20,7 @@ Usage:
     >>> out["ok"], out["record"]["branches"][0]["answer"], out["trace"].splitlines()[0]
     (True, '42', 'run: What is 6 times 7?')
     >>> print(json.loads(run_json('{"spec": {"inputs": {"goal": "Hi", "brain": "gpt"}}}'))["error"])
-    field inputs.brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, tinyllm-yours, got 'gpt'
+    field inputs.brain must be one of rule, tinyllm, tinyllm-agent, tinygpt, scripted, echo, tinyllm-yours, got 'gpt'
 """
 
 from __future__ import annotations

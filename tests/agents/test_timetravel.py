@@ -89,15 +89,15 @@ def test_the_trace_names_each_branch_and_its_edit():
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 2, "step": 1, "thought": "t"}]},
      "field edits[0].parent must be an integer between 1 and 1, got 2"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 1}]},
-     "field edits[0] changes nothing: give it a thought, an action, an observation, a goal or a brain"),
+     "field edits[0] changes nothing: give it a thought, an action, an observation, a goal, a prefix or a brain"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 2, "goal": "y"}]},
      "field edits[0].goal starts a whole new run: give it alone, with step 1"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 1, "goal": "y", "brain": "rule"}]},
      "field edits[0].goal starts a whole new run: give it alone, with step 1"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 2, "brain": "gpt-5"}]},
-     "field edits[0].brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, tinyllm-yours, got 'gpt-5'"),
+     "field edits[0].brain must be one of rule, tinyllm, tinyllm-agent, tinygpt, scripted, echo, tinyllm-yours, got 'gpt-5'"),
     ({"inputs": {"goal": "x"}, "edits": [{"parent": 1, "step": 2, "colour": "red"}]},
-     "field edits[0].colour is not something an edit can change (goal, thought, action, observation, brain)"),
+     "field edits[0].colour is not something an edit can change (goal, thought, action, observation, prefix, brain)"),
 ])
 def test_a_malformed_run_is_one_sentence_naming_the_field(data, message):
     with pytest.raises(ValueError) as error:
@@ -137,4 +137,4 @@ def test_the_page_adapter_returns_the_record_and_the_shared_trace():
     out = json.loads(run_json(json.dumps({"spec": spec({"parent": 1, "step": 1, "observation": "400"})})))
     assert out["ok"] and out["trace"] == trace_text(out["record"]) and out["differs"] is None
     bad = json.loads(run_json(json.dumps({"spec": spec(brain="gpt")})))
-    assert bad == {"ok": False, "error": "field inputs.brain must be one of rule, tinyllm, tinyllm-agent, scripted, echo, tinyllm-yours, got 'gpt'"}
+    assert bad == {"ok": False, "error": "field inputs.brain must be one of rule, tinyllm, tinyllm-agent, tinygpt, scripted, echo, tinyllm-yours, got 'gpt'"}

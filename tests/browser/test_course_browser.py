@@ -183,6 +183,11 @@ def test_every_units_exercise_runs_in_the_page_against_its_hidden_checks(page, s
         pg.locator(f'#unit-{unit["id"]} + .lllm-course-unit a[href$="#quiz-{unit["quiz"]}"]').click()
         form = pg.locator(f'.lllm-q[data-qid="{q["id"]}"]')
         run = form.get_by_role("button", name="Run the hidden tests")
+        # CodeMirror replaces the textarea as the quiz comes near, which moves the button: a click
+        # made while it moves can land beside it (on a loaded machine the page may also land short of
+        # the quiz), so bring the quiz into view and click once the editor is in place
+        form.scroll_into_view_if_needed(timeout=RUNTIME_TIMEOUT)
+        expect(form.locator(".cm-editor")).to_be_visible(timeout=RUNTIME_TIMEOUT)
         run.click()
         expect(form.locator(".lllm-q__output")).to_contain_text(re.compile(r"^Test \d+ of \d+ failed: \S"), timeout=RUNTIME_TIMEOUT)
         form.evaluate("(form, code) => { form.lllmEditor.value = code; }", q["solution"])
