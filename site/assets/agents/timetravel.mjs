@@ -326,7 +326,7 @@ function setUp(root) {
     const detail = el("section", section,
       el("h4", {}, `Branch ${branchId}, step ${stepIndex} of ${current.steps.length}${shown.heading}`),
       shown.prompt ? el("details", {}, el("summary", {}, "the prompt this step saw"), el("pre", { tabindex: "0" }, shown.prompt)) : "",
-      shown.rows.map(([label, text, cls]) => row(label, el("pre", { class: cls || null }, text))), form);
+      shown.rows.map(([label, text, cls]) => row(label, el("pre", { class: cls || null }, text))), drillSlot(current), form);
     const editOf = () => {
       if (goalEdit && goalEdit.value !== current.goal) return { parent: current.id, step: 1, goal: goalEdit.value };
       const edit = { ...at };
@@ -334,6 +334,16 @@ function setUp(root) {
       return edit;
     };
     return { detail, editOf, unchanged: `Change ${[...shown.editable, ...(goalEdit ? ["the goal"] : [])].join(", ")} first: this edit changes nothing.` };
+  }
+
+  // a ReAct step a model wrote: its characters, each opening the forward pass that drew it (drilldown.mjs)
+  function drillSlot(current) {
+    if (demo !== "react") return "";
+    const slot = el("div", { class: "lllm-tt__drill" });
+    import("./drilldown.mjs").then(({ drill }) => drill(slot, { record, branchId: current.id, stepIndex,
+      onPrefix: (prefix, who) => runFromHere({ parent: current.id, step: stepIndex, prefix,
+        ...(who.brain !== who.brains[current.id - 1] ? { brain: who.brain } : {}) }, "") }));
+    return slot;
   }
 
   function draw(focus = null) {

@@ -24,11 +24,13 @@ const SHOWN = 10;   // rows of the distribution table
 
 // ---- the model: onnxruntime-web on the page's thread (session.mjs) ---------------------------------
 
-const loadModel = () => openModel((m) => m.inside, "the inspection model", "This build has no inspection model: run `make model`");
+const loadModel = () => loadInside();
 
 // ---- the token loop: lllm/model/inside.py's trace(), one character per run --------------------------
 
-async function runTrace(m, root, { prompt, length, seed, temperature, topK, topP }) {
+// `given` (time travel's drilldown): these characters follow the prompt instead of draws, so the trace
+// is the forward pass a run already made; the last of them is the one the last position draws.
+export async function runTrace(m, root, { prompt, length, seed, temperature, topK, topP, given = null }) {
   const { vocab, config } = m.card;
   const { layers, hidden } = config;
   const index = new Map(vocab.map((ch, i) => [ch, i]));
@@ -36,6 +38,7 @@ async function runTrace(m, root, { prompt, length, seed, temperature, topK, topP
   const dropped = [...new Set([...prompt].filter((ch) => !index.has(ch)))];
   if (ids.length === 0) ids = [index.get("\n")];
   const promptLength = ids.length;
+  if (given !== null) { ids.push(...[...given].filter((ch) => index.has(ch)).map((ch) => index.get(ch))); length = ids.length - promptLength - 1; }
   const rng = new Mulberry32(seed);
   let h = new Float32Array(layers * hidden), c = new Float32Array(layers * hidden);
   const steps = [];
@@ -58,9 +61,10 @@ async function runTrace(m, root, { prompt, length, seed, temperature, topK, topP
 
 // ---- drawing one view ----------------------------------------------------------------------------
 
+export const loadInside = (pick = (m) => m.inside) => openModel(pick, "the inspection model", "This build has no inspection model: run `make model`");
 const fmt = (x) => (x === null || x === undefined ? "—" : x.toFixed(4));
-const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);   // glyphs every system font has
-const spoken = (ch) => (ch === "\n" ? "newline" : ch === " " ? "space" : JSON.stringify(ch));
+export const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);   // glyphs every system font has
+export const spoken = (ch) => (ch === "\n" ? "newline" : ch === " " ? "space" : JSON.stringify(ch));
 
 function distribution(view, vocab) {
   const kept = new Map((view.draw?.kept ?? []).map(([ch, share]) => [ch, share]));
@@ -86,6 +90,11 @@ function render(parts, view) {
   parts.text.replaceChildren(...parts.trace.ids.map((id, p) => el(p === view.position ? "mark" : "span",
     { class: p < parts.trace.promptLength ? "lllm-inside__prompt" : null, "data-position": p }, shown(vocab[id]))));
   parts.positionLabel.textContent = `position ${view.position} of ${parts.trace.ids.length - 1}`;
+  parts.stages.replaceChildren(...stagesOf(view, vocab));
+}
+
+/** The view's stages, as this page draws them: input, embedding, each layer's gates and states, the cut, the draw. */
+export function stagesOf(view, vocab) {
   const stages = [el("h3", {}, "1 · Input character"),
     el("p", { class: "lllm-inside__char" }, el("code", {}, shown(view.char)), ` ${spoken(view.char)}, id ${view.id}`),
     el("h3", {}, `2 · Embedding (${view.embedding.length} numbers)`),
@@ -101,7 +110,7 @@ function render(parts, view) {
   });
   stages.push(el("h3", {}, "4 · Logits, softmax and the cut"), distribution(view, vocab));
   stages.push(el("h3", {}, "5 · The draw"), drawText(view));
-  parts.stages.replaceChildren(...stages);
+  return stages;
 }
 
 function drawText(view) {
