@@ -331,6 +331,20 @@ def parity(inside, production, ids) -> float:
 
 # ---- the command: the inspection model and its card, beside the trained one ------------------------
 
+def _inspection_graph(data: bytes, card: dict):
+    """(the production graph to check against, the inspection graph, the members or None) for the
+    trained model's bytes and card: one model, or an ensemble (its card's `ensemble`)."""
+    from export.model import Config
+    production = onnx.load_from_string(data)
+    ensemble = card.get("ensemble")
+    if not ensemble:
+        config = Config(**card["config"])
+        return production, to_inside_onnx(params_from_onnx(production), config), None
+    config = Config(**{**card["config"], "hidden": ensemble["hidden"]})   # the card's hidden: the state's width
+    members = stored_members(production, config.layers, config.hidden)
+    return with_member_logits(production, len(members)), to_inside_onnx_ensemble(members, config), members
+
+
 def main(argv=None) -> int:
     parser = ArgParser(prog="export.inspect_export", description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="build/model/tinyllm.onnx", help="the trained model (its card beside it)")
@@ -340,24 +354,22 @@ def main(argv=None) -> int:
         data = source.read_bytes()
         card = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        print(f"export.inspect_export: error: cannot read {source} and its card ({e}); run `make model`",
+        print(f"export.inspect_export: error: cannot read {source} and its card ({e}); run `make model` "
+              "(`make models` for the agent model)",
               file=sys.stderr)
         return 2
-    from export.model import Config
-    production = onnx.load_from_string(data)
+    try:
+        production, proto, members = _inspection_graph(data, card)
+    except Exception as e:   # protobuf's DecodeError, a card without config, a graph without a member's tensor...
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        print(f"export.inspect_export: error: {source} and its card are not a TinyLLM model ({type(e).__name__}: "
+              f"{first}); run `make model` (`make models` for the agent model)", file=sys.stderr)
+        return 2
     ensemble = card.get("ensemble")
-    if ensemble:                        # members side by side; the card's hidden is the state's width
-        config = Config(**{**card["config"], "hidden": ensemble["hidden"]})
-        members = stored_members(production, config.layers, config.hidden)
-        if len(members) != len(ensemble["members"]):
-            print(f"export.inspect_export: error: {source} holds {len(members)} members, its card "
-                  f"{len(ensemble['members'])}", file=sys.stderr)
-            return 1
-        proto = to_inside_onnx_ensemble(members, config)
-        production = with_member_logits(production, len(members))
-    else:
-        config = Config(**card["config"])
-        proto = to_inside_onnx(params_from_onnx(production), config)
+    if ensemble and len(members) != len(ensemble["members"]):
+        print(f"export.inspect_export: error: {source} holds {len(members)} members, its card "
+              f"{len(ensemble['members'])}", file=sys.stderr)
+        return 1
     story_ids = [card["vocab"].index(ch) for ch in load_story(STORY_PATH)[:200]]
     diff = parity(session_for(proto), session_for(production), story_ids)
     if diff > TOLERANCE:
@@ -371,8 +383,8 @@ def main(argv=None) -> int:
                    "weights_from": {"onnx_file": source.name, "onnx_sha256": hashlib.sha256(data).hexdigest()},
                    "max_abs_diff": diff}
     if ensemble:                        # how to read it: N members of `hidden` units each, side by side
-        inside_card["ensemble"] = {"members": len(members), "hidden": config.hidden, "embed": config.embed,
-                                   "weights": ensemble.get("weights", "float32")}
+        inside_card["ensemble"] = {"members": len(members), "hidden": ensemble["hidden"],
+                                   "embed": card["config"]["embed"], "weights": ensemble.get("weights", "float32")}
     for key in ("reads_from", "number_slots"):   # how the model reads a prompt (lllm.model.generate.model_view)
         if key in card:
             inside_card[key] = card[key]
