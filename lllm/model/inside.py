@@ -32,6 +32,17 @@ and on the model (after `make model`):
     t = trace(InsideModel(), "Once", length=40, seed=1)
     view = position_view(t, 12)
     view["char"], view["layers"][0]["forget_gate"][:3], view["draw"]["char"]
+
+The agent-tuned TinyLLM (after `make models`) is an ensemble: its graph holds every member's stages
+side by side and each member's logits (a view's `members`: each one's probabilities and vote). It
+reads a prompt as its predictor does (`generate.model_view`: from the `Question: ` line, numbers
+as slots) and writes greedily (temperature 0: the view's draw is an argmax, `"greedy": True`):
+
+    from lllm.predictors.specs import TINYLLM_AGENT_STOP
+    agent = InsideModel(INSIDE_AGENT_MODEL)
+    t = trace(agent, "Question: What is 17 * 23?\n", 200, temperature=0, stop=TINYLLM_AGENT_STOP)
+    t.completion        # what make_predictor("tinyllm-agent") returns for that prompt
+    [m["argmax"] for m in position_view(t, t.prompt_length - 1)["members"]]
 """
 
 from __future__ import annotations
