@@ -13,6 +13,7 @@ help:
 	@echo "make serve   build the model and the site, serve it at http://127.0.0.1:$(PORT)"
 	@echo "make test    install everything and run every test (unit, export, site, browser)"
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date) and its inspection graph; TinyGPT (committed)"
+	@echo "make models  make model, then the agent-tuned TinyLLM (committed) and its inspection graph"
 	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
 	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, TinyLLM vs TinyGPT (in CPython and in each engine's page), the model server, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
@@ -40,6 +41,7 @@ model: venv
 # committed model bit for bit; after changing its sources, `make agent-model-commit` replaces it.
 models: model
 	$(PY) -m export.agent_build --out build/model
+	$(PY) -m export.inspect_export --model build/model/tinyllm-agent.onnx   # its inspection graph, every member's stages (~1 s)
 
 agent-model: venv
 	$(PY) -m export.agent_build --out build/model --force --verify

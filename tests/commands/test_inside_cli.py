@@ -73,3 +73,39 @@ def test_bad_arguments_are_one_line_usage_errors(model, args, words):
 
 def test_a_missing_model_is_a_one_line_usage_error(tmp_path):
     one_line_error(inside(str(tmp_path / "none.onnx")), "--model", "none.onnx", "make model")
+
+
+# ---- --predictor tinyllm-agent: the ensemble, as the agent predictor writes --------------------------
+
+from lllm.agents.react import DEFAULT_TOOLS, Step, build_prompt  # noqa: E402
+from lllm.predictors.specs import make_predictor  # noqa: E402
+from support.model_files import AGENT_MODEL, build_agent_inside_model  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def agent_model(tmp_path_factory):
+    return build_agent_inside_model(tmp_path_factory.mktemp("agent-inside"))
+
+
+def test_the_agent_json_is_what_the_agent_predictor_writes(agent_model):
+    prompt = build_prompt("What is 17 * 23?", DEFAULT_TOOLS,
+                          [Step(thought="compute 17 * 23", action=("calc", "17 * 23"), observation="391")])
+    done = inside(agent_model, "--predictor", "tinyllm-agent", "--prompt", prompt, "--position", "70", "--json")
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    predictor = make_predictor(f"tinyllm-agent:{AGENT_MODEL}")
+    assert got["completion"] == predictor(prompt) and got["stopped_by"] == predictor.last.stopped_by
+    assert got["text"] == predictor.last.prompt + predictor.last.completion + predictor.last.stopped_by
+    assert got["temperature"] == 0 and got["length"] == 200 and got["numbers"] == ["17", "23", "391"]
+    assert len(got["members"]) == 4 and len(got["layers"][0]["forget_gate"]) == 4 * 168
+    assert got["draw"] is None                   # position 70 is the prompt's
+    first = json.loads(inside(agent_model, "--predictor", "tinyllm-agent", "--prompt", prompt, "--json").stdout)
+    assert first["draw"]["greedy"] is True and first["draw"]["char"] == got["completion"][0]
+    text = inside(agent_model, "--predictor", "tinyllm-agent", "--prompt", prompt).stdout
+    assert "ensemble  4 members of 168 units" in text and "member 3  votes" in text and "argmax" in text
+
+
+def test_a_missing_or_damaged_agent_model_is_a_one_line_usage_error(tmp_path):
+    one_line_error(inside(str(tmp_path / "none.onnx"), "--predictor", "tinyllm-agent"), "--model", "none.onnx", "make models")
+    (tmp_path / "bad.onnx").write_bytes(b"not onnx")
+    one_line_error(inside(str(tmp_path / "bad.onnx"), "--predictor", "tinyllm-agent"), "--model", "bad.onnx", "not a valid ONNX")

@@ -76,3 +76,50 @@ def test_a_missing_or_mismatched_model_is_a_model_error(tmp_path, model):
         InsideModel(str(tmp_path / "none.onnx"))
     with pytest.raises(ModelError, match="not an inspection model card"):
         InsideModel(MODEL)                       # the production model's card is another format
+
+
+# ---- the agent model: an ensemble, greedy, reading prompts as its predictor does -------------------
+
+from lllm.agents.react import DEFAULT_TOOLS, Step, build_prompt  # noqa: E402
+from lllm.predictors.specs import TINYLLM_AGENT_STOP, make_predictor  # noqa: E402
+from support.model_files import AGENT_MODEL, build_agent_inside_model  # noqa: E402
+
+AGENT_PROMPTS = [build_prompt("What is 17 * 23?", DEFAULT_TOOLS, []),
+                 build_prompt("What is 17 * 23?", DEFAULT_TOOLS,
+                              [Step(thought="compute 17 * 23", action=("calc", "17 * 23"), observation="391")]),
+                 build_prompt("Who runs the bakery?", DEFAULT_TOOLS, [])]
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    return InsideModel(build_agent_inside_model(tmp_path_factory.mktemp("agent-inside")))
+
+
+@pytest.mark.parametrize("prompt", AGENT_PROMPTS)
+def test_the_agent_trace_writes_what_the_agent_predictor_writes(agent, prompt):
+    predictor = make_predictor(f"tinyllm-agent:{AGENT_MODEL}")
+    written = predictor(prompt)
+    t = trace(agent, prompt, 200, 0, 0.0, stop=TINYLLM_AGENT_STOP)
+    assert t.completion == written
+    assert t.text == predictor.last.prompt + predictor.last.completion + (predictor.last.stopped_by or "")
+    assert t.stopped_by == predictor.last.stopped_by and t.numbers == predictor.last.numbers
+
+
+def test_an_ensembles_view_shows_every_member_side_by_side_and_a_greedy_draw(agent):
+    assert (agent.members, agent.member_hidden, agent.hidden) == (4, 168, 672)
+    t = trace(agent, AGENT_PROMPTS[0], 200, 0, 0.0, stop=TINYLLM_AGENT_STOP)
+    view = position_view(t, t.prompt_length + 3)
+    assert len(view["layers"][0]["hn"]) == 4 * 168 and len(view["embedding"]) == 4 * 32
+    assert [m["member"] for m in view["members"]] == [0, 1, 2, 3]
+    import math
+    average = [sum(m["probs"][i] for m in view["members"]) / 4 for i in range(96)]
+    assert max(abs(math.log(max(p, 1e-30)) - z) for p, z in zip(average, view["logits"])) < 1e-3
+    assert view["draw"]["greedy"] is True and view["draw"]["uniform"] is None
+    assert view["draw"]["char"] == t.text[t.prompt_length + 4] == view["top"][0][0]
+    assert view["numbers"] == ["17", "23"]
+
+
+def test_a_bad_agent_model_is_a_model_error(tmp_path):
+    (tmp_path / "tinyllm-agent-inside.onnx").write_bytes(b"not onnx")
+    with pytest.raises(ModelError, match="not a valid ONNX model"):
+        InsideModel(str(tmp_path / "tinyllm-agent-inside.onnx"))

@@ -63,3 +63,15 @@ def ensure_gpt_model() -> str:
     subprocess.run([sys.executable, "-m", "export.gpt_build", "--out", MODEL_DIR], cwd=ROOT, env=env,
                    check=True, stdout=subprocess.DEVNULL)
     return GPT_MODEL
+
+
+def build_agent_inside_model(folder) -> str:
+    """The agent model's inspection graph (export/inspect_export.py on the ensemble), built from
+    build/model/tinyllm-agent.onnx into `folder` (as `make models` does beside it); returns its path."""
+    require_agent_model()
+    for path in (AGENT_MODEL, AGENT_CARD):
+        shutil.copy(path, os.path.join(str(folder), os.path.basename(path)))
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    subprocess.run([sys.executable, "-m", "export.inspect_export", "--model",
+                    os.path.join(str(folder), "tinyllm-agent.onnx")], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(str(folder), "tinyllm-agent-inside.onnx")
