@@ -3,14 +3,16 @@
 Read `lllm/agents/timetravel.py` (a ReAct run's record: branches of steps, each with the prompt it
 saw and the raw text the model wrote) and `lllm/model/inside.py` (every stage inside TinyLLM at one
 position) first. A character is named by three numbers, all counted from 1 as the page shows them:
-the branch, the step (the model call) and the character of that step's raw output, `"2:1:5"`.
+the branch, the step (the model call) and the character the model drew in that step, `"2:1:5"`
+(after an edit's prefix, which the reader wrote; the agent-tuned model draws numbers as slots,
+`#1` for the question's first number, and its characters are counted as it drew them).
 
 `writer(record, branch, step)` says who wrote that step's raw text, by the run's own rules: the
 steps before an edit are the parent's, an edited step keeps the raw text its parent's model wrote,
 and from the edit on the branch's brain writes (a `prefix` edit: the reader wrote the first
-characters, the brain the rest). `character(record, "B:S:C")` then reads the step's prompt and the
-characters before C into that brain's model, one position at a time, and lays out position
-P - 1 + C - 1 (P the prompt's length) as `python -m lllm inside --json` does: the embedding, the
+characters, the brain the rest). `character(record, "B:S:C")` then reads the step's prompt (and
+prefix) and the characters before C into that brain's model, one position at a time, and lays out
+position P - 1 + C - 1 (P the length of what it read) as `python -m lllm inside --json` does: the embedding, the
 gates and states (TinyLLM) or every head's attention (TinyGPT), the logits, the cut and the random
 number of the step's seed that drew it. The draw must give the run's character; if it does not,
 the run was made with another model file and the view says so instead of showing numbers that
@@ -30,19 +32,20 @@ Usage:
 and on the models (after `make models`):
 
     view = character(travel(spec), "1:1:3")
-    view["draw"]["char"] == view["raw"][2]
+    view["draw"]["char"] == view["drawn"][2]
 """
 
 from __future__ import annotations
 
-import os
 import re
+
+from lllm.agents.timetravel import SAMPLING, step_seed
+from lllm.model.inside import INSIDE_AGENT_MODEL
 
 __all__ = ["INSPECTABLE", "where", "writer", "character"]
 
 INSPECTABLE = ("tinyllm", "tinyllm-agent", "tinygpt")     # brains with a model to look inside
-SAMPLING = ("tinyllm", "tinyllm-yours", "tinygpt")        # the brains seeded per step (the rest are greedy)
-AGENT_INSIDE_MODEL = os.path.join("build", "model", "tinyllm-agent-inside.onnx")   # `make models` writes it
+
 _WHERE = re.compile(r"([1-9]\d{0,3}):([1-9]\d{0,3}):([1-9]\d{0,5})")
 
 
@@ -70,24 +73,39 @@ def writer(record: dict, branch: int, step: int) -> dict:
             break
         branch = edit["parent"]           # before the edit, or the edited step's raw text: the parent's
     brain = brains[branch - 1]
-    from lllm.agents.timetravel import step_seed
     sampled = brain in SAMPLING
     return {"brain": brain, "branch": branch, "seed": step_seed(inputs["seed"], step) if sampled else None,
             "temperature": inputs["temperature"] if sampled else 0.0, "prefix": prefix}
 
 
-def _lstm_view(path: str | None, prompt: str, given: str, seed: int, temperature: float) -> dict:
+def _lstm_view(prompt: str, given: str, seed: int, temperature: float) -> dict:
+    """The story model: `given` read after the prompt in place of the draws; the view of its last character's draw."""
     from lllm.model.inside import INSIDE_MODEL, InsideModel, Trace, position_view
-    model = InsideModel(path or INSIDE_MODEL)
+    model = InsideModel(INSIDE_MODEL)
     ids, dropped = model.tokenizer.encode_lossy(prompt)
     t = Trace(list(model.tokenizer.vocab), ids + model.tokenizer.encode_lossy(given)[0], len(ids), seed,
               temperature, 0, 1.0, dropped=dropped)
     state = None
-    for position in range(len(t.ids)):
+    for position in range(len(t.ids) - 1):
         out = model.step(t.ids[position], state)
         state = out.pop("state")
         t.steps.append(out)
     return position_view(t, len(t.ids) - 2) | {"model_runs": model.runs}
+
+
+def _agent_view(path: str, prompt: str, c: int, expected: str) -> dict:
+    """The agent-tuned model (greedy, number slots): its own call replayed, the view of its c-th drawn character."""
+    from lllm.model.inside import InsideModel, position_view, trace
+    from lllm.predictors.specs import TINYLLM_AGENT_STOP
+    model = InsideModel(path)
+    t = trace(model, prompt, 400, 0, 0.0, stop=TINYLLM_AGENT_STOP)
+    drawn = t.text[t.prompt_length:len(t.text) - len(t.stopped_by or "")]
+    if t.completion != expected:
+        raise ValueError(f"here the tinyllm-agent model writes {t.completion[:40]!r} where the run has {expected[:40]!r}: "
+                         "the run was made with another tinyllm-agent model file")
+    if c > len(drawn):
+        raise ValueError(f"the model drew {len(drawn)} character(s) in this step (numbers as slots), not {c}")
+    return position_view(t, t.prompt_length - 2 + c) | {"model_runs": model.runs, "drawn": drawn}
 
 
 def _gpt_view(prompt: str, given: str, seed: int, temperature: float) -> dict:
@@ -124,25 +142,23 @@ def character(record: dict, at, agent_inside: str | None = None) -> dict:
     if step.get("forced") or not step.get("prompt"):
         raise ValueError(f"step {s} of branch {b} was run from the goal (forced), not written by a model")
     raw = step["raw"]
-    if c > len(raw):
-        raise ValueError(f"step {s} of branch {b} wrote {len(raw)} character(s), not {c}")
     who = writer(record, b, s)
     if who["brain"] not in INSPECTABLE:
         raise ValueError(f"step {s} of branch {b} was written by {who['brain']}, which has no model to look inside "
                          f"(these have: {', '.join(INSPECTABLE)})")
     prefix = who["prefix"]
-    if c <= len(prefix):
-        raise ValueError(f"character {c} of step {s} was written by the edit that made branch {b}, not drawn; "
-                         f"open it in branch {branches[b - 1]['edit']['parent']}")
-    prompt, given = step["prompt"] + prefix, raw[len(prefix):c]
-    seed = who["seed"] if who["seed"] is not None else 0
-    if who["brain"] == "tinygpt":
-        view = _gpt_view(prompt, given, seed, who["temperature"])
+    drawn = raw[len(prefix):]                  # what the model drew (an edit's prefix is the reader's)
+    prompt, seed = step["prompt"] + prefix, who["seed"] if who["seed"] is not None else 0
+    if who["brain"] == "tinyllm-agent":
+        view = _agent_view(agent_inside or INSIDE_AGENT_MODEL, prompt, c, drawn)
+    elif c > len(drawn):
+        raise ValueError(f"the model drew {len(drawn)} character(s) in step {s} of branch {b}"
+                         + (" after the edit's prefix" if prefix else "") + f", not {c}")
     else:
-        path = (agent_inside or AGENT_INSIDE_MODEL) if who["brain"] == "tinyllm-agent" else None
-        view = _lstm_view(path, prompt, given, seed, who["temperature"])
-    if view["draw"]["char"] != raw[c - 1]:
+        view = (_gpt_view if who["brain"] == "tinygpt" else _lstm_view)(prompt, drawn[:c], seed, who["temperature"])
+        view["drawn"] = drawn
+    if view["draw"]["char"] != view["drawn"][c - 1]:
         raise ValueError(f"here the {who['brain']} model draws {view['draw']['char']!r} where the run has "
-                         f"{raw[c - 1]!r}: the run was made with another {who['brain']} model file")
+                         f"{view['drawn'][c - 1]!r}: the run was made with another {who['brain']} model file")
     return view | {"branch": b, "step": s, "character": c, "brain": who["brain"], "written_in": who["branch"],
                    "raw": raw, "prefix": prefix, "prompt_chars": len(step["prompt"])}

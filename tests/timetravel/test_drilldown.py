@@ -63,15 +63,16 @@ def test_write_another_character_makes_a_branch_that_parts_there(story_run):
     record = travel(spec)
     new = record["branches"][1]["steps"][0]["raw"]
     assert new.startswith(raw[:4] + other) and new != raw
-    assert character(record, "2:1:7")["draw"]["char"] == new[6]
-    with pytest.raises(ValueError, match="written by the edit that made branch 2, not drawn; open it in branch 1"):
-        character(record, "2:1:5")
+    after = character(record, "2:1:2")                  # counted after the prefix: the reader wrote those
+    assert after["draw"]["char"] == new[6] and after["drawn"] == new[5:] and after["prefix"] == raw[:4] + other
+    with pytest.raises(ValueError, match=f"drew {len(new) - 5} character\\(s\\) in step 1 of branch 2 after the edit's prefix"):
+        character(record, f"2:1:{len(new) - 4}")
     assert f"prefix: {raw[:4] + other!r}" in trace_text(record)
     assert travel(spec)["branches"] == record["branches"]           # replayed exactly
 
 
 @pytest.mark.parametrize("at, message", [
-    ("4:1:1", "the run has 2 branch"), ("1:7:1", "branch 1 has 2 step"), ("1:1:999", "wrote"),
+    ("4:1:1", "the run has 2 branch"), ("1:7:1", "branch 1 has 2 step"), ("1:1:999", "drew 128 character"),
     ("1:x:1", "BRANCH:STEP:CHARACTER"), ("0:1:1", "BRANCH:STEP:CHARACTER")])
 def test_a_character_that_is_not_there_is_one_sentence(story_run, at, message):
     with pytest.raises(ValueError, match=message):
@@ -109,5 +110,23 @@ def test_replay_inside_prints_the_view_and_names_bad_requests(story_run, tmp_pat
     text = cli("replay", str(path), "--inside", "2:2:3")
     assert text.returncode == 0 and "written by tinygpt" in text.stdout and "draw 2: u = " in text.stdout
     bad = cli("replay", str(path), "--inside", "1:1:9999")
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "character(s), not 9999" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "character(s) in step 1 of branch 1, not 9999" in bad.stderr
     assert cli("replay", str(path), "--json").returncode == 2
+
+
+def test_the_agent_models_characters_are_its_own_with_numbers_as_slots(tmp_path):
+    """Greedy, an ensemble, numbers as slots: the step's call replayed, each drawn character opened."""
+    record = travel({"inputs": {"goal": GOAL, "brain": "tinyllm-agent"}})
+    step = record["branches"][0]["steps"][0]
+    assert "17 * 23" in step["raw"]
+    view = character(record, "1:1:1")
+    drawn = view["drawn"]
+    assert "#1 * #2" in drawn and view["draw"]["greedy"] and view["draw"]["uniform"] is None
+    at = drawn.index("#1") + 2                         # the character after the first slot
+    slot = character(record, f"1:1:{at + 1}")
+    assert slot["draw"]["char"] == drawn[at] and len(slot["members"]) == 4
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(record))
+    out = cli("replay", str(path), "--inside", f"1:1:{at + 1}", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["logits"] == pytest.approx(slot["logits"], abs=1e-6)

@@ -13,7 +13,7 @@
 
 import { el } from "../runtime/dom.mjs";
 
-const MODELS = { tinyllm: (m) => m.inside, "tinyllm-agent": (m) => m.agentInside };   // runtime.json's entries
+const MODELS = { tinyllm: (m) => m.inside };    // brain -> its inspection model's runtime.json entry
 const SAMPLING = new Set(["tinyllm", "tinygpt", "tinyllm-yours"]);
 const stepSeed = (seed, i) => (seed * 1000 + i) % 2 ** 32;
 const opened = new Map();          // brain -> its inspection model, opened once per page
@@ -54,15 +54,16 @@ export function drill(slot, { record, branchId, stepIndex, onPrefix }) {
   if (step.forced || !step.prompt || !step.raw) return;
   const who = writer(record, branchId, stepIndex);
   if (!MODELS[who.brain]) {
-    slot.append(el("p", { class: "lllm-tt__inside-note" }, `This step was written by ${who.brain}: `,
-      who.brain === "tinygpt" ? "its attention is on the TinyGPT inside page; here the drilldown opens TinyLLM's characters."
-        : "it has no model to look inside. Run with TinyLLM or the agent-tuned TinyLLM to open a character."));
+    const terminal = ["tinygpt", "tinyllm-agent"].includes(who.brain);   // in the page: TinyLLM's glass box for now
+    slot.append(el("p", { class: "lllm-tt__inside-note" }, `This step was written by ${who.brain}: `, terminal
+      ? ["export the run and open any of its characters with ", el("code", {}, `python -m lllm replay RUN.json --inside ${branchId}:${stepIndex}:1`), "."]
+      : "it has no model to look inside. Run with TinyLLM to open a character here."));
     return;
   }
-  const raw = step.raw;
-  const chars = el("p", { class: "lllm-tt__chars", role: "group", "aria-label": `the ${raw.length} characters ${who.brain} wrote in this step: open one` },
-    [...raw].map((ch, i) => el("button", { type: "button", class: "lllm-tt__char", "data-char": i + 1,
-      title: `character ${i + 1}`, disabled: i < who.prefix.length }, ch === "\n" ? "↵" : ch === " " ? "·" : ch)));
+  const raw = step.raw, before = who.prefix.length;      // an edit's prefix is the reader's: not drawn, not counted
+  const chars = el("p", { class: "lllm-tt__chars", role: "group", "aria-label": `the ${raw.length - before} characters ${who.brain} drew in this step: open one` },
+    [...raw].map((ch, i) => el("button", { type: "button", class: "lllm-tt__char", ...(i < before ? { disabled: true, title: "written by the edit" }
+      : { "data-char": i + 1 - before, title: `character ${i + 1 - before}` }) }, ch === "\n" ? "↵" : ch === " " ? "·" : ch)));
   const panel = el("div", { class: "lllm-tt__inside", "aria-live": "polite" });
   slot.append(el("h5", {}, `Look inside: open any character ${who.brain} wrote`), chars, panel);
   chars.addEventListener("click", (e) => {
@@ -78,21 +79,22 @@ export function drill(slot, { record, branchId, stepIndex, onPrefix }) {
     try {
       const { widget, m } = await inspector(who.brain);
       const knobs = { temperature: who.temperature, topK: 0, topP: 1 };
-      const trace = await widget.runTrace(m, slot, { prompt: step.prompt + who.prefix, given: raw.slice(who.prefix.length, c),
+      const trace = await widget.runTrace(m, slot, { prompt: step.prompt + who.prefix, given: raw.slice(before, before + c),
         seed: who.seed ?? 0, ...knobs });
       const { positionView } = await import("../inside/draw.mjs");
       const view = positionView(trace, trace.ids.length - 2, knobs);
-      if (view.draw.char !== raw[c - 1])
-        throw new Error(`here the model draws ${widget.spoken(view.draw.char)} where the run has ${widget.spoken(raw[c - 1])}: the run was made with another model file`);
+      const ran = raw[before + c - 1];
+      if (view.draw.char !== ran)
+        throw new Error(`here the model draws ${widget.spoken(view.draw.char)} where the run has ${widget.spoken(ran)}: the run was made with another model file`);
       slot.lllmView = { ...view, branch: branchId, step: stepIndex, character: c, brain: who.brain, written_in: who.branch };
-      const others = view.top.map(([ch]) => ch).filter((ch) => ch !== raw[c - 1]);
+      const others = view.top.map(([ch]) => ch).filter((ch) => ch !== ran);
       const another = el("p", { class: "lllm-tt__another" }, "Write another character here, and let the model go on from it: ",
         ...others.map((ch) => el("button", { type: "button", class: "md-button lllm-tt__write", "data-write": ch,
-          onclick: () => onPrefix(raw.slice(0, c - 1) + ch, who) }, widget.spoken(ch))));
+          onclick: () => onPrefix(raw.slice(0, before + c - 1) + ch, who) }, widget.spoken(ch))));
       panel.replaceChildren(
-        el("p", { class: "lllm-tt__inside-head" }, `Step ${stepIndex}, character ${c} of ${raw.length}, written by ${who.brain}`,
+        el("p", { class: "lllm-tt__inside-head" }, `Step ${stepIndex}, character ${c} of the ${raw.length - before} ${who.brain} drew`,
           who.branch !== branchId ? ` (in branch ${who.branch})` : "", `: the prompt (${step.prompt.length} characters)`,
-          who.prefix ? " and the edit's prefix" : "", c - 1 - who.prefix.length > 0 ? ` and the ${c - 1 - who.prefix.length} characters before it` : "",
+          before ? " and the edit's prefix" : "", c > 1 ? ` and the ${c - 1} characters drawn before it` : "",
           ` went in, one model run each (${trace.ids.length - 1} runs). Python prints the same numbers: `,
           el("code", {}, `python -m lllm replay RUN.json --inside ${branchId}:${stepIndex}:${c}`)),
         ...widget.stagesOf(view, trace.vocab), another);
