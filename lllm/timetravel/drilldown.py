@@ -58,6 +58,7 @@ def where(text: str) -> tuple[int, int, int]:
     return tuple(int(n) for n in match.groups())
 
 
+# --8<-- [start:writer]
 def writer(record: dict, branch: int, step: int) -> dict:
     """Who wrote step `step` of branch `branch`: {brain, seed (None when greedy), temperature, prefix}."""
     inputs, edits = record["inputs"], record.get("edits", [])
@@ -76,6 +77,7 @@ def writer(record: dict, branch: int, step: int) -> dict:
     sampled = brain in SAMPLING
     return {"brain": brain, "branch": branch, "seed": step_seed(inputs["seed"], step) if sampled else None,
             "temperature": inputs["temperature"] if sampled else 0.0, "prefix": prefix}
+# --8<-- [end:writer]
 
 
 def _lstm_view(prompt: str, given: str, seed: int, temperature: float) -> dict:
