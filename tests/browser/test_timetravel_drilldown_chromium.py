@@ -81,3 +81,23 @@ def test_a_character_opens_its_forward_pass_and_another_character_makes_a_branch
     assert pg.evaluate("() => document.querySelector('.lllm-tt__drill').lllmView.draw.char") == new[5]
     assert character(record, "2:1:1")["draw"]["char"] == new[5]
     page.assert_clean()
+
+
+def test_tinygpt_is_a_brain_of_the_page_that_replays_exactly(page, site_server):
+    """TinyGPT writes a ReAct run in the page (its key/value cache in onnxruntime-web) as CPython does;
+    its characters point to the terminal's drilldown."""
+    pg = page.page
+    pg.goto(site_server.url + PAGE)
+    root = pg.locator(".lllm-timetravel")
+    expect(root.locator("[name=goal]")).to_be_attached(timeout=TIMEOUT)
+    inputs = INPUTS | {"brain": "tinygpt", "max_steps": 1}
+    pg.evaluate("""(i) => { const r = document.querySelector('.lllm-timetravel');
+        const b = r.querySelector('[name=brain]'); b.value = i.brain; b.dispatchEvent(new Event('change'));
+        r.querySelector('[name=seed]').value = i.seed; r.querySelector('[name=max_steps]').value = i.max_steps; }""", inputs)
+    assert root.locator("[name=temperature]").is_visible()          # a sampling brain: its knobs are shown
+    root.locator(".lllm-tt__run").click()
+    expect(root).to_have_attribute("data-state", "done", timeout=TIMEOUT)
+    record = pg.evaluate("() => document.querySelector('.lllm-timetravel').lllmRecord")
+    assert record == json.loads(json.dumps(travel({"inputs": inputs, "edits": []})))
+    expect(root.locator(".lllm-tt__inside-note")).to_contain_text("--inside 1:1:1")
+    page.assert_clean()

@@ -21,7 +21,7 @@ export const TAB_MODEL = "tinyllm-yours";
 const TRAIN_PAGE = new URL("../../tinyllm/train/", import.meta.url).href;
 
 /** Does `brain` sample (a temperature and a seed apply)? The story model and a model trained in the tab. */
-export const samples = (brain) => brain === "tinyllm" || brain === TAB_MODEL;
+export const samples = (brain) => brain === "tinyllm" || brain === "tinygpt" || brain === TAB_MODEL;
 
 /** Keep `brain`'s TAB_MODEL option in step with this browser's stored model; returns the note that
  *  says, while that option is chosen, what the model is (or how to get one). */

@@ -34,7 +34,7 @@ import { NATIVE_DEMOS } from "../native/timetravel-native.mjs";
 import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a brain trained in the tab, if any
 
 const NAMESPACE = "lllm-timetravel";
-const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["scripted", "scripted replies"], [TAB_MODEL, "your model trained in this tab"]];
+const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["tinygpt", "TinyGPT (attention, samples)"], ["scripted", "scripted replies"], [TAB_MODEL, "your model trained in this tab"]];
 const SCRIPT = "Thought: I should search the web\nAction: search[17 * 23]\n---\nThought: use the calculator\nAction: calc[17 * 23]\n---\nThought: the tool answered\nFinal Answer: 391";
 const REACT_FIELDS = ["thought", "action", "observation"];
 const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/agents/runfile.py: checked before the file is read
