@@ -35,6 +35,7 @@ Usage:
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, replace
 from typing import Callable, Sequence
 
@@ -46,7 +47,7 @@ from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.specs import make_predictor, parse_script
 
-__all__ = ["step_seed", "step_brains", "go_on", "first_run", "edited_step", "branch", "travel", "first_difference",
+__all__ = ["step_seed", "step_brains", "timed", "go_on", "first_run", "edited_step", "branch", "travel", "first_difference",
            "trace_text", "trajectory_of"]
 
 
@@ -198,10 +199,27 @@ def trajectory_of(branch_dict: dict) -> Trajectory:
                       stop_reason=branch_dict["stop_reason"])
 
 
+def timed(brain_for, branch: int, timings: dict):
+    """`brain_for`, each model call's milliseconds kept in timings[(branch, step)] (the run's timeline)."""
+    def for_step(i: int):
+        model = brain_for(i)
+
+        def call(prompt: str, max_new_tokens: int | None = None):
+            start = time.perf_counter()
+            try:
+                return model(prompt, max_new_tokens)
+            finally:
+                timings[(branch, i)] = round((time.perf_counter() - start) * 1000, 1)
+        return call
+    return for_step
+
+
 def travel(spec: dict, models: dict | None = None, known: dict | None = None,
-           tools: Sequence[Tool] = DEFAULT_TOOLS) -> dict:
+           tools: Sequence[Tool] = DEFAULT_TOOLS, timings: dict | None = None) -> dict:
     """The record of a run spec: every branch computed from the inputs and the edits. Branches of
-    `known` (an earlier record with the same inputs and the same first edits) are reused, not re-run."""
+    `known` (an earlier record with the same inputs and the same first edits) are reused, not re-run.
+    `timings`, when given, gets each model call's milliseconds by (branch, step): kept apart from the
+    record, which holds only what a replay recomputes exactly."""
     inputs, edits = check_spec(spec)
     brains = [inputs["brain"]]                      # each branch's brain: its edit's, else its parent's
     for edit in edits:
@@ -212,7 +230,7 @@ def travel(spec: dict, models: dict | None = None, known: dict | None = None,
         name = brains[number - 1]
         if name not in made:
             made[name] = step_brains(name, inputs["seed"], inputs["temperature"], inputs["script"], models)
-        return made[name]
+        return made[name] if timings is None else timed(made[name], number, timings)
     reusable = 0
     if known and known.get("inputs") == inputs:
         old = known.get("edits", [])

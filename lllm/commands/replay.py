@@ -4,6 +4,7 @@
     python -m lllm replay chat.json                              an OpenAI-style chat log: its trace and timeline
     python -m lllm replay chat.json --from 2 --brain tinyllm-agent   and re-run from its step 2 with a brain here
     python -m lllm replay run.json --inside 2:1:5 --json         the forward pass that drew character 5 of step 1 of branch 2
+    python -m lllm replay run.json --timeline                    and each step's brain, characters and time
 
 RUN.json is what a time-travel widget exports (schema "lllm-run", version 1, or version 2 with
 "demo": "react", "memory", "workflow", "oversight", "debate", or "native-agent" / "native-tactic" for
@@ -31,10 +32,12 @@ import os
 import sys
 
 from lllm.agents.react import terminal_text
-from lllm.agents.runfile import BRAINS, MAX_FILE_BYTES, differing_branch
+from lllm.agents.runfile import BRAINS, MAX_FILE_BYTES, demo_of, differing_branch
 from lllm.commands.args import UsageError, finite_float, int_at_least
 from lllm.labs.timetravel.demos import any_trace_text, travel_any
 from lllm.timetravel.chatlog import is_chat_log, read_chat, replay_chat
+from lllm.agents.timetravel import travel
+from lllm.timetravel.drilldown import timeline_text
 from lllm.timetravel.seam import first_difference, timeline
 
 
@@ -51,6 +54,8 @@ def add_cli(subparsers) -> None:
     p.add_argument("--inside", metavar="B:S:C", default=None,
                    help="a ReAct run: the forward pass that drew character C of step S of branch B (each from 1)")
     p.add_argument("--json", action="store_true", help="with --inside: the view as one JSON object")
+    p.add_argument("--timeline", action="store_true",
+                   help="a ReAct run: after the trace, each step's brain, characters written and time")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="the story model's seed (tinyllm)")
     p.add_argument("--temperature", type=finite_float, default=0.8, help="the story model's temperature (tinyllm)")
     p.set_defaults(run=run)
@@ -80,13 +85,18 @@ def run(args) -> int:
         raise UsageError("--from and --brain re-run a chat log; a run file's branches come from its edits")
     if args.json and args.inside is None:
         raise UsageError("--json goes with --inside B:S:C: the replay itself is printed as its trace")
+    timings: dict = {}                      # --timeline: each model call's time, as this replay makes it
     try:
-        record = travel_any(data)
+        if args.timeline and demo_of(data) != "react":
+            raise UsageError(f"--timeline is a ReAct run's; {args.file} is a {demo_of(data)} run")
+        record = travel(data, timings=timings) if args.timeline else travel_any(data)
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None
     if args.inside is not None:
         return run_inside(args, record)
     print(any_trace_text(record), end="")
+    if args.timeline:
+        print("timeline:\n" + timeline_text(record, timings), end="")
     differs = differing_branch(data["branches"], record["branches"]) if "branches" in data else None
     if differs is not None:
         print(f"lllm replay: branch {differs} differs from what {args.file} recorded", file=sys.stderr)

@@ -42,7 +42,7 @@ import re
 from lllm.agents.timetravel import SAMPLING, step_seed
 from lllm.model.inside import INSIDE_AGENT_MODEL
 
-__all__ = ["INSPECTABLE", "where", "writer", "character"]
+__all__ = ["INSPECTABLE", "where", "writer", "character", "timeline", "timeline_text"]
 
 INSPECTABLE = ("tinyllm", "tinyllm-agent", "tinygpt")     # brains with a model to look inside
 
@@ -164,3 +164,36 @@ def character(record: dict, at, agent_inside: str | None = None) -> dict:
                          f"{view['drawn'][c - 1]!r}: the run was made with another {who['brain']} model file")
     return view | {"branch": b, "step": s, "character": c, "brain": who["brain"], "written_in": who["branch"],
                    "raw": raw, "prefix": prefix, "prompt_chars": len(step["prompt"])}
+
+
+# ---- the timeline: who wrote each step, how much, how long -----------------------------------------
+
+def timeline(record: dict, timings: dict | None = None) -> list[list[dict]]:
+    """Per branch, per step: {step, brain, chars, ms}. `brain` is who wrote the step's raw text
+    ("forced" for a tool call run from the goal; a step kept from the parent says whose it was),
+    `chars` what the model drew (after an edit's prefix), `ms` the call's time in this computation
+    (None for a step kept as it was: its parent's row has it)."""
+    rows = []
+    for b, branch in enumerate(record["branches"], start=1):
+        rows.append([])
+        for s, step in enumerate(branch["steps"], start=1):
+            if step.get("forced"):
+                rows[-1].append({"step": s, "brain": "forced", "chars": 0, "ms": None})
+                continue
+            who = writer(record, b, s)
+            ms = (timings or {}).get((b, s)) if who["branch"] == b else None
+            rows[-1].append({"step": s, "brain": who["brain"], "chars": len(step["raw"]) - len(who["prefix"]),
+                             "ms": ms, **({"kept_from": who["branch"]} if who["branch"] != b else {})})
+    return rows
+
+
+def timeline_text(record: dict, timings: dict | None = None) -> str:
+    """The timeline as `python -m lllm replay --timeline` prints it, one line per step."""
+    out = []
+    for b, steps in enumerate(timeline(record, timings), start=1):
+        out.append(f"== branch {b}")
+        for row in steps:
+            kept = f"branch {row['kept_from']}'s step" if "kept_from" in row else ""
+            ms = f"{row['ms']:8.1f} ms" if row["ms"] is not None else f"{kept or '-':>11}"
+            out.append(f"  step {row['step']:<2} {row['brain']:<14} {row['chars']:>4} chars  {ms}")
+    return "\n".join(out) + "\n"

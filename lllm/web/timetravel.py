@@ -9,8 +9,10 @@ human-in-the-loop, debate, native Agent and native Tactic pages) sends one JSON 
      "known": {...} | null,                         the record it already has (a ReAct run reuses its branches)
      "recorded": [...] | null}                      an imported file's branches, to compare with the replay
 
-and gets back `{"ok": true, "record": {...}, "trace": "...", "differs": null | branch id}` — the
-trace is `any_trace_text(record)`, exactly what `python -m lllm replay RUN.json` prints — or
+and gets back `{"ok": true, "record": {...}, "trace": "...", "differs": null | branch id, "timeline": [...]}`
+— the trace is `any_trace_text(record)`, exactly what `python -m lllm replay RUN.json` prints; for a
+ReAct run, the timeline (`lllm/timetravel/drilldown.py`: per branch and step, who wrote it, how many
+characters, the call's time here; `replay --timeline` prints it), else null — or
 `{"ok": false, "error": "one sentence naming the field"}` for a malformed spec, file or link.
 
 Usage:
@@ -27,8 +29,10 @@ from __future__ import annotations
 
 import json
 
-from lllm.agents.runfile import differing_branch
+from lllm.agents.runfile import demo_of, differing_branch
+from lllm.agents.timetravel import travel
 from lllm.labs.timetravel.demos import any_trace_text, travel_any
+from lllm.timetravel.drilldown import timeline
 
 __all__ = ["run_json"]
 
@@ -39,7 +43,9 @@ def run_json(params_json: str, models: dict | None = None) -> str:
         params = json.loads(params_json)
         if not isinstance(params, dict):
             raise ValueError("the widget must send a JSON object")
-        record = travel_any(params.get("spec"), models, params.get("known"))
+        spec, timings = params.get("spec"), {}
+        react = isinstance(spec, dict) and demo_of(spec) == "react"
+        record = travel(spec, models, params.get("known"), timings=timings) if react else travel_any(spec, models, params.get("known"))
         recorded = params.get("recorded")
         differs = differing_branch(recorded, record["branches"]) if recorded is not None else None
     except json.JSONDecodeError as error:
@@ -48,4 +54,5 @@ def run_json(params_json: str, models: dict | None = None) -> str:
         return json.dumps({"ok": False, "error": "the run nests too deeply to be a run file"})
     except ValueError as error:
         return json.dumps({"ok": False, "error": str(error)})
-    return json.dumps({"ok": True, "record": record, "trace": any_trace_text(record), "differs": differs})
+    return json.dumps({"ok": True, "record": record, "trace": any_trace_text(record), "differs": differs,
+                       "timeline": timeline(record, timings) if react else None})

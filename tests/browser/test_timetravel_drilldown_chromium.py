@@ -101,3 +101,36 @@ def test_tinygpt_is_a_brain_of_the_page_that_replays_exactly(page, site_server):
     assert record == json.loads(json.dumps(travel({"inputs": inputs, "edits": []})))
     expect(root.locator(".lllm-tt__inside-note")).to_contain_text("--inside 1:1:1")
     page.assert_clean()
+
+
+def test_another_brain_from_step_2_and_the_timeline(page, site_server):
+    """The step's form swaps the brain: the story model starts, the agent-tuned model writes from step 2
+    on; the timeline table says who wrote each step and how long each call took in the page."""
+    pg = page.page
+    pg.goto(site_server.url + PAGE)
+    root = pg.locator(".lllm-timetravel")
+    expect(root.locator("[name=goal]")).to_be_attached(timeout=TIMEOUT)
+    pg.evaluate("""(i) => { const r = document.querySelector('.lllm-timetravel');
+        const b = r.querySelector('[name=brain]'); b.value = i.brain; b.dispatchEvent(new Event('change'));
+        r.querySelector('[name=seed]').value = i.seed; r.querySelector('[name=max_steps]').value = i.max_steps; }""", INPUTS)
+    root.locator(".lllm-tt__run").click()
+    expect(root).to_have_attribute("data-state", "done", timeout=TIMEOUT)
+    times = root.locator(".lllm-tt__times tbody tr")
+    expect(times).to_have_count(2)
+    assert times.nth(0).locator("td").nth(0).text_content() == "tinyllm"
+    root.locator(".lllm-tt__step").nth(1).click()                      # step 2
+    options = root.locator("select[name=swap-brain] option").evaluate_all("os => os.map(o => o.value)")
+    assert "" in options and "tinyllm-agent" in options and "tinyllm" not in options   # not the brain it has
+    root.locator("select[name=swap-brain]").select_option("tinyllm-agent")
+    root.locator(".lllm-tt__rerun").click()
+    expect(root.locator(".lllm-tt__tree [role=treeitem]")).to_have_count(2, timeout=TIMEOUT)
+    expect(root).to_have_attribute("data-state", "done", timeout=TIMEOUT)
+    record = pg.evaluate("() => document.querySelector('.lllm-timetravel').lllmRecord")
+    edit = {"parent": 1, "step": 2, "brain": "tinyllm-agent"}
+    assert record["edits"] == [edit] and record == json.loads(json.dumps(travel({"inputs": INPUTS, "edits": [edit]})))
+    timeline = pg.evaluate("() => document.querySelector('.lllm-timetravel').lllmTimeline")
+    assert [r["brain"] for r in timeline[1]] == ["tinyllm", "tinyllm-agent"][:len(timeline[1])]
+    assert timeline[1][0]["kept_from"] == 1 and timeline[1][0]["ms"] is None and timeline[1][1]["ms"] >= 0
+    assert timeline[0][0]["ms"] > 0                     # branch 1's times kept from when it was computed
+    expect(root.locator(".lllm-tt__times tbody tr").nth(0)).to_contain_text("branch 1's step")
+    page.assert_clean()

@@ -130,3 +130,33 @@ def test_the_agent_models_characters_are_its_own_with_numbers_as_slots(tmp_path)
     out = cli("replay", str(path), "--inside", f"1:1:{at + 1}", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["logits"] == pytest.approx(slot["logits"], abs=1e-6)
+
+
+def test_the_timeline_says_who_wrote_each_step_how_much_and_how_long(tmp_path):
+    from lllm.timetravel.drilldown import timeline, timeline_text
+    from lllm.web.timetravel import run_json
+    spec = {"inputs": {"goal": "calc[2 + 2]", "brain": "tinyllm", "seed": 1, "max_steps": 3},
+            "edits": [{"parent": 1, "step": 3, "brain": "tinyllm-agent"}, {"parent": 2, "step": 2, "prefix": "Thought: "}]}
+    timings = {}
+    record = travel(spec, timings=timings)
+    rows = timeline(record, timings)
+    assert [r["brain"] for r in rows[0]] == ["forced", "tinyllm", "tinyllm"]
+    assert [r["brain"] for r in rows[1]][:3] == ["forced", "tinyllm", "tinyllm-agent"]
+    assert rows[1][1]["kept_from"] == 1 and rows[1][1]["ms"] is None and rows[1][2]["ms"] > 0
+    prefixed = rows[2][1]                                   # branch 3: its step 2 begins with the reader's prefix
+    assert prefixed["brain"] == "tinyllm-agent" and prefixed["chars"] == len(record["branches"][2]["steps"][1]["raw"]) - 9
+    assert all(r["ms"] is None or r["ms"] >= 0 for b in rows for r in b)
+    text = timeline_text(record, timings)
+    assert "== branch 2" in text and "branch 1's step" in text and " ms" in text
+    out = json.loads(run_json(json.dumps({"spec": spec})))
+    assert [[r["brain"] for r in b] for b in out["timeline"]] == [[r["brain"] for r in b] for b in rows]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(record))
+    done = cli("replay", str(path), "--timeline")
+    assert done.returncode == 0, done.stderr
+    trace, _, table = done.stdout.partition("timeline:\n")
+    assert trace == trace_text(record) and table.count("== branch") == 3 and "tinyllm-agent" in table
+    other = tmp_path / "workflow.json"
+    other.write_text(json.dumps({"schema": "lllm-run", "version": 2, "demo": "workflow", "inputs": {"goal": "Hi"}}))
+    refused = cli("replay", str(other), "--timeline")
+    assert refused.returncode == 2 and "--timeline is a ReAct run's" in refused.stderr

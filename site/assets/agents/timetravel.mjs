@@ -10,7 +10,7 @@
 // says, per demo, which controls a run starts from and which run-file version it writes; the steps
 // describe themselves (lllm/agents/steptravel.py: a title, named fields an edit may change, read-only
 // context), so the timeline, the edit form, the tree and the comparison are the same code for every
-// demo. ReAct and memory steps (lllm/agents/timetravel.py) are read through `reactView` into the same
+// demo. ReAct and memory steps (lllm/agents/timetravel.py) are read through `viewOf` (branches.mjs, with the tree and the comparison) into the same
 // shape; a native run's steps are drawn and edited by their description in ../native/timetravel-native.mjs
 // (a row's `native`), which the widget asks at the same places.
 //
@@ -24,7 +24,7 @@
 // (#run=base64url(JSON)) and reproduces the same branches in a fresh profile. The trace box holds the
 // demo's trace text, exactly what `python -m lllm replay FILE` prints.
 //
-// For tests: `element.lllmRecord` (the record), `element.lllmSpec`, `element.lllmExportText()`,
+// For tests: `element.lllmRecord` (the record), `element.lllmSpec`, `element.lllmExportText()`, `element.lllmTimeline`,
 // `element.dataset.state` idle | running | done | error, and `element.lllmLink`. A computed run sends
 // a bubbling "lllm:ran" event, as the demos do (the course counts it).
 
@@ -32,11 +32,11 @@ import { lllm } from "../runtime/lllm.mjs";
 import { el, field, input, select } from "../runtime/dom.mjs";
 import { NATIVE_DEMOS } from "../native/timetravel-native.mjs";
 import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a brain trained in the tab, if any
+import { comparison, row, treeNodes, viewOf } from "./branches.mjs";   // a step's view, the tree, the comparison
 
 const NAMESPACE = "lllm-timetravel";
 const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["tinygpt", "TinyGPT (attention, samples)"], ["scripted", "scripted replies"], [TAB_MODEL, "your model trained in this tab"]];
 const SCRIPT = "Thought: I should search the web\nAction: search[17 * 23]\n---\nThought: use the calculator\nAction: calc[17 * 23]\n---\nThought: the tool answered\nFinal Answer: 391";
-const REACT_FIELDS = ["thought", "action", "observation"];
 const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/agents/runfile.py: checked before the file is read
 
 // ---- the demos: the controls a run starts from, and the run-file version it writes ----------------
@@ -143,103 +143,15 @@ function pythonFor(params, preload = "") {
     `print(page_timetravel.run_json(${JSON.stringify(JSON.stringify(params))}, models=browser_models()))`].join("\n");
 }
 
-// ---- a step, in one shape for every demo -----------------------------------------------------------
-// {label (timeline), heading, fields {name: text}, editable [names], rows [[label, text, class]], prompt}
-
-const reactAction = (s) => (s.action ? `${s.action[0]}[${s.action[1]}]` : s.final !== null ? `Final Answer: ${s.final}` : "");
-const reactText = (s) => [s.thought && `Thought: ${s.thought}`, s.action && `Action: ${s.action[0]}[${s.action[1]}]`,
-  s.final !== null && `Final Answer: ${s.final}`, s.observation !== null && `Observation: ${s.observation}`].filter(Boolean).join("\n") || "(nothing)";
-
-function reactView(step, branch) {
-  const turn = step.turn ? branch.turns[step.turn - 1] : null;
-  return { label: `${step.turn ? ` (goal ${step.turn})` : ""}: ${step.outcome}`, heading: ` (${step.forced ? "forced" : step.outcome})`,
-    fields: { thought: step.thought ?? "", action: reactAction(step), observation: step.observation ?? "" }, editable: REACT_FIELDS,
-    rows: [...(turn ? [[`goal ${step.turn}`, turn.goal, ""], ["memory injected", turn.memory || "(empty)", "lllm-tt__memory"]] : []),
-      ["raw output", step.raw || "(nothing)", ""], ["parsed", reactText(step), "lllm-tt__parsed"]],
-    prompt: step.prompt, text: reactText(step), key: JSON.stringify(["raw", "thought", "action", "final", "observation", "forced", "outcome"].map((k) => step[k])) };
-}
-
-function steppedView(step) {
-  const lines = (pairs) => pairs.map(([k, v]) => `${k}: ${v === "" ? "(empty)" : v}`);
-  return { label: `: ${step.title}`, heading: `: ${step.title}`, fields: step.fields, editable: step.editable,
-    rows: [...Object.entries(step.fields).map(([k, v]) => [k, v || "(empty)", `lllm-tt__field-${k}`]),
-      ...Object.entries(step.context).map(([k, v]) => [k, v || "(empty)", "lllm-tt__context"])],
-    prompt: step.prompt, text: lines([...Object.entries(step.fields), ...Object.entries(step.context)]).join("\n") || "(nothing)",
-    key: JSON.stringify([step.kind, step.title, step.fields, step.context]) };
-}
-
-const viewOf = (step, branch) => (step.fields ? steppedView(step) : reactView(step, branch));
-
-// ---- the tree and the comparison --------------------------------------------------------------------
-
-function row(label, node) {
-  return el("div", { class: "lllm-tt__row" }, el("span", { class: "lllm-tt__label" }, label), node);
-}
-
-function edited(edit) {
-  if (edit.goal !== undefined) return "goal edited";
-  return `step ${edit.step}: ${Object.keys(edit).filter((k) => k !== "parent" && k !== "step").join(", ")} edited`;
-}
-
-function treeNodes(record, selected, choose, label = null) {
-  const children = (id) => record.branches.filter((b) => b.parent === id);
-  const item = (b) => {
-    const what = b.edit ? edited(b.edit) : "the run";
-    const end = b.answer !== null ? `answer ${b.answer}` : `no answer (${b.stop_reason})`;
-    const li = el("li", { role: "treeitem", "aria-selected": String(b.id === selected), tabindex: b.id === selected ? "0" : "-1",
-      "data-branch": b.id, class: "lllm-tt__node" }, el("span", {}, label ? label(b) : `branch ${b.id}: ${what} → ${end}`));
-    li.addEventListener("click", (e) => { e.stopPropagation(); choose(b.id, true); });
-    const kids = children(b.id);
-    if (kids.length) {
-      li.setAttribute("aria-expanded", "true");
-      li.append(el("ul", { role: "group" }, kids.map(item)));
-    }
-    return li;
-  };
-  const tree = el("ul", { role: "tree", class: "lllm-tt__tree", "aria-label": "branches of the run" }, children(null).map(item));
-  tree.addEventListener("keydown", (e) => {
-    const items = [...tree.querySelectorAll("[role=treeitem]")];
-    const at = items.indexOf(document.activeElement);
-    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 }[e.key];
-    if (to !== undefined && items[to]) {
-      e.preventDefault();
-      items.forEach((i) => (i.tabIndex = -1));
-      items[to].tabIndex = 0;
-      items[to].focus();
-    } else if ((e.key === "Enter" || e.key === " ") && at >= 0) {
-      e.preventDefault();
-      choose(Number(items[at].dataset.branch), true);
-    }
-  });
-  return tree;
-}
-
-function firstDifference(a, b) {
-  for (let i = 0; i < Math.max(a.steps.length, b.steps.length); i++) {
-    const x = a.steps[i], y = b.steps[i];
-    if (!x || !y || viewOf(x, a).key !== viewOf(y, b).key || (i === 0 && a.goal !== b.goal)) return i + 1;
-  }
-  return null;
-}
-
-function comparison(a, b, native = null) {
-  const first = (native?.firstDifference ?? firstDifference)(a, b);
-  const text = (step, branch) => (native ? native.stepText(step) : viewOf(step, branch).text);
-  const rows = [];
-  for (let i = 0; i < Math.max(a.steps.length, b.steps.length); i++) {
-    const marked = i + 1 === first, step = a.steps[i] ?? b.steps[i];
-    const where = native ? "" : step.fields ? `: ${step.title}` : step.turn ? ` (goal ${step.turn})` : "";
-    rows.push(el("tr", { class: marked ? "lllm-tt__first-diff" : null },
-      el("th", { scope: "row" }, `step ${i + 1}`, where, marked ? el("strong", {}, " (first difference)") : ""),
-      el("td", {}, el("pre", {}, a.steps[i] ? text(a.steps[i], a) : "(no step)")),
-      el("td", {}, el("pre", {}, b.steps[i] ? text(b.steps[i], b) : "(no step)"))));
-  }
-  const summary = first === null ? "The two branches are the same." : `First difference: step ${first}.`;
-  return [el("p", { class: "lllm-tt__diff-summary", "data-first": first ?? "" }, summary),
-    el("div", { class: "lllm-tt__scroll", tabindex: "0", role: "region", "aria-label": `branch ${a.id} and branch ${b.id} side by side` },
-      el("table", { class: "lllm-tt__compare" }, el("caption", {}, `branch ${a.id} (left) and branch ${b.id} (right)`),
-        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "step"), el("th", { scope: "col" }, `branch ${a.id}`), el("th", { scope: "col" }, `branch ${b.id}`))),
-        el("tbody", {}, rows)))];
+// A ReAct branch's timeline: who wrote each step, how many characters it drew, how long the call took.
+function timelineTable(id, rows) {
+  if (!rows?.length) return "";
+  const ms = (r) => (r.ms !== null ? `${r.ms.toFixed(1)} ms` : r.kept_from ? `branch ${r.kept_from}'s step` : "—");
+  return el("div", { class: "lllm-tt__scroll", tabindex: "0", role: "region", "aria-label": `timeline of branch ${id}` },
+    el("table", { class: "lllm-tt__times" }, el("caption", {}, `Timeline of branch ${id}: who wrote each step, and how long it took here`),
+      el("thead", {}, el("tr", {}, ["step", "brain", "characters drawn", "time"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, rows.map((r) => el("tr", { "data-step": r.step }, el("th", { scope: "row" }, String(r.step)),
+        el("td", {}, r.brain), el("td", {}, String(r.chars)), el("td", {}, ms(r)))))));
 }
 
 // ---- the widget -----------------------------------------------------------------------------------
@@ -266,7 +178,7 @@ function setUp(root) {
     error, view, field("link to these runs", link, "lllm-tt__wide"),
     el("details", { class: "lllm-tt__terminal" }, el("summary", {}, "the trace (python -m lllm replay prints the same text)"), trace));
 
-  let spec = null, record = null, branchId = 1, stepIndex = 1, compareWith = null;
+  let spec = null, record = null, branchId = 1, stepIndex = 1, compareWith = null, timings = [];
   root.lllmExportText = () => JSON.stringify(record, null, 2) + "\n";
 
   async function compute(newSpec, { known = null, recorded = null, onFail = () => {} } = {}) {
@@ -285,6 +197,9 @@ function setUp(root) {
       Object.assign(root, { lllmSpec: spec, lllmRecord: record, lllmLink: toLink(spec) });
       link.value = root.lllmLink;
       trace.textContent = out.trace;
+      // a ReAct run's timeline; a branch reused from before keeps the times it was computed with
+      timings = (out.timeline ?? []).map((rows, b) => rows.map((r, s) => ({ ...r, ms: r.ms ?? timings[b]?.[s]?.ms ?? null })));
+      root.lllmTimeline = timings;
       status.textContent = out.differs ? `Branch ${out.differs} of the file differs from this replay (shown here).` : "";
       root.dataset.state = "done";
       root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "timetravel" } }));   // the course counts it
@@ -319,9 +234,12 @@ function setUp(root) {
         : input(`edit-${k}`, value, { type: "text", className: "lllm-tt__edit" })];
     }));
     const goalEdit = demo === "react" ? input("edit-goal", current.goal, { type: "text", className: "lllm-tt__edit" }) : null;
+    // a ReAct run: another brain may write from this step on, every step before it kept as it was
+    const swap = demo === "react" ? select("swap-brain", [["", "(the same brain)"], ...BRAINS.filter(([b]) => b !== (current.brain ?? record.inputs.brain))], "") : null;
     const form = shown.editable.length || goalEdit
       ? el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, `Edit this step (one or more fields)${goalEdit ? ", or the goal," : ""} then run from here`),
-        ...shown.editable.map((k) => field(k, edits[k], "lllm-tt__wide")), goalEdit ? field("goal (a whole new run)", goalEdit, "lllm-tt__wide") : "", rerun)
+        ...shown.editable.map((k) => field(k, edits[k], "lllm-tt__wide")), goalEdit ? field("goal (a whole new run)", goalEdit, "lllm-tt__wide") : "",
+        swap ? field("and/or another brain from here (alone, it writes this step on; with an edit, the steps after it)", swap, "lllm-tt__wide") : "", rerun)
       : el("p", {}, "This step is read-only: it is computed from the steps before it.");
     const detail = el("section", section,
       el("h4", {}, `Branch ${branchId}, step ${stepIndex} of ${current.steps.length}${shown.heading}`),
@@ -331,9 +249,10 @@ function setUp(root) {
       if (goalEdit && goalEdit.value !== current.goal) return { parent: current.id, step: 1, goal: goalEdit.value };
       const edit = { ...at };
       shown.editable.forEach((k) => { if (edits[k].value !== shown.fields[k]) edit[k] = edits[k].value; });
+      if (swap?.value) edit.brain = swap.value;
       return edit;
     };
-    return { detail, editOf, unchanged: `Change ${[...shown.editable, ...(goalEdit ? ["the goal"] : [])].join(", ")} first: this edit changes nothing.` };
+    return { detail, editOf, unchanged: `Change ${[...shown.editable, ...(goalEdit ? ["the goal", "the brain"] : [])].join(", ")} first: this edit changes nothing.` };
   }
 
   // a ReAct step a model wrote: its characters, each opening the forward pass that drew it (drilldown.mjs)
@@ -378,7 +297,7 @@ function setUp(root) {
     const tree = treeNodes(record, branchId, (id, byKey) => { branchId = id; stepIndex = 1; draw(byKey ? "tree" : null); },
       native && ((b) => native.branchText(b, record)));
     const others = record.branches.filter((b) => b.id !== branchId);
-    const nodes = [el("h4", {}, "Branches"), tree, timeline, detail];
+    const nodes = [el("h4", {}, "Branches"), tree, timeline, timelineTable(branchId, timings[branchId - 1]), detail];
     if (others.length) {
       compareWith = others.some((b) => b.id === compareWith) ? compareWith : (current.parent ?? others[0].id);
       const pick = select("compare", others.map((b) => [String(b.id), `branch ${b.id}`]), String(compareWith));
