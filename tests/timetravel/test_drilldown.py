@@ -160,3 +160,13 @@ def test_the_timeline_says_who_wrote_each_step_how_much_and_how_long(tmp_path):
     other.write_text(json.dumps({"schema": "lllm-run", "version": 2, "demo": "workflow", "inputs": {"goal": "Hi"}}))
     refused = cli("replay", str(other), "--timeline")
     assert refused.returncode == 2 and "--timeline is a ReAct run's" in refused.stderr
+
+
+def test_the_quizs_drilldown_question_has_the_number_the_page_shows():
+    """quizzes/react.yml's react-drilldown-draw: seed 0, step 1, character 1 of the story model."""
+    import yaml
+    quiz = yaml.safe_load((__import__("pathlib").Path(__file__).parents[2] / "quizzes" / "react.yml").read_text())
+    question = next(q for q in quiz["questions"] if q["id"] == "react-drilldown-draw")
+    record = travel({"inputs": {"goal": GOAL, "brain": "tinyllm", "seed": 0}})
+    u = character(record, "1:1:1")["draw"]["uniform"]
+    assert f"{u:.3f}" == question["answers"][0]
