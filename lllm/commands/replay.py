@@ -31,14 +31,12 @@ import json
 import os
 import sys
 
-from lllm.agents.react import terminal_text
 from lllm.agents.runfile import BRAINS, MAX_FILE_BYTES, demo_of, differing_branch
 from lllm.commands.args import UsageError, finite_float, int_at_least
 from lllm.labs.timetravel.demos import any_trace_text, travel_any
-from lllm.timetravel.chatlog import is_chat_log, read_chat, replay_chat
+from lllm.timetravel.chatlog import chat_report, is_chat_log
 from lllm.agents.timetravel import travel
 from lllm.timetravel.drilldown import timeline_text
-from lllm.timetravel.seam import first_difference, timeline
 
 
 def add_cli(subparsers) -> None:
@@ -139,22 +137,7 @@ def run_chat(args, data) -> int:
     if args.brain is not None and args.from_step is None:
         raise UsageError("--brain needs --from K: the model call from which that brain writes")
     try:
-        log = read_chat(data)
-        replayed = replay_chat(log)
-        branch = replay_chat(log, args.brain or "rule", args.from_step, seed=args.seed,
-                             temperature=args.temperature) if args.from_step else None
+        print(chat_report(data, args.brain, args.from_step, seed=args.seed, temperature=args.temperature), end="")
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None
-    models = sum(c.kind == "model" for c in replayed.calls)
-    print(f"chat log: {models} model calls, {len(replayed.calls) - models} tool calls"
-          + (f"; {', '.join(replayed.recorded_tools)} cannot run here: its results are the log's"
-             if replayed.recorded_tools else ""))
-    print(terminal_text(replayed.trajectory), end="")
-    print("timeline:\n" + timeline(replayed.calls))
-    if branch:
-        print(f"== from model call {args.from_step}, {args.brain or 'rule'} writes")
-        print(terminal_text(branch.trajectory), end="")
-        print("timeline:\n" + timeline(branch.calls))
-        parted = first_difference(replayed.calls, branch.calls)
-        print("the two runs are the same" if parted is None else f"the runs part at call {parted}")
     return 0

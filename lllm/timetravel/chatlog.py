@@ -33,13 +33,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from lllm.agents.react import Trajectory, run_react
-from lllm.agents.runfile import MAX_SCRIPT, shown
+from lllm.agents.react import Trajectory, run_react, terminal_text
+from lllm.agents.runfile import BRAINS, MAX_SCRIPT, int_field, shown
 from lllm.agents.timetravel import step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
-from lllm.timetravel.seam import RECORDED, Call, run
+from lllm.timetravel.seam import RECORDED, Call, first_difference, run, timeline
 
-__all__ = ["ChatLog", "Replay", "read_chat", "replay_chat", "is_chat_log", "MAX_MESSAGES"]
+__all__ = ["ChatLog", "Replay", "read_chat", "replay_chat", "chat_report", "is_chat_log", "MAX_MESSAGES"]
 
 MAX_MESSAGES = 200           # a log longer than this is not a run to step through by hand
 MAX_MODEL_CALLS = 20         # the ReAct loop's steps when the log is re-run
@@ -118,7 +118,11 @@ def read_chat(data) -> ChatLog:
                 raise ValueError(f"{where} is a second user message: a run replayed here answers one question")
             goal = _text(content, f"{where}.content", empty_ok=False)
         elif role == "tool":
-            results[str(message.get("tool_call_id", ""))] = " ".join(content.split())
+            call_id = str(message.get("tool_call_id", ""))
+            if not any(waiting[1] == call_id for waiting in pending):
+                raise ValueError(f"{where} is a tool result, but no assistant message before it called a tool with "
+                                 f"tool_call_id {shown(call_id)}")
+            results[call_id] = " ".join(content.split())
         elif role == "assistant":
             if goal is None:
                 raise ValueError(f"{where}: the first user message (the question) must come before the assistant's")
@@ -137,6 +141,8 @@ def read_chat(data) -> ChatLog:
                 calls.append(None)                           # the tool's result, filled in below
     if goal is None:
         raise ValueError("a chat log needs a user message: the question the run answered")
+    if not calls:
+        raise ValueError("a chat log needs an assistant message after the question: the model's part of the run")
     for index, call_id, name, argument, where in pending:
         if call_id not in results:
             raise ValueError(f"{where} (id {shown(call_id)}) has no tool message with its result")
@@ -181,3 +187,27 @@ def _past_the_log(number: int):
     def predictor(prompt, max_new_tokens=None):
         raise ValueError(f"the log has no model call {number}")
     return predictor
+
+
+def chat_report(data, brain: str | None = None, from_step: int | None = None, seed: int = 0,
+                temperature: float = 0.8) -> str:
+    """What `python -m lllm replay chat.json [--from K --brain B]` prints, and the page shows: the
+    log's replay (its trace and timeline), then with `from_step` the re-run's and where they part."""
+    if from_step is not None:
+        int_field(from_step, "from (the model call to re-run from)", 1, MAX_MODEL_CALLS)
+    if brain is not None and brain not in BRAINS:
+        raise ValueError(f"field brain must be one of {', '.join(BRAINS)}, got {shown(brain)}")
+    log = read_chat(data)
+    replayed = replay_chat(log)
+    branch = replay_chat(log, brain or "rule", from_step, seed=seed, temperature=temperature) if from_step else None
+    models = sum(c.kind == "model" for c in replayed.calls)
+    out = [f"chat log: {models} model calls, {len(replayed.calls) - models} tool calls"
+           + (f"; {', '.join(replayed.recorded_tools)} cannot run here: its results are the log's"
+              if replayed.recorded_tools else ""),
+           terminal_text(replayed.trajectory).rstrip("\n"), "timeline:", timeline(replayed.calls)]
+    if branch:
+        parted = first_difference(replayed.calls, branch.calls)
+        out += [f"== from model call {from_step}, {brain or 'rule'} writes", terminal_text(branch.trajectory).rstrip("\n"),
+                "timeline:", timeline(branch.calls),
+                "the two runs are the same" if parted is None else f"the runs part at call {parted}"]
+    return "\n".join(out) + "\n"

@@ -9,6 +9,10 @@ human-in-the-loop, debate, native Agent and native Tactic pages) sends one JSON 
      "known": {...} | null,                         the record it already has (a ReAct run reuses its branches)
      "recorded": [...] | null}                      an imported file's branches, to compare with the replay
 
+or, for a chat log from elsewhere (an OpenAI-style list of messages; `lllm/timetravel/chatlog.py`),
+`{"chat": [...], "from": K | null, "brain": B | null}`, and gets `{"ok": true, "text": "..."}`: exactly
+what `python -m lllm replay chat.json [--from K --brain B]` prints.
+
 and gets back `{"ok": true, "record": {...}, "trace": "...", "differs": null | branch id, "timeline": [...]}`
 — the trace is `any_trace_text(record)`, exactly what `python -m lllm replay RUN.json` prints; for a
 ReAct run, the timeline (`lllm/timetravel/drilldown.py`: per branch and step, who wrote it, how many
@@ -32,6 +36,7 @@ import json
 from lllm.agents.runfile import demo_of, differing_branch
 from lllm.agents.timetravel import travel
 from lllm.labs.timetravel.demos import any_trace_text, travel_any
+from lllm.timetravel.chatlog import chat_report
 from lllm.timetravel.drilldown import timeline
 
 __all__ = ["run_json"]
@@ -43,6 +48,8 @@ def run_json(params_json: str, models: dict | None = None) -> str:
         params = json.loads(params_json)
         if not isinstance(params, dict):
             raise ValueError("the widget must send a JSON object")
+        if "chat" in params:
+            return json.dumps({"ok": True, "text": chat_report(params["chat"], params.get("brain"), params.get("from"))})
         spec, timings = params.get("spec"), {}
         react = isinstance(spec, dict) and demo_of(spec) == "react"
         record = travel(spec, models, params.get("known"), timings=timings) if react else travel_any(spec, models, params.get("known"))

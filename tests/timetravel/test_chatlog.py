@@ -76,6 +76,9 @@ def test_the_readers_own_tool_runs_instead_of_the_recording():
     ([LOG[1], LOG[1]], "messages[1] is a second user message: a run replayed here answers one question"),
     ([LOG[1], {"role": "assistant", "content": "x" * 30_000}],
      "messages[1].content is 30,000 characters long; a chat log's message holds at most 20,000"),
+    (LOG[:2] + [{"role": "tool", "content": "391"}],
+     "messages[2] is a tool result, but no assistant message before it called a tool with tool_call_id ''"),
+    (LOG[:2], "a chat log needs an assistant message after the question: the model's part of the run"),
 ])
 def test_a_malformed_log_is_one_sentence_naming_the_message(log, message):
     with pytest.raises(ValueError) as error:

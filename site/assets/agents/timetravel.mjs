@@ -32,7 +32,8 @@ import { lllm } from "../runtime/lllm.mjs";
 import { el, field, input, select } from "../runtime/dom.mjs";
 import { NATIVE_DEMOS } from "../native/timetravel-native.mjs";
 import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a brain trained in the tab, if any
-import { comparison, row, treeNodes, viewOf } from "./branches.mjs";   // a step's view, the tree, the comparison
+import { comparison, row, treeNodes, viewOf } from "./branches.mjs";
+import { chatPanel, isChatLog } from "./chatimport.mjs";             // a chat log from elsewhere   // a step's view, the tree, the comparison
 
 const NAMESPACE = "lllm-timetravel";
 const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["tinygpt", "TinyGPT (attention, samples)"], ["scripted", "scripted replies"], [TAB_MODEL, "your model trained in this tab"]];
@@ -181,16 +182,22 @@ function setUp(root) {
   let spec = null, record = null, branchId = 1, stepIndex = 1, compareWith = null, timings = [];
   root.lllmExportText = () => JSON.stringify(record, null, 2) + "\n";
 
+  // the page's Python (lllm/web/timetravel.py): its JSON answer, or a BadInput error holding its one sentence
+  async function python(params) {
+    const result = await lllm.run(pythonFor(params, DEMOS[demo].preload), { namespace: NAMESPACE,
+      onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; } });
+    const out = JSON.parse(result.stdout.trim().split("\n").pop());
+    if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
+    return out;
+  }
+
   async function compute(newSpec, { known = null, recorded = null, onFail = () => {} } = {}) {
     root.dataset.state = "running";
     runButton.disabled = true;
     status.textContent = "running…";
     error.textContent = "";
     try {
-      const result = await lllm.run(pythonFor({ spec: newSpec, known, recorded }, DEMOS[demo].preload), { namespace: NAMESPACE,
-        onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; } });
-      const out = JSON.parse(result.stdout.trim().split("\n").pop());
-      if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
+      const out = await python({ spec: newSpec, known, recorded });
       spec = { schema: "lllm-run", version: out.record.version, ...(out.record.demo ? { demo: out.record.demo } : {}),
         inputs: out.record.inputs, edits: out.record.edits };
       record = out.record;
@@ -359,6 +366,10 @@ function setUp(root) {
   root.lllmImport = async (text) => {
     let data;
     try { data = JSON.parse(text); } catch (e) { error.textContent = `The file is not valid JSON: ${e.message}.`; return false; }
+    if (demo === "react" && isChatLog(data)) {           // a run from elsewhere (chatimport.mjs)
+      view.replaceChildren(chatPanel(data, { brains: BRAINS, run: async (params) => (await python(params)).text }));
+      return true;
+    }
     return start(data, { recorded: Array.isArray(data?.branches) && data.branches.length ? data.branches : null });
   };
   const fromLink = (event) => {
