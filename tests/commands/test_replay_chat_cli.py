@@ -48,13 +48,15 @@ def test_re_run_from_step_2_with_the_agent_model_parts_at_its_first_call(tmp_pat
 
 def test_bad_options_and_logs_are_one_line(tmp_path):
     (tmp_path / "chat.json").write_text(json.dumps(LOG))
-    (tmp_path / "bad.json").write_text(json.dumps(LOG[:3] + [{"role": "tool", "tool_call_id": "c9", "content": "x"}]
-                                                  + [{"role": "assistant", "content": "done", "tool_calls": "calc"}]))
+    (tmp_path / "bad.json").write_text(json.dumps(LOG[:4] + [{"role": "assistant", "content": "done", "tool_calls": "calc"}]))
+    (tmp_path / "stray.json").write_text(json.dumps(LOG[:3] + [{"role": "tool", "tool_call_id": "c9", "content": "x"}]))
     (tmp_path / "run.json").write_text(json.dumps({"schema": "lllm-run", "inputs": {"goal": "What is 2 + 2?"}}))
     for args, message in [
             (("chat.json", "--from", 9), "chat.json: --from must be a step between 1 and 4 (the log has 3), got 9"),
             (("chat.json", "--brain", "rule"), "--brain needs --from K: the model call from which that brain writes"),
             (("bad.json",), "bad.json: messages[4].tool_calls must be a list, got 'calc'"),
+            (("stray.json",), "stray.json: messages[3] is a tool result, but no assistant message before it called a tool "
+                              "with tool_call_id 'c9'"),
             (("run.json", "--from", 1), "--from and --brain re-run a chat log; a run file's branches come from its edits")]:
         done = replay(*(tmp_path / args[0], *args[1:]))
         assert (done.returncode, done.stdout) == (2, "")
