@@ -4,8 +4,9 @@ Read `react.py` first: this module drives its public step (`react_step`, `act`) 
 it. A *run spec* is what a re-run needs — the inputs (goal, brain, seed, temperature, max steps,
 script) and a list of *edits*. Branch 1 is the run itself; each edit makes one more branch: it takes
 an earlier branch (`parent`), keeps its steps before `step` unchanged, replaces the thought, the
-action or the observation of step `step` (or the goal: a whole new run), and lets the model go on
-from there. `travel` returns the *record*: the spec plus every branch's steps (the prompt each step
+action or the observation of step `step` (or the goal: a whole new run; or a `prefix`, the first
+characters of that step's model output, after which the model writes on: `prefixed`), and lets the
+model go on from there. `travel` returns the *record*: the spec plus every branch's steps (the prompt each step
 saw, the raw output, what was parsed, the tool call, the observation), which `trace_text` prints —
 the page shows that text and `python -m lllm replay RUN.json` prints it too.
 
