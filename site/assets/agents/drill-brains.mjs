@@ -66,12 +66,11 @@ const agentModel = () => once("tinyllm-agent", async () => {
   const m = await w.loadInside((manifest) => manifest.agentInside);
   return { ...m, slots: numberSlots(m.card.number_slots) };
 });
-// only its card, to count the characters as it drew them before the model is asked for
+// how it reads a prompt, to count the characters as it drew them before its inspection model is asked
+// for: the model worker's copy of its card (the run in this page loaded it; nothing is downloaded again)
 const agentCard = () => once("agent-card", async () => {
-  const runtime = new URL("../runtime/", import.meta.url);
-  const manifest = await (await fetch(new URL("runtime.json", runtime))).json();
-  if (!manifest.agentInside || manifest.agentInside.missing) throw new Error(manifest.agentInside?.missing ?? "no agentInside");
-  const card = await (await fetch(new URL(manifest.agentInside.card, runtime))).json();
+  const { lllm } = await import("../runtime/lllm.mjs");
+  const card = await lllm.modelReady("tinyllm-agent");
   return { card, slots: numberSlots(card.number_slots) };
 });
 
