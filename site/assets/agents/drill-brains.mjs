@@ -38,7 +38,6 @@ function once(key, make) {
   return opened.get(key);
 }
 const widget = () => once("widget", () => import("../inside/widget.mjs"));
-const another = (brain) => new Error(`the run was made with another ${brain} model file`);
 const encode = (vocab, text) => {
   const index = new Map(vocab.map((ch, i) => [ch, i]));
   const ids = [...text].filter((ch) => index.has(ch)).map((ch) => index.get(ch));
@@ -106,15 +105,14 @@ async function agentTrace(m, prompt) {
     completion: m.slots ? m.slots.unmask(drawn, numbers) : drawn };
 }
 
-function membersTable(view) {
-  const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);
-  return el("table", { class: "lllm-inside__table lllm-tt__members" },
+function membersTable(view, shown) {
+  return el("div", { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": "the members' votes" }, el("table", { class: "lllm-inside__table lllm-tt__members" },
     el("caption", {}, `The ${view.members.length} members' votes: each one's own softmax (T = 1); the ensemble's probabilities are their average`),
     el("thead", {}, el("tr", {}, ["member", "its vote", `its ${TOP} likeliest characters`].map((x) => el("th", { scope: "col" }, x)))),
     el("tbody", {}, view.members.map((mb) => el("tr", { "data-member": mb.member, "data-vote": mb.argmax,
       class: mb.argmax === view.draw?.char ? "lllm-inside__drawn" : null },
     el("th", { scope: "row" }, String(mb.member + 1)), el("td", {}, el("code", {}, shown(mb.argmax))),
-    el("td", {}, mb.top.map(([ch, p]) => `${shown(ch)} ${p.toFixed(3)}`).join("  "))))));
+    el("td", {}, mb.top.map(([ch, p]) => `${shown(ch)} ${p.toFixed(3)}`).join("  ")))))));
 }
 
 const agent = {
@@ -127,7 +125,7 @@ const agent = {
     const m = await agentModel();
     let fresh = false;
     const trace = await once(`agent:${prompt}`, () => { fresh = true; return agentTrace(m, prompt); });
-    if (trace.completion !== text) throw new Error(`here the tinyllm-agent model writes ${JSON.stringify(trace.completion.slice(0, 40))} where the run has ${JSON.stringify(text.slice(0, 40))}: ${another("tinyllm-agent").message}`);
+    if (trace.completion !== text) throw new Error(`here the tinyllm-agent model writes ${JSON.stringify(trace.completion.slice(0, 40))} where the run has ${JSON.stringify(text.slice(0, 40))}: the run was made with another tinyllm-agent model file`);
     if (c > trace.drawn.length) throw new Error(`the model drew ${trace.drawn.length} character(s) in this step (numbers as slots), not ${c}`);
     const view = positionView(trace, trace.promptLength - 2 + c, { temperature: 0, topK: 0, topP: 1 });
     const step = trace.steps[view.position];
@@ -141,7 +139,7 @@ const agent = {
     const logitsAt = nodes.findIndex((n) => n.tagName === "H3" && n.textContent.startsWith("4 "));
     nodes.splice(logitsAt, 0, el("h3", {}, `The ensemble: ${view.members?.length ?? 1} models of ${m.card.ensemble?.hidden ?? m.card.config.hidden} units`),
       el("p", {}, "The gates and states above are the members' units side by side; each member scores the next character on its own, and their votes make the logits below."),
-      ...(view.members ? [membersTable(view)] : []));
+      ...(view.members ? [membersTable(view, w.shown)] : []));
     return { view: { ...view, drawn: trace.drawn }, drawn: trace.drawn, runs: fresh ? trace.runs : 0, nodes,
       before: m.slots ? m.slots.unmask(trace.drawn.slice(0, c - 1), trace.numbers) : trace.drawn.slice(0, c - 1) };
   },

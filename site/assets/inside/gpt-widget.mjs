@@ -7,6 +7,7 @@
 // For tests: root.dataset.state is loading | ready | running | error; root.lllmTrace holds the text
 // and each position's attention rows; root.lllmView the shown position; root.lllmSaving the
 // positions computed and the milliseconds taken with and without the cache (measured here, now).
+// `keep` and `headsTable` are shared with time travel's drilldown (../agents/drill-brains.mjs).
 
 import { el, field, input } from "../runtime/dom.mjs";
 import { openModel } from "./session.mjs";

@@ -11,6 +11,8 @@
 // For tests and curious readers: root.dataset.state is loading | ready | running | error,
 // root.dataset.runs counts model runs, root.lllmView is the shown view (the object
 // `python -m lllm inside --json` prints) and root.lllmTrace the text and its per-position outputs.
+// runTrace, stagesOf, distribution, drawText and loadInside are shared with time travel's drilldown
+// (../agents/drill-brains.mjs).
 
 import { el, field, input } from "../runtime/dom.mjs";
 import { openModel } from "./session.mjs";
