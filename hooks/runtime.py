@@ -9,7 +9,9 @@ After the build it fills `public/assets/runtime/` (next to the worker, bridge an
     lllm_learn-<version>-py3-none-any.whl   lllm/ (modules and package data) zipped (pure Python, reproducible)
     model/            tinyllm.onnx and its card tinyllm.json (from `make model`; LLLM_MODEL_DIR overrides),
                       and tinyllm-agent.onnx / .json when `make agent-model` has built them, and
-                      tinyllm-inside.onnx / .json, the inspection graph (manifest key "inside", not a model a predictor asks for)
+                      tinyllm-inside.onnx / .json, the inspection graph (manifest key "inside", not a model a predictor asks for),
+                      and tinyllm-agent-inside.onnx / .json, the agent model's (key "agentInside", from `make models`:
+                      time travel's drilldown loads it the first time one of that model's characters is opened)
     runtime.json      the manifest the workers read: where each piece is and how many bytes each worker
                       downloads as it starts ("bytes": {"model": ..., "python": ...})
 
@@ -49,7 +51,9 @@ MODELS = {  # name -> (what the page calls it, the command that builds it into b
     "tinygpt": ("the TinyGPT model", "make model"),
 }
 INSIDE_MODEL = "tinyllm-inside"      # the story model's inspection graph (/tinyllm/inside/), not a predictor
-INSIDE = {INSIDE_MODEL: ("the inspection model", "make model")}
+AGENT_INSIDE_MODEL = "tinyllm-agent-inside"   # the agent model's (time travel's drilldown), not a predictor
+INSIDE = {INSIDE_MODEL: ("the inspection model", "make model"),
+          AGENT_INSIDE_MODEL: ("the agent model's inspection model", "make models")}
 
 
 # ---- the lllm wheel --------------------------------------------------------------------------------
@@ -122,7 +126,8 @@ def on_post_build(config, **kwargs) -> None:
         if not copied:
             say = log.warning if name == STORY_MODEL else log.info
             say(f"no {name} in {model_dir} (run `{MODELS[name][1]}`): the page will say so when it asks for it")
-    manifest["inside"], _ = _model_entry(INSIDE_MODEL, model_dir, out)   # only /tinyllm/inside/ loads it
+    manifest["inside"], _ = _model_entry(INSIDE_MODEL, model_dir, out)   # only /tinyllm/inside/ and the drilldown load it
+    manifest["agentInside"], _ = _model_entry(AGENT_INSIDE_MODEL, model_dir, out)   # only the drilldown, when asked
     manifest["bytes"] = {part: sum(p.stat().st_size for p in files) for part, files in fetched.items()}
     manifest["totalBytes"] = sum(manifest["bytes"].values())
     (out / "runtime.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -89,6 +89,10 @@ def open_session(path: str):
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.log_severity_level = 3
+    # The graph as written: int8 weights dequantized, then float matmuls, which is what onnxruntime-web
+    # computes in the page. Left on, the CPU's QDQ fusion also rounds the activations to 8 bits (the
+    # agent ensemble's logits then move by ~0.05), and the page could not show the terminal's numbers.
+    options.add_session_config_entry("session.disable_quant_qdq", "1")
     try:
         return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"]), data
     except Exception as e:  # onnxruntime raises its own exception types for bad bytes

@@ -16,7 +16,8 @@ position P - 1 + C - 1 (P the length of what it read) as `python -m lllm inside 
 gates and states (TinyLLM) or every head's attention (TinyGPT), the logits, the cut and the random
 number of the step's seed that drew it. The draw must give the run's character; if it does not,
 the run was made with another model file and the view says so instead of showing numbers that
-did not choose it. The page computes the same view in JavaScript (site/assets/agents/drilldown.mjs);
+did not choose it. The page computes the same view in JavaScript for all three brains
+(site/assets/agents/drilldown.mjs and drill-brains.mjs);
 `python -m lllm replay RUN.json --inside B:S:C --json` prints this one.
 
 Usage:

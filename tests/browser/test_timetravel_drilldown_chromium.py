@@ -1,4 +1,5 @@
-"""The drilldown in Chromium: a ReAct run on the story model, a character of step 1 opened in the page
+"""The drilldown in Chromium (the agent-tuned TinyLLM and TinyGPT in three engines:
+test_timetravel_drilldown_engines.py): a ReAct run on the story model, a character of step 1 opened in the page
 (onnxruntime-web, no Python for the view) equals `python -m lllm replay --inside --json` to 1e-4;
 "write another character here" makes a branch whose text parts at that character, the same record as
 CPython's `travel`, and the link carries the prefix edit."""
@@ -85,7 +86,8 @@ def test_a_character_opens_its_forward_pass_and_another_character_makes_a_branch
 
 def test_tinygpt_is_a_brain_of_the_page_that_replays_exactly(page, site_server):
     """TinyGPT writes a ReAct run in the page (its key/value cache in onnxruntime-web) as CPython does;
-    its characters point to the terminal's drilldown."""
+    each character it drew is a button that opens its forward pass (test_timetravel_drilldown_engines.py
+    compares the numbers)."""
     pg = page.page
     pg.goto(site_server.url + PAGE)
     root = pg.locator(".lllm-timetravel")
@@ -99,7 +101,9 @@ def test_tinygpt_is_a_brain_of_the_page_that_replays_exactly(page, site_server):
     expect(root).to_have_attribute("data-state", "done", timeout=TIMEOUT)
     record = pg.evaluate("() => document.querySelector('.lllm-timetravel').lllmRecord")
     assert record == json.loads(json.dumps(travel({"inputs": inputs, "edits": []})))
-    expect(root.locator(".lllm-tt__inside-note")).to_contain_text("--inside 1:1:1")
+    raw = record["branches"][0]["steps"][0]["raw"]
+    expect(root.locator(".lllm-tt__drill .lllm-tt__char[data-char]")).to_have_count(len(raw), timeout=TIMEOUT)
+    assert root.locator(".lllm-tt__inside-note").count() == 0
     page.assert_clean()
 
 

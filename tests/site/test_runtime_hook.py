@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import build_site
 from hooks import runtime        # the repo root is on sys.path (conftest.py)
-from support.model_files import CARD, MODEL_DIR, build_inside_model, ensure_model, require_agent_model
+from support.model_files import CARD, MODEL_DIR, build_agent_inside_model, build_inside_model, ensure_model, require_agent_model
 
 
 def post_build(tmp_path: Path, model_dir: Path | str, monkeypatch) -> tuple[dict, Path]:
@@ -63,6 +63,23 @@ def test_the_inspection_model_is_listed_apart_from_the_models_predictors_ask_for
     manifest, out = post_build(tmp_path, folder, monkeypatch)
     assert manifest["inside"]["model"].startswith("model/tinyllm-inside.onnx?v=") and "tinyllm-inside" not in manifest["models"]
     assert (out / "model" / "tinyllm-inside.onnx").read_bytes() == (folder / "tinyllm-inside.onnx").read_bytes()
+
+
+def test_the_agent_models_inspection_graph_is_listed_for_the_drilldown(tmp_path, monkeypatch):
+    """Time travel's drilldown opens the agent-tuned model's characters with its inspection graph
+    (`make models`): listed under "agentInside", not a model a predictor asks for, not in the first load."""
+    folder = story_only(tmp_path)
+    manifest, out = post_build(tmp_path, folder, monkeypatch)
+    assert manifest["agentInside"] == {"missing": "the agent model's inspection model is not built: run `make models`",
+                                       "build": "make models"}
+    build_agent_inside_model(folder)
+    with_it, out = post_build(tmp_path, folder, monkeypatch)
+    entry = with_it["agentInside"]
+    assert entry["model"].startswith("model/tinyllm-agent-inside.onnx?v=") and entry["card"].startswith("model/tinyllm-agent-inside.json?v=")
+    assert entry["build"] == "make models" and "tinyllm-agent-inside" not in with_it["models"]
+    for name in ("tinyllm-agent-inside.onnx", "tinyllm-agent-inside.json"):
+        assert (out / "model" / name).read_bytes() == (folder / name).read_bytes()
+    assert with_it["totalBytes"] == manifest["totalBytes"]            # loaded only when a character is opened
 
 
 def test_no_model_counts_in_the_first_load(tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
 // Firefox for a scenario that hands back a link to open next (the time-travel test): one launch of
 // Debian's firefox-esr through Puppeteer (as firefox_scenario.mjs), the first page function on URL,
-// then the page goes to the report's `link` and the second page function runs there. Prints
-// {report, linked, console} as one JSON line.
+// then the page goes to the report's `link` and the second page function runs there (a report with
+// `links` instead: each in turn, `linked` their list). Prints {report, linked, console} as one JSON line.
 //
 //   node tests/support/firefox_two_visits.mjs URL ARG_JSON FIRST_SCRIPT SECOND_SCRIPT
 
@@ -16,12 +16,13 @@ try {
   await page.goto(url, { waitUntil: "load" });
   // (0, eval) here is Node evaluating our own test files into functions; the page gets functions.
   const report = await page.evaluate((0, eval)(readFileSync(first, "utf8")), JSON.parse(argJson));
-  let linked = null;
-  if (report.link) {
+  const visits = [];
+  for (const link of report.links ?? (report.link ? [report.link] : [])) {
     await page.goto("about:blank");
-    await page.goto(report.link, { waitUntil: "load" });
-    linked = await page.evaluate((0, eval)(readFileSync(second, "utf8")));
+    await page.goto(link, { waitUntil: "load" });
+    visits.push(await page.evaluate((0, eval)(readFileSync(second, "utf8"))));
   }
+  const linked = report.links ? visits : visits[0] ?? null;
   process.stdout.write(JSON.stringify({ report, linked, console: console_ }) + "\n");
 } finally {
   await browser.close();

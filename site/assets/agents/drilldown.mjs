@@ -4,19 +4,23 @@
 //
 // `writer(record, branch, step)` says who wrote a step's raw text, by the run's rules: before an edit the
 // parent's brain, an edited step keeps its parent's raw text, from the edit on the branch's brain (a
-// `prefix` edit: the reader wrote the first characters). `drill(slot, ...)` lists the step's characters as
-// buttons; opening one reads the step's prompt and the characters before it into that brain's inspection
-// model (onnxruntime-web on this page's thread, no Python) and draws the glass box of ../inside/widget.mjs
-// for that position: embedding, gates and states, logits, the cut, and the random number of the step's
-// seed that drew it. "Write another character here" hands a prefix edit to the widget, which computes
-// it as a new branch. For tests: `slot.lllmView` is the shown view (the keys `replay --inside --json` prints).
+// `prefix` edit: the reader wrote the first characters). `drill(slot, ...)` lists the characters the
+// model drew in the step as buttons (the agent-tuned TinyLLM's as it drew them, numbers as slots);
+// opening one replays the call that drew it in that brain's model (drill-brains.mjs: onnxruntime-web on
+// this page's thread, no Python; each model loads the first time one of its characters is opened) and
+// draws its glass box: TinyLLM's embedding, gates and states (the agent-tuned ensemble's with each
+// member's vote) or TinyGPT's attention, then the logits, the cut, and the step's seed's draw.
+// "Write another character here" hands a prefix edit (in the run's own text: numbers put back) to the
+// widget, which computes it as a new branch. For tests: `slot.lllmView` is the shown view (the keys
+// `replay --inside --json` prints) and `slot.dataset.state` running | done | error.
 
 import { el } from "../runtime/dom.mjs";
 
-const MODELS = { tinyllm: (m) => m.inside };    // brain -> its inspection model's runtime.json entry
 const SAMPLING = new Set(["tinyllm", "tinygpt", "tinyllm-yours"]);
 const stepSeed = (seed, i) => (seed * 1000 + i) % 2 ** 32;
-const opened = new Map();          // brain -> its inspection model, opened once per page
+const INSPECTABLE = new Set(["tinyllm", "tinyllm-agent", "tinygpt"]);   // drill-brains.mjs replays each
+const glyph = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);
+const said = (ch) => (ch === "\n" ? "newline" : ch === " " ? "space" : JSON.stringify(ch));
 
 /** {brain, branch (the one whose brain it is), seed, temperature, prefix} of step `step` of branch `branch`. */
 export function writer(record, branch, step) {
@@ -38,68 +42,71 @@ export function writer(record, branch, step) {
     temperature: sampled ? inputs.temperature : 0, prefix };
 }
 
-async function inspector(brain) {
-  if (!opened.has(brain)) {
-    const widget = await import("../inside/widget.mjs");
-    opened.set(brain, { widget, model: widget.loadInside(MODELS[brain]) });
-    opened.get(brain).model.catch(() => opened.delete(brain));     // tried again next time
-  }
-  const { widget, model } = opened.get(brain);
-  return { widget, m: await model };
-}
-
 /** The step's characters as buttons in `slot`, and the glass box of the one opened. */
 export function drill(slot, { record, branchId, stepIndex, onPrefix }) {
   const step = record.branches[branchId - 1].steps[stepIndex - 1];
   if (step.forced || !step.prompt || !step.raw) return;
   const who = writer(record, branchId, stepIndex);
-  if (!MODELS[who.brain]) {
-    const terminal = ["tinygpt", "tinyllm-agent"].includes(who.brain);   // in the page: TinyLLM's glass box for now
-    slot.append(el("p", { class: "lllm-tt__inside-note" }, `This step was written by ${who.brain}: `, terminal
-      ? ["export the run and open any of its characters with ", el("code", {}, `python -m lllm replay RUN.json --inside ${branchId}:${stepIndex}:1`), "."]
-      : "it has no model to look inside. Run with TinyLLM to open a character here."));
+  if (!INSPECTABLE.has(who.brain)) {
+    slot.append(el("p", { class: "lllm-tt__inside-note" }, `This step was written by ${who.brain}: `,
+      "it has no model to look inside. Run with TinyLLM, the agent-tuned TinyLLM or TinyGPT to open a character here."));
     return;
   }
   const raw = step.raw, before = who.prefix.length;      // an edit's prefix is the reader's: not drawn, not counted
-  const chars = el("p", { class: "lllm-tt__chars", role: "group", "aria-label": `the ${raw.length - before} characters ${who.brain} drew in this step: open one` },
-    [...raw].map((ch, i) => el("button", { type: "button", class: "lllm-tt__char", ...(i < before ? { disabled: true, title: "written by the edit" }
-      : { "data-char": i + 1 - before, title: `character ${i + 1 - before}` }) }, ch === "\n" ? "↵" : ch === " " ? "·" : ch)));
+  const prompt = step.prompt + who.prefix, text = raw.slice(before);
+  const chars = el("p", { class: "lllm-tt__chars", role: "group" });
   const panel = el("div", { class: "lllm-tt__inside", "aria-live": "polite" });
-  slot.append(el("h5", {}, `Look inside: open any character ${who.brain} wrote`), chars, panel);
+  let shown = null, pressed = null;                      // the drawn characters the buttons show, the one open
+  const buttons = (drawn) => {
+    shown = drawn;
+    chars.setAttribute("aria-label", `the ${drawn.length} characters ${who.brain} drew in this step: open one`);
+    chars.replaceChildren(...[...raw.slice(0, before)].map((ch) => el("button", { type: "button", class: "lllm-tt__char", disabled: true, title: "written by the edit" }, glyph(ch))),
+      ...[...drawn].map((ch, i) => el("button", { type: "button", class: "lllm-tt__char", "data-char": i + 1, title: `character ${i + 1}`,
+        ...(i + 1 === pressed ? { "aria-pressed": "true" } : {}) }, glyph(ch))));
+  };
+  const slotted = who.brain === "tinyllm-agent";
+  slot.append(el("h5", {}, `Look inside: open any character ${who.brain} wrote`),
+    slotted ? el("p", { class: "lllm-tt__inside-note" }, "This model reads and writes numbers as slots (#1 is the question's first number): its characters are shown as it drew them.") : "",
+    chars, panel);
+  buttons(text);
+  let brains = import("./drill-brains.mjs").then((m) => m.BRAINS);
+  brains.then((b) => b[who.brain].drawn(prompt, text)).then((drawn) => { if (shown === text) buttons(drawn); }, () => {});
   chars.addEventListener("click", (e) => {
     const button = e.target.closest("[data-char]");
     if (button && !button.disabled) open(Number(button.dataset.char));
   });
 
   async function open(c) {
+    pressed = c;
     chars.querySelectorAll("[aria-pressed]").forEach((b) => b.removeAttribute("aria-pressed"));
-    chars.querySelector(`[data-char="${c}"]`).setAttribute("aria-pressed", "true");
+    chars.querySelector(`[data-char="${c}"]`)?.setAttribute("aria-pressed", "true");
     slot.dataset.state = "running";
     panel.replaceChildren(el("p", {}, "Reading the prompt into the model, one character at a time…"));
     try {
-      const { widget, m } = await inspector(who.brain);
-      const knobs = { temperature: who.temperature, topK: 0, topP: 1 };
-      const trace = await widget.runTrace(m, slot, { prompt: step.prompt + who.prefix, given: raw.slice(before, before + c),
-        seed: who.seed ?? 0, ...knobs });
-      const { positionView } = await import("../inside/draw.mjs");
-      const view = positionView(trace, trace.ids.length - 2, knobs);
-      const ran = raw[before + c - 1];
+      const brain = (await brains)[who.brain];
+      const out = await brain.look({ prompt, text, c, seed: who.seed ?? 0, temperature: who.temperature, slot });
+      const drawn = out.view.drawn ?? text;
+      if (drawn !== shown) buttons(drawn);                        // the model's own count, now it has run
+      const ran = drawn[c - 1], view = out.view;
       if (view.draw.char !== ran)
-        throw new Error(`here the model draws ${widget.spoken(view.draw.char)} where the run has ${widget.spoken(ran)}: the run was made with another model file`);
-      slot.lllmView = { ...view, branch: branchId, step: stepIndex, character: c, brain: who.brain, written_in: who.branch };
+        throw new Error(`here the model draws ${said(view.draw.char)} where the run has ${said(ran)}: the run was made with another ${who.brain} model file`);
+      slot.lllmView = { ...view, drawn, branch: branchId, step: stepIndex, character: c, brain: who.brain, written_in: who.branch,
+        raw, prefix: who.prefix, prompt_chars: step.prompt.length };
       const others = view.top.map(([ch]) => ch).filter((ch) => ch !== ran);
       const another = el("p", { class: "lllm-tt__another" }, "Write another character here, and let the model go on from it: ",
         ...others.map((ch) => el("button", { type: "button", class: "md-button lllm-tt__write", "data-write": ch,
-          onclick: () => onPrefix(raw.slice(0, before + c - 1) + ch, who) }, widget.spoken(ch))));
+          onclick: () => onPrefix(raw.slice(0, before) + out.before + ch, who) }, said(ch))));
       panel.replaceChildren(
-        el("p", { class: "lllm-tt__inside-head" }, `Step ${stepIndex}, character ${c} of the ${raw.length - before} ${who.brain} drew`,
+        el("p", { class: "lllm-tt__inside-head" }, `Step ${stepIndex}, character ${c} of the ${drawn.length} ${who.brain} drew`,
           who.branch !== branchId ? ` (in branch ${who.branch})` : "", `: the prompt (${step.prompt.length} characters)`,
           before ? " and the edit's prefix" : "", c > 1 ? ` and the ${c - 1} characters drawn before it` : "",
-          ` went in, one model run each (${trace.ids.length - 1} runs). Python prints the same numbers: `,
+          slotted ? " went in (its whole call replayed once, greedily" + (out.runs ? `: ${out.runs} model runs` : "") + ")"
+            : ` went in (${out.runs} ${out.unit ?? "model runs"})`, ". Python prints the same numbers: ",
           el("code", {}, `python -m lllm replay RUN.json --inside ${branchId}:${stepIndex}:${c}`)),
-        ...widget.stagesOf(view, trace.vocab), another);
+        ...out.nodes, another);
       slot.dataset.state = "done";
     } catch (e) {
+      brains = import("./drill-brains.mjs").then((m) => m.BRAINS);
       panel.replaceChildren(el("p", { class: "lllm-tt__error", role: "alert" }, `This character could not be opened: ${e.message ?? e}`));
       slot.dataset.state = "error";
     }

@@ -7,6 +7,7 @@
 // For tests: root.dataset.state is loading | ready | running | error; root.lllmTrace holds the text
 // and each position's attention rows; root.lllmView the shown position; root.lllmSaving the
 // positions computed and the milliseconds taken with and without the cache (measured here, now).
+// `keep` and `headsTable` are shared with time travel's drilldown (../agents/drill-brains.mjs).
 
 import { el, field, input } from "../runtime/dom.mjs";
 import { openModel } from "./session.mjs";
@@ -22,7 +23,7 @@ const loadModel = () => openModel((m) => m.models?.tinygpt, "TinyGPT", "This bui
 // ---- the loop: gpt_inside.trace, every position read once ---------------------------------------
 
 /** Keep rows of attention {data, dims [L, 1, n, T, S]} for the last positions.length queries. */
-function keep(trace, attention, positions, firstKey) {
+export function keep(trace, attention, positions, firstKey) {
   const [L, , n, T, S] = attention.dims;
   positions.forEach((p, k) => {
     const r = T - positions.length + k;
@@ -74,7 +75,7 @@ async function withoutCache(m, trace) {
 // pale (0) to a mid indigo (1): dark enough to read as a heatmap, light enough for the page's dark text on it
 const colour = (w) => `rgb(${PALE.map((x, i) => Math.round(x + (INDIGO[i] - x) * 0.6 * Math.min(1, w))).join(",")})`;
 
-function headsTable(view, l) {
+export function headsTable(view, l) {
   const keys = view.keys;
   return el("table", { class: "lllm-inside__table lllm-inside__attention", "data-layer": l },
     el("caption", {}, `Layer ${l}: each head's attention from ${JSON.stringify(view.char)} (position ${view.position}) to the characters before it`),

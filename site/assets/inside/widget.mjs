@@ -11,6 +11,8 @@
 // For tests and curious readers: root.dataset.state is loading | ready | running | error,
 // root.dataset.runs counts model runs, root.lllmView is the shown view (the object
 // `python -m lllm inside --json` prints) and root.lllmTrace the text and its per-position outputs.
+// runTrace, stagesOf, distribution, drawText and loadInside are shared with time travel's drilldown
+// (../agents/drill-brains.mjs).
 
 import { el, field, input } from "../runtime/dom.mjs";
 import { openModel } from "./session.mjs";
@@ -66,7 +68,7 @@ const fmt = (x) => (x === null || x === undefined ? "—" : x.toFixed(4));
 export const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);   // glyphs every system font has
 export const spoken = (ch) => (ch === "\n" ? "newline" : ch === " " ? "space" : JSON.stringify(ch));
 
-function distribution(view, vocab) {
+export function distribution(view, vocab) {
   const kept = new Map((view.draw?.kept ?? []).map(([ch, share]) => [ch, share]));
   const order = view.logits.map((_, i) => i).sort((a, b) => view.logits[b] - view.logits[a] || a - b);
   const rows = order.slice(0, SHOWN).map((i) => {
@@ -113,7 +115,7 @@ export function stagesOf(view, vocab) {
   return stages;
 }
 
-function drawText(view) {
+export function drawText(view) {
   const d = view.draw;
   if (!d) return el("p", { class: "lllm-inside__draw", "data-char": view.next?.char ?? "" },
     view.next ? `Nothing is drawn here: the next character, ${spoken(view.next.char)}, is the prompt's.` : "");

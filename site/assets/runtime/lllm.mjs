@@ -252,12 +252,13 @@ export const lllm = {
   },
 
   /** Resolves when onnxruntime-web and the model called `name` (default: the story model) are
-   *  loaded: enough for generate(). */
+   *  loaded: enough for generate(). Resolves to {name, vocab, reads_from, number_slots} (its card's:
+   *  how it reads a prompt). */
   async modelReady(name = undefined) {
     await ensureModel();
     await gates.model.promise;
     try {
-      await request(toModel, "load", { params: { model: name } });
+      return await request(toModel, "load", { params: { model: name } });
     } catch (e) {   // the model the page waits for cannot load: every widget says why
       setStatus({ state: "error", modelError: e.message, error: e.message });
       throw e;

@@ -247,7 +247,8 @@ const handlers = {
   async load(msg) {
     await started;
     const m = await model(msg.params.model ?? manifest.story);
-    return { name: m.name, vocab: m.card.vocab };
+    // how the model reads a prompt (time travel's drilldown counts the characters it drew so)
+    return { name: m.name, vocab: m.card.vocab, reads_from: m.card.reads_from ?? null, number_slots: m.card.number_slots ?? null };
   },
   async window(msg) {
     await started;

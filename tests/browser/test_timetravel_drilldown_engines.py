@@ -1,0 +1,190 @@
+"""Time travel's drilldown in Chromium, Firefox and WebKit (one launch per engine): on the ReAct page a run
+on the agent-tuned TinyLLM and one on TinyGPT; a character of each one's step 1 opened in the page
+(onnxruntime-web, no Python for the view) equals `python -m lllm replay RUN.json --inside 1:1:C --json`
+to 1e-4 (the cell state to 1e-4 of its size): the agent's glass box with its four members' votes and its
+characters counted as it drew them (numbers as slots), TinyGPT's every head's attention and the step's
+seed's draw. "Write another character here" makes a prefix branch (the agent's in the run's own text, its
+numbers put back) that differs from that character on, the same record as CPython's `travel`; each link
+opened in a fresh profile (Chromium) or a new document (Firefox, WebKit) replays every branch exactly.
+The page function is tests/support/drilldown_scenario.js (then timetravel_link.js for each link)."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from lllm.agents.timetravel import travel
+from lllm.model.generate import NumberSlots
+from lllm.timetravel.drilldown import character
+from support import engines
+
+pytestmark = pytest.mark.browser
+PAGE = "agents/react/"
+SCRIPT = ROOT / "tests" / "support" / "drilldown_scenario.js"
+LINK = ROOT / "tests" / "support" / "timetravel_link.js"
+AGENT = {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "seed": 0, "temperature": 0.8, "max_steps": 2, "script": ""}
+GPT = {"goal": "What is 17 * 23?", "brain": "tinygpt", "seed": 2, "temperature": 0.8, "max_steps": 1, "script": ""}
+GPT_CHAR = 5
+STAGES = ("input_gate", "forget_gate", "output_gate", "candidate", "hn")
+
+
+def glyphs(text: str) -> str:
+    return text.replace("\n", "↵").replace(" ", "·")
+
+
+@functools.lru_cache(maxsize=None)
+def plan() -> tuple[dict, int]:
+    """(the scenario's argument, the agent's character): the first character after the Thought's first
+    slot, so "write another" must put a number back."""
+    drawn = character(travel({"inputs": AGENT, "edits": []}), "1:1:1")["drawn"]
+    c = drawn.index("#") + 3
+    assert "\n" not in drawn[:c] and drawn.startswith("Thought:"), drawn
+    return {"runs": [{"inputs": AGENT, "c": c}, {"inputs": GPT, "c": GPT_CHAR}]}, c
+
+
+@functools.lru_cache(maxsize=None)
+def terminal(brain: str, at: str, tmp: str) -> dict:
+    """`python -m lllm replay RUN.json --inside AT --json` on CPython's record of the run."""
+    inputs = AGENT if brain == "tinyllm-agent" else GPT
+    run_file = os.path.join(tmp, f"{brain}.json")
+    with open(run_file, "w", encoding="utf-8") as f:
+        json.dump(travel({"inputs": inputs, "edits": []}), f)
+    done = subprocess.run([sys.executable, "-m", "lllm", "replay", run_file, "--inside", at, "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def close(a, b, tol=1e-4) -> bool:
+    return a == pytest.approx(b, abs=tol)
+
+
+def check_branch(out: dict, inputs: dict, prefix: str) -> None:
+    """Write another character here: the prefix edit, CPython's record, a text that parts at that character."""
+    edit = {"parent": 1, "step": 1, "prefix": prefix}
+    record = out["branched"]
+    assert record["edits"] == [edit]
+    assert record == json.loads(json.dumps(travel({"inputs": inputs, "edits": [edit]})))
+    old, new = record["branches"][0]["steps"][0]["raw"], record["branches"][1]["steps"][0]["raw"]
+    assert new.startswith(prefix) and old[:len(prefix)] != prefix and old[:len(prefix) - 1] == prefix[:-1]
+    fragment = out["link"].split("#run=", 1)[1]
+    assert json.loads(base64.urlsafe_b64decode(fragment + "=" * (-len(fragment) % 4)))["edits"] == [edit]
+
+
+def check(report: dict, linked: list, tmp: str) -> None:
+    assert "fatal" not in report, report.get("fatal")
+    args, c = plan()
+    agent, gpt = report["runs"]
+    # the agent-tuned TinyLLM: its call replayed greedily, the prompt masked, the members' votes
+    assert agent["error"] == "" and agent["record"] == json.loads(json.dumps(travel({"inputs": AGENT, "edits": []})))
+    assert agent["state"] == "done", agent["panel"]
+    want = terminal("tinyllm-agent", f"1:1:{c}", tmp)
+    view = agent["view"]
+    assert agent["chars"] == glyphs(want["drawn"]) and "#1" in want["drawn"] and agent["pressed"] == str(c)
+    assert view["drawn"] == want["drawn"] and view["numbers"] == want["numbers"] == ["17", "23"]
+    assert view["position"] == want["position"] and view["draw"]["char"] == want["draw"]["char"] == want["drawn"][c - 1] == agent["drawChar"]
+    assert view["text"] == want["text"] and view["prompt_length"] == want["prompt_length"]
+    for key in ("logits", "embedding"):
+        assert close(view[key], want[key]), key
+    assert view["probs"] == want["probs"]                                          # greedy: one-hot
+    for stage in STAGES:
+        assert close(view["layers"][0][stage], want["layers"][0][stage]), stage
+    scale = max(1.0, max(abs(x) for x in want["layers"][0]["cn"]))
+    assert close(view["layers"][0]["cn"], want["layers"][0]["cn"], 1e-4 * scale)
+    assert len(view["members"]) == len(want["members"]) == 4
+    for mine, theirs in zip(view["members"], want["members"]):
+        assert close(mine["logits"], theirs["logits"]) and close(mine["probs"], theirs["probs"]) and mine["argmax"] == theirs["argmax"]
+        assert [ch for ch, _ in mine["top"]] == [ch for ch, _ in theirs["top"]]
+    assert agent["members"] == [m["argmax"] for m in want["members"]]
+    slots = NumberSlots()
+    check_branch(agent, AGENT, slots.unmask(want["drawn"][:c - 1], want["numbers"]) + agent["chosen"])
+    # TinyGPT: every head's attention over the keys, the logits, the seed's draw
+    raw = travel({"inputs": GPT, "edits": []})["branches"][0]["steps"][0]["raw"]
+    assert gpt["error"] == "" and gpt["record"] == json.loads(json.dumps(travel({"inputs": GPT, "edits": []})))
+    assert gpt["state"] == "done", gpt["panel"]
+    want = terminal("tinygpt", f"1:1:{GPT_CHAR}", tmp)
+    view = gpt["view"]
+    assert gpt["chars"] == glyphs(raw) and view["drawn"] == raw
+    assert (view["position"], view["first_key"], view["keys"], view["text"]) == (want["position"], want["first_key"], want["keys"], want["text"])
+    assert view["draw"]["char"] == want["draw"]["char"] == raw[GPT_CHAR - 1] == gpt["drawChar"]
+    assert view["draw"]["uniform"] == want["draw"]["uniform"] and view["seed"] == want["seed"] == (GPT["seed"] * 1000 + 1) % 2 ** 32
+    assert view["temperature"] == want["temperature"] == GPT["temperature"]
+    assert close(view["logits"], want["logits"]) and close(view["probs"], want["probs"])
+    assert close(view["draw"]["target"], want["draw"]["target"]) and close(view["draw"]["total"], want["draw"]["total"])
+    assert len(view["layers"]) == len(want["layers"]) == len(gpt["heads"]) == 4
+    for mine, theirs in zip(view["layers"], want["layers"]):
+        assert len(mine) == len(theirs) == 4
+        for a, b in zip(mine, theirs):
+            assert close(a, b)
+    assert gpt["heads"] == [4, 4, 4, 4]
+    check_branch(gpt, GPT, raw[:GPT_CHAR - 1] + gpt["chosen"])
+    # each link, opened anew, replays every branch exactly
+    assert report["links"] == [agent["link"], gpt["link"]] and len(linked) == 2
+    for out, seen in zip((agent, gpt), linked):
+        assert (seen["state"], seen["branches"], seen["error"]) == ("done", 2, ""), seen
+        assert seen["record"] == out["branched"]
+
+
+def test_chromium_each_link_in_a_fresh_profile(browser, site_server, tmp_path):
+    args, _ = plan()
+    context = browser.new_context(service_workers="block")
+    console: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: console.append(f"uncaught: {e}"))
+        page.goto(site_server.url + PAGE)
+        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), args)
+    finally:
+        context.close()
+    linked = []
+    for link in report.get("links", []):
+        fresh = browser.new_context(service_workers="block")       # a fresh profile per link
+        try:
+            other = fresh.new_page()
+            other.goto(link)
+            linked.append(other.evaluate(LINK.read_text(encoding="utf-8")))
+        finally:
+            fresh.close()
+    check(report, linked, str(tmp_path))
+    assert console == []
+
+
+def firefox(url: str) -> dict:
+    args, _ = plan()
+    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "firefox_two_visits.mjs"), url, json.dumps(args),
+                           str(SCRIPT), str(LINK)], cwd=ROOT, capture_output=True, text=True, timeout=engines.TIMEOUT * 2,
+                          env={**os.environ, "FIREFOX": engines.FIREFOX, "PUPPETEER_SKIP_DOWNLOAD": "1"})
+    assert done.returncode == 0, f"Firefox (Puppeteer) failed, status {done.returncode}:\n{done.stderr[-3000:]}"
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def webkit(url: str) -> dict:
+    from selenium.webdriver.support.wait import WebDriverWait
+    args, _ = plan()
+    ready = lambda d: d.execute_script("return Boolean(window.lllm)")
+    with engines.webkit_session() as driver:
+        driver.get(url)
+        WebDriverWait(driver, 60).until(ready)
+        report = driver.execute_async_script(engines.page_function(SCRIPT.read_text(encoding="utf-8"), args))
+        linked = []
+        for link in report.get("links", []):
+            driver.get("about:blank")
+            driver.get(link)                                            # a new document: everything recomputed
+            WebDriverWait(driver, 60).until(ready)
+            linked.append(driver.execute_async_script(engines.page_function(LINK.read_text(encoding="utf-8"), {})))
+    return {"report": report, "linked": linked, "console": []}     # WebKitWebDriver does not hand out the console
+
+
+@pytest.mark.parametrize("engine", ["firefox", "webkit"])
+def test_the_drilldown_and_its_links_in(engine, site_server, tmp_path):
+    out = {"firefox": firefox, "webkit": webkit}[engine](site_server.url + PAGE)
+    check(out["report"], out["linked"], str(tmp_path))
+    assert out["console"] == []
