@@ -48,7 +48,7 @@ from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.specs import make_predictor, parse_script
 
 __all__ = ["step_seed", "step_brains", "timed", "go_on", "first_run", "edited_step", "branch", "travel", "first_difference",
-           "trace_text", "trajectory_of"]
+           "trace_text", "trajectory_of", "sampling_text", "step_lines"]
 
 
 # ---- a fresh predictor per step: the rule that makes a replay exact ------------------------------
@@ -274,7 +274,13 @@ def _edit_text(edit: dict) -> str:
     return f"from branch {edit['parent']}, {where} ({changed})"
 
 
-def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
+def sampling_text(inputs: dict, sampled: Sequence[str] = ("tinyllm",)) -> str:
+    """A trace's words for how its brain samples (temperature and seed), when the brain is one of `sampled`."""
+    return f", temperature {inputs['temperature']}, seed {inputs['seed']}" if inputs["brain"] in sampled else ""
+
+
+def step_lines(number: int, step: dict, edited: bool, raw: bool = True) -> list[str]:
+    """A ReAct step's lines in a trace (a memory session's too; `raw`: a repair shows what the model wrote)."""
     lines = [f"Thought: {step['thought']}"] if step["thought"] else []
     if step["action"]:
         lines.append(f"Action: {step['action'][0]}[{step['action'][1]}]")
@@ -282,7 +288,7 @@ def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
         lines.append(f"Final Answer: {step['final']}")
     if step["observation"] is not None:
         lines.append(f"Observation: {step['observation']}")
-    if step["outcome"] == Outcome.REPAIR.value and step["raw"].strip():
+    if raw and step["outcome"] == Outcome.REPAIR.value and step["raw"].strip():
         lines.insert(0, f"(raw: {step['raw']!r})")        # what the model wrote that parsed as nothing
     mark = "forced" if step["forced"] else "edited" if edited else step["outcome"]
     head = f"  step {number} ({mark})"
@@ -293,14 +299,13 @@ def trace_text(record: dict) -> str:
     """The run as text: the inputs, then each branch's steps, its end and where it came from. The
     page shows exactly this, and `python -m lllm replay RUN.json` prints it."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] in SAMPLING else ""
-    out = [f"run: {i['goal']}", f"brain {i['brain']}{sampling}, max steps {i['max_steps']}"]
+    out = [f"run: {i['goal']}", f"brain {i['brain']}{sampling_text(i, SAMPLING)}, max steps {i['max_steps']}"]
     for b in record["branches"]:
         out.append("== branch 1: the run" if b["edit"] is None else f"== branch {b['id']}: {_edit_text(b['edit'])}")
         out.append(f"Question: {b['goal']}")
         edited = b["edit"]["step"] if b["edit"] and not {"goal", "brain", "prefix"} & set(b["edit"]) else None
         for n, step in enumerate(b["steps"], start=1):
-            out.extend(_step_lines(n, step, n == edited))
+            out.extend(step_lines(n, step, n == edited))
         flag = label([Ungrounded(reason) for reason in b["ungrounded"]])
         end = f"answer: {b['answer']}" if b["answer"] is not None else f"no final answer ({b['stop_reason']})"
         out.append(end + (f" ({flag})" if flag else ""))

@@ -34,8 +34,8 @@ from typing import Sequence
 from lllm.agents.grounding import Ungrounded, label
 from lllm.agents.memory import LongTermMemory, ShortTermMemory, format_memories
 from lllm.agents.react import FORCED_RE, Outcome, Step, Trajectory, act, build_prompt, grounding, react_step
-from lllm.agents.runfile import LATEST, SCHEMA, check_memory_spec
-from lllm.agents.timetravel import edited_step, first_difference, step_brains, step_record
+from lllm.agents.runfile import check_memory_spec, run_record
+from lllm.agents.timetravel import edited_step, first_difference, sampling_text, step_brains, step_lines, step_record
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS, Tool
 
 __all__ = ["WINDOW", "K", "travel_memory", "memory_trace_text", "first_difference"]
@@ -91,7 +91,7 @@ def _kept_for_edit(parent: list[tuple[str, Trajectory]], edit: dict, tools, wher
     raise ValueError(f"{where}.step is {edit['step']}, but branch {edit['parent']} has {total} step(s)")
 
 
-def _branch_record(number: int, edit: dict | None, turns, tools) -> dict:
+def _branch_record(turns, tools) -> dict:
     steps, out = [], []
     for n, (block, t) in enumerate(turns, start=1):
         for i, s in enumerate(t.steps):
@@ -99,8 +99,7 @@ def _branch_record(number: int, edit: dict | None, turns, tools) -> dict:
             steps.append(step_record(s, prompt) | {"turn": n})
         out.append({"goal": t.goal, "memory": block, "answer": t.answer, "stop_reason": t.stop_reason,
                     "ungrounded": [reason.value for reason in grounding(t)]})
-    return {"id": number, "parent": edit["parent"] if edit else None, "edit": edit, "goal": out[0]["goal"],
-            "turns": out, "steps": steps, "answer": out[-1]["answer"], "stop_reason": out[-1]["stop_reason"]}
+    return {"goal": out[0]["goal"], "turns": out, "steps": steps, "answer": out[-1]["answer"], "stop_reason": out[-1]["stop_reason"]}
 
 
 def travel_memory(spec: dict, models: dict | None = None, tools: Sequence[Tool] = DEFAULT_TOOLS) -> dict:
@@ -111,16 +110,13 @@ def travel_memory(spec: dict, models: dict | None = None, tools: Sequence[Tool] 
     branches = [run([])]
     for i, edit in enumerate(edits):
         branches.append(run(_kept_for_edit(branches[edit["parent"] - 1], edit, tools, f"edits[{i}]")))
-    return {"schema": SCHEMA, "version": LATEST, "demo": "memory", "inputs": inputs, "edits": edits,
-            "branches": [_branch_record(n, edits[n - 2] if n > 1 else None, turns, tools)
-                         for n, turns in enumerate(branches, start=1)]}
+    return run_record("memory", inputs, edits, [_branch_record(turns, tools) for turns in branches])
 
 
 def memory_trace_text(record: dict) -> str:
     """The session as text, as the page shows it and `python -m lllm replay` prints it."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] == "tinyllm" else ""
-    out = [f"memory session: {len(i['goals'])} goal(s)", f"brain {i['brain']}{sampling}, max steps {i['max_steps']} per goal"]
+    out = [f"memory session: {len(i['goals'])} goal(s)", f"brain {i['brain']}{sampling_text(i)}, max steps {i['max_steps']} per goal"]
     for b in record["branches"]:
         e = b["edit"]
         if e is None:
@@ -133,20 +129,9 @@ def memory_trace_text(record: dict) -> str:
             out += [f"    {line}" for line in (turn["memory"] or "(empty)").splitlines()]
             for number, step in enumerate(b["steps"], start=1):
                 if step["turn"] == n:
-                    out += _step_lines(number, step, e is not None and number == e["step"])
+                    out += step_lines(number, step, e is not None and number == e["step"], raw=False)
             flag = label([Ungrounded(reason) for reason in turn["ungrounded"]])
             end = f"answer: {turn['answer']}" if turn["answer"] is not None else f"no final answer ({turn['stop_reason']})"
             out.append("  " + end + (f" ({flag})" if flag else ""))
     return "\n".join(out) + "\n"
 
-
-def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
-    lines = [f"Thought: {step['thought']}"] if step["thought"] else []
-    if step["action"]:
-        lines.append(f"Action: {step['action'][0]}[{step['action'][1]}]")
-    if step["final"] is not None:
-        lines.append(f"Final Answer: {step['final']}")
-    if step["observation"] is not None:
-        lines.append(f"Observation: {step['observation']}")
-    mark = "forced" if step["forced"] else "edited" if edited else step["outcome"]
-    return [f"  step {number} ({mark})"] + [f"    {line}" for line in lines or ["(nothing)"]]
