@@ -52,7 +52,7 @@ import reprlib
 
 __all__ = ["SCHEMA", "VERSION", "LATEST", "BRAINS", "MAX_STEPS_LIMIT", "MAX_STEP_NUMBER", "MAX_EDITS", "EDIT_FIELDS",
            "MAX_TEXT", "MAX_SCRIPT", "MAX_FILE_BYTES", "demo_of", "int_field", "text_field", "shown", "key_name",
-           "check_sampling", "react_inputs", "edits_and_branches", "step_edits", "run_record", "check_spec",
+           "check_sampling", "react_inputs", "edits_and_branches", "edit_changes", "step_edits", "run_record", "check_spec",
            "check_memory_spec", "differing_branch"]
 
 SCHEMA, VERSION = "lllm-run", 1
@@ -225,16 +225,22 @@ def step_edits(data, fields: tuple, multiline: tuple = ()) -> list[dict]:
     return [_step_edit(e, i, fields, multiline) for i, e in enumerate(edits_and_branches(data))]
 
 
-def _step_edit(data, i: int, fields: tuple, multiline: tuple) -> dict:
+def edit_changes(data, i: int, fields: tuple, most_steps: int, here: str = " here") -> list[str]:
+    """Which of `fields` edit i changes, once it is an object of `parent`, `step` and those fields only,
+    its parent an earlier branch and its step at most `most_steps` (else ValueError naming the field)."""
     name = f"edits[{i}]"
     if not isinstance(data, dict):
         raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 2, \"{fields[0]}\": \"...\"}}")
     unknown = sorted(set(data) - {"parent", "step", *fields})
     if unknown:
-        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change here ({', '.join(fields)})")
-    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)
-    int_field(data.get("step"), f"{name}.step", 1, MAX_STEP_NUMBER)
-    changed = [k for k in fields if k in data]
+        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change{here} ({', '.join(fields)})")
+    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)       # branch i + 2 may start from branches 1 .. i + 1
+    int_field(data.get("step"), f"{name}.step", 1, most_steps)
+    return [k for k in fields if k in data]
+
+
+def _step_edit(data, i: int, fields: tuple, multiline: tuple) -> dict:
+    name, changed = f"edits[{i}]", edit_changes(data, i, fields, MAX_STEP_NUMBER)
     if not changed:
         raise ValueError(f"field {name} changes nothing: give it one of {', '.join(fields)}")
     for k in changed:

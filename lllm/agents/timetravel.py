@@ -91,25 +91,28 @@ def _stopped(trajectory: Trajectory) -> Trajectory:
 
 
 # --8<-- [start:go-on]
-def go_on(goal: str, steps: Sequence[Step], brain_for, tools: Sequence[Tool], max_steps: int) -> Trajectory:
+def go_on(goal: str, steps: Sequence[Step], brain_for, tools: Sequence[Tool], max_steps: int,
+          extra_context: str | None = None) -> Trajectory:
     """The ReAct loop (think, act, observe) continued after `steps`, which stay as they are."""
     trajectory = _stopped(Trajectory(goal=goal, steps=list(steps)))
     while len(trajectory.steps) < max_steps and not trajectory.stop_reason:
         index = len(trajectory.steps) + 1
-        trajectory.steps.append(react_step(goal, brain_for(index), tools, trajectory.steps))
+        trajectory.steps.append(react_step(goal, brain_for(index), tools, trajectory.steps, extra_context))
         _stopped(trajectory)
     trajectory.stop_reason = trajectory.stop_reason or "max steps"
     return trajectory
 # --8<-- [end:go-on]
 
 
-def first_run(goal: str, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS, max_steps: int = 5) -> Trajectory:
-    """Branch 1: a whole run. A goal written as `tool[args]` is run once first (forced), as run_react does."""
+def first_run(goal: str, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS, max_steps: int = 5,
+              extra_context: str | None = None) -> Trajectory:
+    """Branch 1: a whole run. A goal written as `tool[args]` is run once first (forced), as run_react does;
+    `extra_context` (a memory block) goes into every prompt."""
     forced = FORCED_RE.fullmatch(goal)
     steps = []
     if forced and forced.group(1) in {t.name for t in tools}:
         steps.append(act(Step(action=(forced.group(1), forced.group(2).strip()), forced=True), tools))
-    return go_on(goal, steps, brain_for, tools, max_steps)
+    return go_on(goal, steps, brain_for, tools, max_steps, extra_context)
 
 
 # ---- an edit: a new branch from a step of an earlier one -----------------------------------------

@@ -33,9 +33,10 @@ from typing import Sequence
 
 from lllm.agents.grounding import Ungrounded, label
 from lllm.agents.memory import LongTermMemory, ShortTermMemory, format_memories
-from lllm.agents.react import FORCED_RE, Outcome, Step, Trajectory, act, build_prompt, grounding, react_step
+from lllm.agents.react import Step, Trajectory, build_prompt, grounding
 from lllm.agents.runfile import check_memory_spec, run_record
-from lllm.agents.timetravel import edited_step, first_difference, sampling_text, step_brains, step_lines, step_record
+from lllm.agents.timetravel import (edited_step, first_difference, first_run, go_on, sampling_text, step_brains, step_lines,
+                                    step_record)
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS, Tool
 
 __all__ = ["WINDOW", "K", "travel_memory", "memory_trace_text", "first_difference"]
@@ -44,22 +45,10 @@ WINDOW, K = 4, 2            # as explain_memory: the last 4 turns, the 2 best fa
 
 
 def _turn(goal: str, steps: list[Step], block: str, first_index: int, brain_for, tools, max_steps: int) -> Trajectory:
-    """One goal's ReAct loop, continued after `steps`, with the memory block as extra context."""
-    if not steps and (forced := FORCED_RE.fullmatch(goal)) and forced.group(1) in {t.name for t in tools}:
-        steps = [act(Step(action=(forced.group(1), forced.group(2).strip()), forced=True), tools)]
-    trajectory = Trajectory(goal=goal, steps=list(steps))
-    while True:
-        last = trajectory.steps[-1] if trajectory.steps else None
-        if last is not None and last.outcome is Outcome.FINAL:
-            trajectory.answer, trajectory.stop_reason = last.final, "final answer"
-        elif last is not None and last.outcome is Outcome.PREDICTOR_ERROR:
-            trajectory.stop_reason = "predictor error"
-        elif len(trajectory.steps) >= max_steps:
-            trajectory.stop_reason = "max steps"
-        if trajectory.stop_reason:
-            return trajectory
-        index = first_index + len(trajectory.steps)          # counted across the session: the step's seed
-        trajectory.steps.append(react_step(goal, brain_for(index), tools, trajectory.steps, extra_context=block))
+    """One goal's ReAct loop, continued after `steps`, with the memory block as extra context; its
+    step i is step `first_index + i - 1` of the session (the step's seed)."""
+    brain = lambda index: brain_for(first_index + index - 1)  # noqa: E731
+    return go_on(goal, steps, brain, tools, max_steps, block) if steps else first_run(goal, brain, tools, max_steps, block)
 
 
 # --8<-- [start:session]

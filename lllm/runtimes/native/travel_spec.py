@@ -40,8 +40,8 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import (LATEST, MAX_SCRIPT, check_sampling, demo_of, edits_and_branches, int_field, key_name,
-                                 shown, text_field)
+from lllm.agents.runfile import (LATEST, MAX_SCRIPT, check_sampling, demo_of, edit_changes, edits_and_branches, int_field,
+                                 key_name, shown, text_field)
 from lllm.agents.tools import DEFAULT_TOOLS
 from lllm.predictors.specs import parse_script
 from lllm.runtimes.native.core.tools import Function
@@ -82,14 +82,7 @@ def _inputs(demo: str, data) -> dict:
 
 def _edit(demo: str, data, i: int) -> dict:
     name, fields = f"edits[{i}]", EDIT_FIELDS[demo]
-    if not isinstance(data, dict):
-        raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 2, \"{fields[0]}\": \"...\"}}")
-    unknown = sorted(set(data) - {"parent", "step", *fields})
-    if unknown:
-        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change ({', '.join(fields)})")
-    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)       # branch i + 2 may start from branches 1 .. i + 1
-    int_field(data.get("step"), f"{name}.step", 1, 1000)
-    changed = [k for k in fields if k in data]
+    changed = edit_changes(data, i, fields, 1000, here="")
     if not changed:
         raise ValueError(f"field {name} changes nothing: give it a "
                          + ("content" if demo == "native-agent" else "reply, or a task alone with step 1"))
