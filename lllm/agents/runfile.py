@@ -28,7 +28,7 @@ injected, instead of `inputs.goal`; an edit names a step counted across the whol
 cannot change a goal), or another demo's name. Which names a file may give is not this module's to
 know: the caller that dispatches on it passes them (`demo_of(data, names)`; the one table of demos is
 in the labs, `lllm/labs/timetravel/demos.py`), and each demo's own checker reads its inputs and
-edits with the helpers here (`react_inputs`, `check_sampling`, `step_edits`, `edits_and_branches`)
+edits with the helpers here (`react_inputs`, `check_sampling`, `edit_changes`, `step_edits`, `edits_and_branches`)
 and writes its record with `run_record`. The native runtime's runs ("native-agent",
 "native-tactic") are read by `lllm/runtimes/native/travel_spec.py`. Version 1 files have no `demo`
 field and are ReAct runs; they stay valid.
