@@ -25,21 +25,13 @@ a malformed file or link changes nothing.
 Version 2 adds one field, `demo`: "react" (the run above) or "memory" (the memory explainer's
 session, read by `check_memory_spec`: `inputs.goals`, a list of goals run in turn with memory
 injected, instead of `inputs.goal`; an edit names a step counted across the whole session and
-cannot change a goal), or "native-agent" / "native-tactic" (a native Agent's or Tactic's run, read by
-`lllm/runtimes/native/travel_spec.py`). Version 1 files have no `demo` field and are ReAct runs; they stay valid.
-
-Version 2 also names three *stepped* demos, read by `check_stepped_spec` (`lllm/agents/steptravel.py`
-computes them): each step of a branch is a list of named fields, and an edit gives new text for some
-of those fields (`{"parent": 1, "step": 3, "answer": "70"}`):
-
-    "workflow"    the typed workflow: inputs as a ReAct run; an edit's field is `text` (the step's
-                  goal, thought, action, observation, answer or malformed output)
-    "oversight"   human-in-the-loop: inputs as a ReAct run plus `decisions`, the human's decisions in
-                  order ("approve", "edit calc[6 * 8]", "inject 40", "skip", "quit"; approve after
-                  them); an edit's fields are `thought` and `proposal` (a proposal step) or `decision`
-    "debate"      the debate: inputs `question`, `rounds` (1 to 5), `seed`, `brain` ("rule"); an
-                  edit's fields are `answer` and `reason` (a debater's turn or the synthesis) or
-                  `verdict` (the critic's SCORE lines, the one field that may hold several lines)
+cannot change a goal), or another demo's name. Which names a file may give is not this module's to
+know: the caller that dispatches on it passes them (`demo_of(data, names)`; the one table of demos is
+in the labs, `lllm/labs/timetravel/demos.py`), and each demo's own checker reads its inputs and
+edits with the helpers here (`react_inputs`, `check_sampling`, `edit_changes`, `step_edits`, `edits_and_branches`)
+and writes its record with `run_record`. The native runtime's runs ("native-agent",
+"native-tactic") are read by `lllm/runtimes/native/travel_spec.py`. Version 1 files have no `demo`
+field and are ReAct runs; they stay valid.
 
 Usage:
 
@@ -58,20 +50,14 @@ from __future__ import annotations
 import json
 import reprlib
 
-__all__ = ["SCHEMA", "VERSION", "LATEST", "DEMOS", "BRAINS", "MAX_STEPS_LIMIT", "EDIT_FIELDS", "STEPPED", "DECISIONS",
-           "MAX_TEXT", "MAX_SCRIPT", "MAX_FILE_BYTES", "demo_of", "int_field", "text_field", "shown", "key_name", "check_spec",
-           "check_memory_spec", "check_stepped_spec", "differing_branch"]
+__all__ = ["SCHEMA", "VERSION", "LATEST", "BRAINS", "MAX_STEPS_LIMIT", "MAX_STEP_NUMBER", "MAX_EDITS", "EDIT_FIELDS",
+           "MAX_TEXT", "MAX_SCRIPT", "MAX_FILE_BYTES", "demo_of", "int_field", "text_field", "shown", "key_name",
+           "check_sampling", "react_inputs", "edits_and_branches", "edit_changes", "step_edits", "run_record", "check_spec",
+           "check_memory_spec", "differing_branch"]
 
 SCHEMA, VERSION = "lllm-run", 1
 LATEST = 2                      # version 2 = version 1 + the `demo` field
-DEMOS = ("react", "memory", "workflow", "oversight", "debate",   # the rows of lllm/labs/timetravel/demos.py;
-         "native-agent", "native-tactic")       # the native ones are checked by lllm/runtimes/native/travel_spec.py
-STEPPED = {"workflow": ("text",), "oversight": ("thought", "proposal", "decision"),     # demo -> the fields
-           "debate": ("answer", "reason", "verdict")}                                  # an edit may give
-MULTILINE = {"verdict"}         # a critic's verdict is one SCORE line per proposal
-MAX_STEP_NUMBER = 40            # a stepped branch: typed steps, proposals and decisions, turns
-DECISIONS = ("approve", "edit", "inject", "skip", "quit")      # the overseer's, as `lllm oversee` takes them
-DEBATE_BRAINS = ("rule",)       # the stand-ins: the debate's steps run in a moment in the page
+MAX_STEP_NUMBER = 40            # a branch made of steps (lllm/agents/steptravel.py): the most steps an edit may name
 MAX_GOALS = 8                   # a memory session: a few goals, as the page's demo
 BRAINS = ("rule", "tinyllm", "tinyllm-agent", "tinygpt", "scripted", "echo", "tinyllm-yours")   # -yours: trained in a tab
 MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run
@@ -113,19 +99,26 @@ def text_field(value, name: str, empty_ok: bool = False, limit: int = MAX_TEXT) 
     return value
 
 
-def _inputs(data) -> dict:
-    if not isinstance(data, dict):
-        raise ValueError(f"field inputs must be an object with the goal, brain, seed..., got {shown(data)}")
-    unknown = sorted(set(data) - {"goal", *DEFAULTS})
-    if unknown:
-        raise ValueError(f"field inputs.{key_name(unknown[0])} is not part of a run's inputs (version {VERSION})")
-    inputs = {"goal": text_field(data.get("goal"), "inputs.goal")} | {k: data.get(k, v) for k, v in DEFAULTS.items()}
+def check_sampling(inputs: dict) -> dict:
+    """`inputs` if its brain, seed and temperature are ones a run takes, else one sentence naming the field."""
     if inputs["brain"] not in BRAINS:
         raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {shown(inputs['brain'])}")
     int_field(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
     t = inputs["temperature"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 5:
         raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {shown(t)}")
+    return inputs
+
+
+def react_inputs(data) -> dict:
+    """A ReAct run's inputs (goal, brain, seed, temperature, max_steps, script; defaults filled in), or ValueError."""
+    if not isinstance(data, dict):
+        raise ValueError(f"field inputs must be an object with the goal, brain, seed..., got {shown(data)}")
+    unknown = sorted(set(data) - {"goal", *DEFAULTS})
+    if unknown:
+        raise ValueError(f"field inputs.{key_name(unknown[0])} is not part of a run's inputs (version {VERSION})")
+    inputs = check_sampling({"goal": text_field(data.get("goal"), "inputs.goal")}
+                            | {k: data.get(k, v) for k, v in DEFAULTS.items()})
     int_field(inputs["max_steps"], "inputs.max_steps", 1, MAX_STEPS_LIMIT)
     text_field(inputs["script"], "inputs.script", empty_ok=True, limit=MAX_SCRIPT)
     return inputs
@@ -160,8 +153,10 @@ def _edit(data, i: int) -> dict:
     return {k: data[k] for k in ("parent", "step", *EDIT_FIELDS, "prefix", "brain") if k in data}
 
 
-def demo_of(data) -> str:
-    """Which demo a run file is for: "react" for version 1, the `demo` field for version 2."""
+def demo_of(data, names=None) -> str:
+    """Which demo a run file is for: "react" for version 1, the `demo` field for version 2 (one of
+    `names`, when the caller gives the names it knows; else whatever the field holds, for the demo's
+    own checker to refuse)."""
     if not isinstance(data, dict):
         raise ValueError(f"a run must be a JSON object with schema, version, inputs and edits, got {type(data).__name__}")
     if data.get("schema", SCHEMA) != SCHEMA:
@@ -173,12 +168,13 @@ def demo_of(data) -> str:
         if "demo" in data:
             raise ValueError(f"field demo is part of version {LATEST}; a version {VERSION} file is a ReAct run")
         return "react"
-    if data.get("demo") not in DEMOS:
-        raise ValueError(f"field demo must be one of {', '.join(DEMOS)} in a version {LATEST} file, got {shown(data.get('demo'))}")
-    return data["demo"]
+    if names is not None and data.get("demo") not in names:
+        raise ValueError(f"field demo must be one of {', '.join(names)} in a version {LATEST} file, got {shown(data.get('demo'))}")
+    return data.get("demo")
 
 
-def _edits_and_branches(data) -> list:
+def edits_and_branches(data) -> list:
+    """A run file's edits, once its `edits` and `branches` are lists of a bounded length (else ValueError)."""
     edits = data.get("edits", [])
     if not isinstance(edits, list) or len(edits) > MAX_EDITS:
         raise ValueError(f"field edits must be a list of at most {MAX_EDITS} edits, got {type(edits).__name__}")
@@ -200,9 +196,9 @@ def check_memory_spec(data) -> tuple[dict, list[dict]]:
     for i, goal in enumerate(goals):
         if "\n" in text_field(goal, f"inputs.goals[{i}]"):
             raise ValueError(f"field inputs.goals[{i}] must be one line")
-    inputs = {"goals": goals} | _inputs({"goal": goals[0]} | {k: v for k, v in raw.items() if k != "goals"})
+    inputs = {"goals": goals} | react_inputs({"goal": goals[0]} | {k: v for k, v in raw.items() if k != "goals"})
     del inputs["goal"]
-    edits = [_edit(e, i) for i, e in enumerate(_edits_and_branches(data))]
+    edits = [_edit(e, i) for i, e in enumerate(edits_and_branches(data))]
     for i, edit in enumerate(edits):
         if "goal" in edit:
             raise ValueError(f"field edits[{i}].goal: a memory session's goals are its inputs; edit inputs.goals instead")
@@ -217,73 +213,50 @@ def check_spec(data) -> tuple[dict, list[dict]]:
     """The inputs (defaults filled in) and the edits of a run spec, or ValueError naming the field."""
     if demo_of(data) != "react":
         raise ValueError(f"field demo must be 'react' for a ReAct run, got {shown(data.get('demo'))}")
-    edits = _edits_and_branches(data)
-    return _inputs(data.get("inputs")), [_edit(e, i) for i, e in enumerate(edits)]
+    edits = edits_and_branches(data)
+    return react_inputs(data.get("inputs")), [_edit(e, i) for i, e in enumerate(edits)]
 
 
-# ---- the stepped demos: workflow, oversight, debate ------------------------------------------------
+# ---- demos made of steps (lllm/agents/steptravel.py): the edits, the fields their caller names ----------
 
-def _stepped_edit(data, i: int, fields: tuple) -> dict:
+def step_edits(data, fields: tuple, multiline: tuple = ()) -> list[dict]:
+    """The edits of a run made of steps, each giving new text for some of `fields` (one line each, but
+    those in `multiline`), or ValueError naming the field."""
+    return [_step_edit(e, i, fields, multiline) for i, e in enumerate(edits_and_branches(data))]
+
+
+def edit_changes(data, i: int, fields: tuple, most_steps: int, here: str = " here") -> list[str]:
+    """Which of `fields` edit i changes, once it is an object of `parent`, `step` and those fields only,
+    its parent an earlier branch and its step at most `most_steps` (else ValueError naming the field)."""
     name = f"edits[{i}]"
     if not isinstance(data, dict):
         raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 2, \"{fields[0]}\": \"...\"}}")
     unknown = sorted(set(data) - {"parent", "step", *fields})
     if unknown:
-        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change here ({', '.join(fields)})")
-    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)
-    int_field(data.get("step"), f"{name}.step", 1, MAX_STEP_NUMBER)
-    changed = [k for k in fields if k in data]
+        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change{here} ({', '.join(fields)})")
+    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)       # branch i + 2 may start from branches 1 .. i + 1
+    int_field(data.get("step"), f"{name}.step", 1, most_steps)
+    return [k for k in fields if k in data]
+
+
+def _step_edit(data, i: int, fields: tuple, multiline: tuple) -> dict:
+    name, changed = f"edits[{i}]", edit_changes(data, i, fields, MAX_STEP_NUMBER)
     if not changed:
         raise ValueError(f"field {name} changes nothing: give it one of {', '.join(fields)}")
     for k in changed:
-        if "\n" in text_field(data[k], f"{name}.{k}", empty_ok=True) and k not in MULTILINE:
+        if "\n" in text_field(data[k], f"{name}.{k}", empty_ok=True) and k not in multiline:
             raise ValueError(f"field {name}.{k} must be one line")
     return {k: data[k] for k in ("parent", "step", *fields) if k in data}
 
 
-def _decisions(value) -> list:
-    if not isinstance(value, list) or len(value) > MAX_STEPS_LIMIT:
-        raise ValueError(f"field inputs.decisions must be a list of at most {MAX_STEPS_LIMIT} decisions, got {shown(value)}")
-    for i, decision in enumerate(value):
-        if not isinstance(decision, str) or decision.split(" ", 1)[0] not in DECISIONS or "\n" in decision:
-            raise ValueError(f"field inputs.decisions[{i}] must be one line starting with one of {', '.join(DECISIONS)}, "
-                             f"got {shown(decision)}")
-    return value
+# ---- the record every demo writes ------------------------------------------------------------------------
 
-
-def _debate_inputs(data) -> dict:
-    if not isinstance(data, dict):
-        raise ValueError(f"field inputs must be an object with the question, rounds, seed and brain, got {shown(data)}")
-    unknown = sorted(set(data) - {"question", "rounds", "seed", "brain"})
-    if unknown:
-        raise ValueError(f"field inputs.{key_name(unknown[0])} is not part of a debate's inputs (question, rounds, seed, brain)")
-    inputs = {"question": text_field(data.get("question"), "inputs.question"), "rounds": data.get("rounds", 1),
-              "seed": data.get("seed", 0), "brain": data.get("brain", "rule")}
-    if "\n" in inputs["question"]:
-        raise ValueError("field inputs.question must be one line")
-    int_field(inputs["rounds"], "inputs.rounds", 1, 5)
-    int_field(inputs["seed"], "inputs.seed", 0, 2 ** 31 - 1)
-    if inputs["brain"] not in DEBATE_BRAINS:
-        raise ValueError(f"field inputs.brain must be one of {', '.join(DEBATE_BRAINS)} for a debate, got {shown(inputs['brain'])}")
-    return inputs
-
-
-def check_stepped_spec(data, demo: str | None = None) -> tuple[dict, list[dict]]:
-    """A workflow, oversight or debate run's inputs (defaults filled in) and edits, or ValueError naming the field."""
-    found = demo_of(data)
-    if found not in STEPPED or found != (demo or found):
-        raise ValueError(f"field demo must be {demo or ' or '.join(STEPPED)} here, got {shown(data.get('demo'))}")
-    demo, raw = found, data.get("inputs")
-    if demo == "debate":
-        inputs = _debate_inputs(raw)
-    else:
-        decisions = raw.get("decisions", []) if isinstance(raw, dict) and demo == "oversight" else None
-        inputs = _inputs({k: v for k, v in raw.items() if k != "decisions"} if decisions is not None else raw)
-        if "\n" in inputs["goal"]:
-            raise ValueError("field inputs.goal must be one line")
-        if decisions is not None:
-            inputs["decisions"] = _decisions(decisions)
-    return inputs, [_stepped_edit(e, i, STEPPED[demo]) for i, e in enumerate(_edits_and_branches(data))]
+def run_record(demo: str, inputs: dict, edits: list, branches: list[dict], **more) -> dict:
+    """A run's record, as a run file holds it: the inputs, the edits, `more` (a demo's own keys), then
+    the branches, each opening with its id, its parent and the edit that made it."""
+    return {"schema": SCHEMA, "version": LATEST, "demo": demo, "inputs": inputs, "edits": edits} | more | {
+        "branches": [{"id": n, "parent": edits[n - 2]["parent"] if n > 1 else None, "edit": edits[n - 2] if n > 1 else None}
+                     | b for n, b in enumerate(branches, start=1)]}
 
 
 # ---- comparing a file's recorded branches with the replay ----------------------------------------------

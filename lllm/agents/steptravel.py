@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from lllm.agents.runfile import LATEST, SCHEMA
+from lllm.agents.runfile import run_record
 
 __all__ = ["travel_steps", "first_difference", "steps_trace"]
 
@@ -62,9 +62,7 @@ def travel_steps(demo: str, inputs: dict, edits: Sequence[dict], simulate: Calla
         parent = edit["parent"] - 1
         overrides.append(_overrides(branches[parent], overrides[parent], edit, f"edits[{i}]"))
         branches.append(simulate(inputs, overrides[-1], f"edits[{i}]"))
-    return {"schema": SCHEMA, "version": LATEST, "demo": demo, "inputs": inputs, "edits": list(edits),
-            "branches": [{"id": n, "parent": edits[n - 2]["parent"] if n > 1 else None,
-                          "edit": edits[n - 2] if n > 1 else None} | b for n, b in enumerate(branches, start=1)]}
+    return run_record(demo, inputs, list(edits), branches)
 
 
 # ---- comparing ----------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.specs import make_predictor, parse_script
 
 __all__ = ["step_seed", "step_brains", "timed", "go_on", "first_run", "edited_step", "branch", "travel", "first_difference",
-           "trace_text", "trajectory_of"]
+           "trace_text", "trajectory_of", "sampling_text", "step_lines"]
 
 
 # ---- a fresh predictor per step: the rule that makes a replay exact ------------------------------
@@ -92,25 +92,28 @@ def _stopped(trajectory: Trajectory) -> Trajectory:
 
 
 # --8<-- [start:go-on]
-def go_on(goal: str, steps: Sequence[Step], brain_for, tools: Sequence[Tool], max_steps: int) -> Trajectory:
+def go_on(goal: str, steps: Sequence[Step], brain_for, tools: Sequence[Tool], max_steps: int,
+          extra_context: str | None = None) -> Trajectory:
     """The ReAct loop (think, act, observe) continued after `steps`, which stay as they are."""
     trajectory = _stopped(Trajectory(goal=goal, steps=list(steps)))
     while len(trajectory.steps) < max_steps and not trajectory.stop_reason:
         index = len(trajectory.steps) + 1
-        trajectory.steps.append(react_step(goal, brain_for(index), tools, trajectory.steps))
+        trajectory.steps.append(react_step(goal, brain_for(index), tools, trajectory.steps, extra_context))
         _stopped(trajectory)
     trajectory.stop_reason = trajectory.stop_reason or "max steps"
     return trajectory
 # --8<-- [end:go-on]
 
 
-def first_run(goal: str, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS, max_steps: int = 5) -> Trajectory:
-    """Branch 1: a whole run. A goal written as `tool[args]` is run once first (forced), as run_react does."""
+def first_run(goal: str, brain_for, tools: Sequence[Tool] = DEFAULT_TOOLS, max_steps: int = 5,
+              extra_context: str | None = None) -> Trajectory:
+    """Branch 1: a whole run. A goal written as `tool[args]` is run once first (forced), as run_react does;
+    `extra_context` (a memory block) goes into every prompt."""
     forced = FORCED_RE.fullmatch(goal)
     steps = []
     if forced and forced.group(1) in {t.name for t in tools}:
         steps.append(act(Step(action=(forced.group(1), forced.group(2).strip()), forced=True), tools))
-    return go_on(goal, steps, brain_for, tools, max_steps)
+    return go_on(goal, steps, brain_for, tools, max_steps, extra_context)
 
 
 # ---- an edit: a new branch from a step of an earlier one -----------------------------------------
@@ -275,7 +278,13 @@ def _edit_text(edit: dict) -> str:
     return f"from branch {edit['parent']}, {where} ({changed})"
 
 
-def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
+def sampling_text(inputs: dict, sampled: Sequence[str] = ("tinyllm",)) -> str:
+    """A trace's words for how its brain samples (temperature and seed), when the brain is one of `sampled`."""
+    return f", temperature {inputs['temperature']}, seed {inputs['seed']}" if inputs["brain"] in sampled else ""
+
+
+def step_lines(number: int, step: dict, edited: bool, raw: bool = True) -> list[str]:
+    """A ReAct step's lines in a trace (a memory session's too; `raw`: a repair shows what the model wrote)."""
     lines = [f"Thought: {step['thought']}"] if step["thought"] else []
     if step["action"]:
         lines.append(f"Action: {step['action'][0]}[{step['action'][1]}]")
@@ -283,7 +292,7 @@ def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
         lines.append(f"Final Answer: {step['final']}")
     if step["observation"] is not None:
         lines.append(f"Observation: {step['observation']}")
-    if step["outcome"] == Outcome.REPAIR.value and step["raw"].strip():
+    if raw and step["outcome"] == Outcome.REPAIR.value and step["raw"].strip():
         lines.insert(0, f"(raw: {step['raw']!r})")        # what the model wrote that parsed as nothing
     mark = "forced" if step["forced"] else "edited" if edited else step["outcome"]
     head = f"  step {number} ({mark})"
@@ -294,14 +303,13 @@ def trace_text(record: dict) -> str:
     """The run as text: the inputs, then each branch's steps, its end and where it came from. The
     page shows exactly this, and `python -m lllm replay RUN.json` prints it."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] in SAMPLING else ""
-    out = [f"run: {i['goal']}", f"brain {i['brain']}{sampling}, max steps {i['max_steps']}"]
+    out = [f"run: {i['goal']}", f"brain {i['brain']}{sampling_text(i, SAMPLING)}, max steps {i['max_steps']}"]
     for b in record["branches"]:
         out.append("== branch 1: the run" if b["edit"] is None else f"== branch {b['id']}: {_edit_text(b['edit'])}")
         out.append(f"Question: {b['goal']}")
         edited = b["edit"]["step"] if b["edit"] and not {"goal", "brain", "prefix"} & set(b["edit"]) else None
         for n, step in enumerate(b["steps"], start=1):
-            out.extend(_step_lines(n, step, n == edited))
+            out.extend(step_lines(n, step, n == edited))
         flag = label([Ungrounded(reason) for reason in b["ungrounded"]])
         end = f"answer: {b['answer']}" if b["answer"] is not None else f"no final answer ({b['stop_reason']})"
         out.append(end + (f" ({flag})" if flag else ""))

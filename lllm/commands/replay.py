@@ -8,7 +8,7 @@
 
 RUN.json is what a time-travel widget exports (schema "lllm-run", version 1, or version 2 with
 "demo": "react", "memory", "workflow", "oversight", "debate", or "native-agent" / "native-tactic" for
-the native runtime's, `lllm/runtimes/native/timetravel.py`; `lllm/agents/runfile.py`; the table of demos
+the native runtime's, `lllm/labs/timetravel/native.py`; `lllm/agents/runfile.py`; the table of demos
 is `lllm/labs/timetravel/demos.py`). Every branch is recomputed from the file's inputs and edits
 (`lllm/agents/timetravel.py`: a fresh predictor per step, seeded from the seed and the step's
 index), and `trace_text` prints it — the same function, and so the same text, as the page.
@@ -31,9 +31,9 @@ import json
 import os
 import sys
 
-from lllm.agents.runfile import BRAINS, MAX_FILE_BYTES, demo_of, differing_branch
+from lllm.agents.runfile import BRAINS, MAX_FILE_BYTES, differing_branch
 from lllm.commands.args import UsageError, finite_float, int_at_least
-from lllm.labs.timetravel.demos import any_trace_text, travel_any
+from lllm.labs.timetravel.demos import any_trace_text, travel_any, which_demo
 from lllm.timetravel.chatlog import chat_report, is_chat_log
 from lllm.agents.timetravel import travel
 from lllm.timetravel.drilldown import timeline_text
@@ -85,8 +85,8 @@ def run(args) -> int:
         raise UsageError("--json goes with --inside B:S:C: the replay itself is printed as its trace")
     timings: dict = {}                      # --timeline: each model call's time, as this replay makes it
     try:
-        if args.timeline and demo_of(data) != "react":
-            raise UsageError(f"--timeline is a ReAct run's; {args.file} is a {demo_of(data)} run")
+        if args.timeline and which_demo(data) != "react":
+            raise UsageError(f"--timeline is a ReAct run's; {args.file} is a {which_demo(data)} run")
         record = travel(data, timings=timings) if args.timeline else travel_any(data)
     except ValueError as error:
         raise UsageError(f"{args.file}: {error}") from None

@@ -33,9 +33,10 @@ from typing import Sequence
 
 from lllm.agents.grounding import Ungrounded, label
 from lllm.agents.memory import LongTermMemory, ShortTermMemory, format_memories
-from lllm.agents.react import FORCED_RE, Outcome, Step, Trajectory, act, build_prompt, grounding, react_step
-from lllm.agents.runfile import LATEST, SCHEMA, check_memory_spec
-from lllm.agents.timetravel import edited_step, first_difference, step_brains, step_record
+from lllm.agents.react import Step, Trajectory, build_prompt, grounding
+from lllm.agents.runfile import check_memory_spec, run_record
+from lllm.agents.timetravel import (edited_step, first_difference, first_run, go_on, sampling_text, step_brains, step_lines,
+                                    step_record)
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS, Tool
 
 __all__ = ["WINDOW", "K", "travel_memory", "memory_trace_text", "first_difference"]
@@ -44,22 +45,10 @@ WINDOW, K = 4, 2            # as explain_memory: the last 4 turns, the 2 best fa
 
 
 def _turn(goal: str, steps: list[Step], block: str, first_index: int, brain_for, tools, max_steps: int) -> Trajectory:
-    """One goal's ReAct loop, continued after `steps`, with the memory block as extra context."""
-    if not steps and (forced := FORCED_RE.fullmatch(goal)) and forced.group(1) in {t.name for t in tools}:
-        steps = [act(Step(action=(forced.group(1), forced.group(2).strip()), forced=True), tools)]
-    trajectory = Trajectory(goal=goal, steps=list(steps))
-    while True:
-        last = trajectory.steps[-1] if trajectory.steps else None
-        if last is not None and last.outcome is Outcome.FINAL:
-            trajectory.answer, trajectory.stop_reason = last.final, "final answer"
-        elif last is not None and last.outcome is Outcome.PREDICTOR_ERROR:
-            trajectory.stop_reason = "predictor error"
-        elif len(trajectory.steps) >= max_steps:
-            trajectory.stop_reason = "max steps"
-        if trajectory.stop_reason:
-            return trajectory
-        index = first_index + len(trajectory.steps)          # counted across the session: the step's seed
-        trajectory.steps.append(react_step(goal, brain_for(index), tools, trajectory.steps, extra_context=block))
+    """One goal's ReAct loop, continued after `steps`, with the memory block as extra context; its
+    step i is step `first_index + i - 1` of the session (the step's seed)."""
+    brain = lambda index: brain_for(first_index + index - 1)  # noqa: E731
+    return go_on(goal, steps, brain, tools, max_steps, block) if steps else first_run(goal, brain, tools, max_steps, block)
 
 
 # --8<-- [start:session]
@@ -91,7 +80,7 @@ def _kept_for_edit(parent: list[tuple[str, Trajectory]], edit: dict, tools, wher
     raise ValueError(f"{where}.step is {edit['step']}, but branch {edit['parent']} has {total} step(s)")
 
 
-def _branch_record(number: int, edit: dict | None, turns, tools) -> dict:
+def _branch_record(turns, tools) -> dict:
     steps, out = [], []
     for n, (block, t) in enumerate(turns, start=1):
         for i, s in enumerate(t.steps):
@@ -99,8 +88,7 @@ def _branch_record(number: int, edit: dict | None, turns, tools) -> dict:
             steps.append(step_record(s, prompt) | {"turn": n})
         out.append({"goal": t.goal, "memory": block, "answer": t.answer, "stop_reason": t.stop_reason,
                     "ungrounded": [reason.value for reason in grounding(t)]})
-    return {"id": number, "parent": edit["parent"] if edit else None, "edit": edit, "goal": out[0]["goal"],
-            "turns": out, "steps": steps, "answer": out[-1]["answer"], "stop_reason": out[-1]["stop_reason"]}
+    return {"goal": out[0]["goal"], "turns": out, "steps": steps, "answer": out[-1]["answer"], "stop_reason": out[-1]["stop_reason"]}
 
 
 def travel_memory(spec: dict, models: dict | None = None, tools: Sequence[Tool] = DEFAULT_TOOLS) -> dict:
@@ -111,16 +99,13 @@ def travel_memory(spec: dict, models: dict | None = None, tools: Sequence[Tool] 
     branches = [run([])]
     for i, edit in enumerate(edits):
         branches.append(run(_kept_for_edit(branches[edit["parent"] - 1], edit, tools, f"edits[{i}]")))
-    return {"schema": SCHEMA, "version": LATEST, "demo": "memory", "inputs": inputs, "edits": edits,
-            "branches": [_branch_record(n, edits[n - 2] if n > 1 else None, turns, tools)
-                         for n, turns in enumerate(branches, start=1)]}
+    return run_record("memory", inputs, edits, [_branch_record(turns, tools) for turns in branches])
 
 
 def memory_trace_text(record: dict) -> str:
     """The session as text, as the page shows it and `python -m lllm replay` prints it."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] == "tinyllm" else ""
-    out = [f"memory session: {len(i['goals'])} goal(s)", f"brain {i['brain']}{sampling}, max steps {i['max_steps']} per goal"]
+    out = [f"memory session: {len(i['goals'])} goal(s)", f"brain {i['brain']}{sampling_text(i)}, max steps {i['max_steps']} per goal"]
     for b in record["branches"]:
         e = b["edit"]
         if e is None:
@@ -133,20 +118,9 @@ def memory_trace_text(record: dict) -> str:
             out += [f"    {line}" for line in (turn["memory"] or "(empty)").splitlines()]
             for number, step in enumerate(b["steps"], start=1):
                 if step["turn"] == n:
-                    out += _step_lines(number, step, e is not None and number == e["step"])
+                    out += step_lines(number, step, e is not None and number == e["step"], raw=False)
             flag = label([Ungrounded(reason) for reason in turn["ungrounded"]])
             end = f"answer: {turn['answer']}" if turn["answer"] is not None else f"no final answer ({turn['stop_reason']})"
             out.append("  " + end + (f" ({flag})" if flag else ""))
     return "\n".join(out) + "\n"
 
-
-def _step_lines(number: int, step: dict, edited: bool) -> list[str]:
-    lines = [f"Thought: {step['thought']}"] if step["thought"] else []
-    if step["action"]:
-        lines.append(f"Action: {step['action'][0]}[{step['action'][1]}]")
-    if step["final"] is not None:
-        lines.append(f"Final Answer: {step['final']}")
-    if step["observation"] is not None:
-        lines.append(f"Observation: {step['observation']}")
-    mark = "forced" if step["forced"] else "edited" if edited else step["outcome"]
-    return [f"  step {number} ({mark})"] + [f"    {line}" for line in lines or ["(nothing)"]]

@@ -61,7 +61,7 @@ def test_replay_is_exact_and_a_changed_recording_is_named():
 
 
 @pytest.mark.parametrize("data, message", [
-    ({"version": 2, "inputs": {"goals": GOALS}}, "field demo must be one of react, memory, workflow, oversight, debate, native-agent, native-tactic in a version 2 file, got None"),
+    ({"version": 2, "inputs": {"goals": GOALS}}, "field demo must be 'memory' for a memory session, got None"),
     ({"version": 1, "demo": "memory", "inputs": {"goals": GOALS}}, "field demo is part of version 2; a version 1 file is a ReAct run"),
     ({"version": 2, "demo": "memory", "inputs": {"goals": []}}, "field inputs.goals must be a list of 1 to 8 goals, got []"),
     ({"version": 2, "demo": "memory", "inputs": {"goals": ["ok", ""]}}, "field inputs.goals[1] must be non-empty text, got ''"),

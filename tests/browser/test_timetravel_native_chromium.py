@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from conftest import ROOT, origin, watch
-from lllm.runtimes.native.timetravel import native_trace_text, travel_native
+from lllm.labs.timetravel.native import native_trace_text, travel_native
 
 pytestmark = pytest.mark.browser
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"

@@ -7,8 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lllm.agents import runfile
-from lllm.labs.timetravel.demos import DEMOS, any_trace_text, differing_branch, travel_any
+import re
+
+import pytest
+
+from lllm.labs.timetravel.demos import DEMOS, any_trace_text, differing_branch, travel_any, which_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = {"schema": "lllm-run", "version": 2, "demo": "native-agent", "inputs": {"goal": "What is 17 * 23?"},
@@ -18,12 +21,35 @@ WORKFLOW = {"schema": "lllm-run", "version": 2, "demo": "workflow", "inputs": {"
 
 
 def test_every_demo_a_run_file_may_name_is_a_row():
-    assert sorted(DEMOS) == sorted(runfile.DEMOS)
-    assert sorted(runfile.DEMOS) == ["debate", "memory", "native-agent", "native-tactic", "oversight", "react", "workflow"]
+    assert sorted(DEMOS) == ["debate", "memory", "native-agent", "native-tactic", "oversight", "react", "workflow"]
+    with pytest.raises(ValueError, match="^field demo must be one of react, memory, workflow, oversight, debate, "
+                                         "native-agent, native-tactic in a version 2 file, got 'dance'$"):
+        which_demo({"version": 2, "demo": "dance"})
+
+
+def widget_demos() -> list[str]:
+    """The keys of the page widget's own `DEMOS` object (site/assets/agents/timetravel.mjs: its controls per demo)."""
+    source = (ROOT / "site" / "assets" / "agents" / "timetravel.mjs").read_text(encoding="utf-8")
+    body = re.search(r"^const DEMOS = \{\n(.*?)^\};", source, re.M | re.S).group(1)
+    return re.findall(r'^  "?([\w-]+)"?: ', body, re.M)
+
+
+def test_the_pages_widget_has_a_row_for_every_demo_and_no_other():
+    """The one list is Python's table; the widget's DEMOS (controls, which Python cannot hold) must follow it."""
+    assert widget_demos() == list(DEMOS)
+
+
+def test_no_module_below_the_labs_names_a_lab_demo():
+    """The stepped demos' fields, the debate's brains, the demo tactic live in the labs, not below them."""
+    below = [p for folder in ("agents", "model", "predictors", "runtimes", "protocol", "reasoning", "timetravel")
+             for p in (ROOT / "lllm" / folder).rglob("*.py")]
+    named = [f"{p.relative_to(ROOT)}: {word}" for p in below for word in ("lllm.labs", "STEPPED", "DEBATE_BRAINS",
+             "DECISIONS", "SolveAndExplain", '"oversight"', '"debate"', '"workflow"') if word in p.read_text(encoding="utf-8")]
+    assert not named
 
 
 def test_a_native_run_goes_through_its_row_travel_trace_and_comparison():
-    from lllm.runtimes.native.timetravel import native_trace_text, travel_native
+    from lllm.labs.timetravel.native import native_trace_text, travel_native
     record = travel_any(AGENT)
     assert record == travel_native(AGENT) and any_trace_text(record) == native_trace_text(record)
     recorded = json.loads(json.dumps(record["branches"]))

@@ -10,10 +10,9 @@ import pytest
 
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.runtimes.native import Agent, PredictorInvoker, Prompt
-from lllm.runtimes.native.tactic_timetravel import tactic_trace_text, travel_tactic
 from lllm.agents.runfile import differing_branch as native_differing_branch
-from lllm.runtimes.native.timetravel import (agent_trace_text, native_first_difference,
-                                             native_trace_text, travel_agent, travel_native)
+from lllm.labs.timetravel.native import native_trace_text, tactic_trace_text, travel_native, travel_tactic
+from lllm.runtimes.native.timetravel import agent_trace_text, native_first_difference, travel_agent
 from lllm.runtimes.native.travel_spec import SYSTEM, check_native_spec, native_tools
 from lllm.web.timetravel import run_json
 
@@ -127,7 +126,7 @@ def test_a_tactic_on_the_story_model_replays_exactly_and_a_new_task_is_a_new_run
 # ---- run files, the page's entry and the command line ------------------------------------------------
 
 @pytest.mark.parametrize("change, message", [
-    ({"demo": "native-bot"}, "field demo must be one of react, memory, workflow, oversight, debate, native-agent, native-tactic in a version 2 file, got 'native-bot'"),
+    ({"demo": "native-bot"}, "field demo must be one of native-agent, native-tactic for a native run, got 'native-bot'"),
     ({"inputs": {"goal": ""}}, "field inputs.goal must be non-empty text, got ''"),
     ({"inputs": {"goal": "Hi", "max_steps": 9}}, "field inputs.max_steps must be an integer between 1 and 5, got 9"),
     ({"inputs": {"goal": "Hi", "task": "x"}}, "field inputs.task is not part of a native-agent run's inputs"),

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import re
 
-from lllm.agents.runfile import check_stepped_spec
 from lllm.agents.steptravel import steps_trace, travel_steps
 from lllm.agents.timetravel import step_seed
 from lllm.labs.debate.standins import DebateRulePredictor
+from lllm.labs.timetravel.spec import check_stepped_spec
 
 __all__ = ["starts_turn", "Turns", "travel_debate", "debate_trace_text"]
 

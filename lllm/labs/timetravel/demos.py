@@ -5,10 +5,19 @@ steps) first. A run file's `demo` field (`lllm/agents/runfile.py`; version 1 fil
 picks the row: `travel(spec, models, known) -> record` recomputes every branch, and `trace(record)`
 is the text the page shows and `python -m lllm replay` prints. Every record is plain JSON, so one
 comparison serves them all (`runfile.differing_branch`: a file's recorded branches against the
-replay, every field). Adding a demo is one row here, plus its name and spec checker in `runfile.py`.
+replay, every field). Adding a demo is one row here (and its checker beside its travel function).
 
-The native runtime's rows (`lllm/runtimes/native/timetravel.py`) import it only when they run:
-the native runtime needs Pydantic, and the pages of the other demos load without it.
+This table is the one list of demos. The layers below take the names from it: `runfile.demo_of`
+checks a file's `demo` against the names it is given (`which_demo` gives these). The page's widget
+(`site/assets/agents/timetravel.mjs`) keeps its own `DEMOS` object, because what it holds per demo
+is the page's controls (labels, defaults, which brains), not anything Python computes, and the
+widget's JavaScript cannot read this module; generating it at site build would move the controls
+into Python for no gain. So the two are held together by a test instead
+(`tests/labs/test_timetravel_demos.py`: the widget's demos are exactly these rows), which fails the
+moment a row is added on one side only.
+
+The native runtime's rows (`native.py`: an Agent's run, and the demo tactic's) import it only when
+they run: the native runtime needs Pydantic, and the pages of the other demos load without it.
 
 Usage:
 
@@ -30,20 +39,20 @@ from lllm.labs.timetravel.debate import debate_trace_text, travel_debate
 from lllm.labs.timetravel.oversight import oversight_trace_text, travel_oversight
 from lllm.labs.timetravel.workflow import travel_workflow, workflow_trace_text
 
-__all__ = ["DEMOS", "travel_any", "any_trace_text", "differing_branch"]   # differing_branch: runfile's, for the callers
+__all__ = ["DEMOS", "which_demo", "travel_any", "any_trace_text", "differing_branch"]   # differing_branch: runfile's, for the callers
 
 
 # ---- the native runtime's rows: imported when they run (the native runtime needs Pydantic) ---------
 
 def travel_native(spec, models: dict | None = None, known: dict | None = None) -> dict:
-    """A native Agent's or Tactic's run (`lllm/runtimes/native/timetravel.py`)."""
-    from lllm.runtimes.native.timetravel import travel_native as travel_it
+    """A native Agent's or the demo Tactic's run (`native.py`)."""
+    from lllm.labs.timetravel.native import travel_native as travel_it
     return travel_it(spec, models)
 
 
 def native_trace_text(record: dict) -> str:
     """A native run's trace: its branches' messages or calls, then its dialog tree."""
-    from lllm.runtimes.native.timetravel import native_trace_text as trace_it
+    from lllm.labs.timetravel.native import native_trace_text as trace_it
     return trace_it(record)
 
 
@@ -60,9 +69,14 @@ DEMOS = {                                   # a run file's "demo" -> (travel, tr
 # --8<-- [end:demos]
 
 
+def which_demo(data) -> str:
+    """The demo a run file is for, one of the rows above, or ValueError naming the field."""
+    return demo_of(data, tuple(DEMOS))
+
+
 def travel_any(spec, models: dict | None = None, known: dict | None = None) -> dict:
     """The record of any run file: the demo its `demo` field names computes every branch."""
-    return DEMOS[demo_of(spec)][0](spec, models, known)
+    return DEMOS[which_demo(spec)][0](spec, models, known)
 
 
 def any_trace_text(record: dict) -> str:

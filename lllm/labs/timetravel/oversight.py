@@ -32,11 +32,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from lllm.agents.react import FORCED_RE, build_prompt, parse_final
-from lllm.agents.runfile import check_stepped_spec, shown
+from lllm.agents.runfile import shown
 from lllm.agents.steptravel import steps_trace, travel_steps
-from lllm.agents.timetravel import step_brains
+from lllm.agents.timetravel import sampling_text, step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.labs.human_in_loop import OversightSession, PendingStep
+from lllm.labs.timetravel.spec import check_stepped_spec
 
 __all__ = ["travel_oversight", "oversight_trace_text"]
 
@@ -113,9 +114,8 @@ def travel_oversight(spec: dict, models: dict | None = None, known: dict | None 
 def oversight_trace_text(record: dict) -> str:
     """The session as text, as the page shows it and `python -m lllm replay` prints it."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] == "tinyllm" else ""
     human = "; ".join(i.get("decisions", []) + ["then approve"]) if i.get("decisions") else "approve every proposal"
-    return steps_trace(record, [f"overseen run: {i['goal']}", f"brain {i['brain']}{sampling}, max steps {i['max_steps']}",
+    return steps_trace(record, [f"overseen run: {i['goal']}", f"brain {i['brain']}{sampling_text(i)}, max steps {i['max_steps']}",
                                 f"the human: {human}"])
 
 

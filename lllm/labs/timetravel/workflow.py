@@ -32,11 +32,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from lllm.agents.react import Outcome, build_prompt, react_step
-from lllm.agents.runfile import check_stepped_spec, shown
+from lllm.agents.runfile import shown
 from lllm.agents.steptravel import steps_trace, travel_steps
-from lllm.agents.timetravel import edited_step, step_brains
+from lllm.agents.timetravel import edited_step, sampling_text, step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.labs.typed_workflow import StepKind, TypedStep, TypedTrajectory, react_steps, typed_steps
+from lllm.labs.timetravel.spec import check_stepped_spec
 
 __all__ = ["travel_workflow", "workflow_trace_text"]
 
@@ -103,8 +104,7 @@ def travel_workflow(spec: dict, models: dict | None = None, known: dict | None =
 def workflow_trace_text(record: dict) -> str:
     """The run as text, as the page shows it and `python -m lllm replay` prints it."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] == "tinyllm" else ""
-    return steps_trace(record, [f"typed workflow: {i['goal']}", f"brain {i['brain']}{sampling}, max turns {i['max_steps']}"])
+    return steps_trace(record, [f"typed workflow: {i['goal']}", f"brain {i['brain']}{sampling_text(i)}, max turns {i['max_steps']}"])
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ config), `invokers/` (the model behind an Agent), `proxies/` (outside APIs as to
 `agent.py` -> `tactic.py` -> `agent_config.py` -> `runtime.py`, which put them together;
 `sandbox/` (where run_python's code runs) and `composition/` (tactics by reference, remote
 tactics, streams) last. `adapter.py` and `entrypoints.py` make any object a protocol Tactic.
-`timetravel.py` and `tactic_timetravel.py` (run files: `travel_spec.py`) replay an Agent's or a
-Tactic's run with edits, each Agent branch a fork of the run's dialog (the pages' time travel).
+`timetravel.py` and `tactic_timetravel.py` (run files: `travel_spec.py`) replay an Agent's or any
+Tactic's run with edits, each Agent branch a fork of the run's dialog (the pages' time travel; their
+demo tactic is in the labs).
 Serving is in `lllm/services/`, new projects in `lllm/create/`, commands in `lllm/commands/`.
 
     Tactic   the program: takes a task, wires agents together, returns a result

@@ -31,18 +31,17 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import LATEST, SCHEMA, shown
-from lllm.agents.timetravel import step_brains
+from lllm.agents.runfile import run_record, shown
+from lllm.agents.timetravel import sampling_text, step_brains
 from lllm.runtimes.native.agent import Agent, AgentCallError
 from lllm.runtimes.native.core.dialog import Message, Role
 from lllm.runtimes.native.core.prompt import Prompt
 from lllm.runtimes.native.dialog_tree import dialog_tree_nodes
 from lllm.runtimes.native.invokers.base import PredictorInvoker
-from lllm.runtimes.native.tactic_timetravel import reply_text, tactic_trace_text, travel_tactic
+from lllm.runtimes.native.tactic_timetravel import reply_text
 from lllm.runtimes.native.travel_spec import MAX_NEW_TOKENS, StepPredictor, check_native_spec, native_tools
 
-__all__ = ["travel_agent", "agent_trace_text", "native_first_difference", "travel_native",
-           "native_trace_text"]
+__all__ = ["travel_agent", "agent_trace_text", "native_first_difference"]
 
 STEP_KEYS = ("role", "name", "content", "calls")     # what makes two messages different
 
@@ -143,11 +142,9 @@ def travel_agent(spec: dict, models: dict | None = None) -> dict:
         branches.append(_branch(i + 2, inputs, brain_for, parent[:2], edit, f"edits[{i}]"))
     ids = {b[0].id: n for n, b in enumerate(branches, start=1)}
     tree = [node | {"branch": ids[node["id"]]} for node in dialog_tree_nodes(branches[-1][0]) if node["id"] in ids]
-    return {"schema": SCHEMA, "version": LATEST, "demo": demo, "inputs": inputs, "edits": edits, "tree": tree,
-            "branches": [{"id": n, "parent": edits[n - 2]["parent"] if n > 1 else None, "edit": edits[n - 2] if n > 1 else None,
-                          "dialog": dialog.id, "goal": steps[1]["content"] if len(steps) > 1 else "", "steps": steps,
-                          "answer": answer, "stop_reason": stop}
-                         for n, (dialog, steps, answer, stop) in enumerate(branches, start=1)]}
+    return run_record(demo, inputs, edits, [{"dialog": dialog.id, "goal": steps[1]["content"] if len(steps) > 1 else "",
+                                             "steps": steps, "answer": answer, "stop_reason": stop}
+                                            for dialog, steps, answer, stop in branches], tree=tree)
 
 
 # ---- comparing, and the trace the page and `python -m lllm replay` print ---------------------------
@@ -169,8 +166,7 @@ def _lines(text: str, indent: str) -> list[str]:
 def agent_trace_text(record: dict) -> str:
     """The run as text: each branch's messages, its end, then the dialog tree with the split points."""
     i = record["inputs"]
-    sampling = f", temperature {i['temperature']}, seed {i['seed']}" if i["brain"] == "tinyllm" else ""
-    out = [f"native agent run: {i['goal']}", f"brain {i['brain']}{sampling}, max tool rounds {i['max_steps']}"]
+    out = [f"native agent run: {i['goal']}", f"brain {i['brain']}{sampling_text(i)}, max tool rounds {i['max_steps']}"]
     for b in record["branches"]:
         e = b["edit"]
         out.append(f"== branch 1: the run ({b['dialog']})" if e is None else
@@ -186,16 +182,6 @@ def agent_trace_text(record: dict) -> str:
     out.append("dialog tree (the branches' dialogs; the loop's working forks are left out):")
     out += ["  " * n["depth"] + f"branch {n['branch']}: " + n["label"].removesuffix(" | this dialog") for n in record["tree"]]
     return "\n".join(out) + "\n"
-
-
-def travel_native(spec, models: dict | None = None) -> dict:
-    """An Agent's run or a Tactic's, whichever the file's `demo` says."""
-    return travel_tactic(spec, models) if isinstance(spec, dict) and spec.get("demo") == "native-tactic" \
-        else travel_agent(spec, models)
-
-
-def native_trace_text(record: dict) -> str:
-    return tactic_trace_text(record) if record.get("demo") == "native-tactic" else agent_trace_text(record)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import BRAINS, LATEST, MAX_SCRIPT, demo_of, int_field, key_name, shown, text_field
+from lllm.agents.runfile import (LATEST, MAX_SCRIPT, check_sampling, demo_of, edit_changes, edits_and_branches, int_field,
+                                 key_name, shown, text_field)
 from lllm.agents.tools import DEFAULT_TOOLS
 from lllm.predictors.specs import parse_script
 from lllm.runtimes.native.core.tools import Function
@@ -55,7 +56,6 @@ SCRIPTS = {  # the pages' default brain: scripted replies, as the Agent page's f
 }
 MAX_NEW_TOKENS = 80             # as the Agent page's TinyLLM cell
 MAX_TOOL_ROUNDS = 5
-MAX_EDITS = 50
 EDIT_FIELDS = {"native-agent": ("content",), "native-tactic": ("reply", "task")}
 
 
@@ -70,13 +70,7 @@ def _inputs(demo: str, data) -> dict:
     unknown = sorted(set(data) - {goal, *defaults})
     if unknown:
         raise ValueError(f"field inputs.{key_name(unknown[0])} is not part of a {demo} run's inputs")
-    inputs = {goal: text_field(data.get(goal), f"inputs.{goal}")} | {k: data.get(k, v) for k, v in defaults.items()}
-    if inputs["brain"] not in BRAINS:
-        raise ValueError(f"field inputs.brain must be one of {', '.join(BRAINS)}, got {shown(inputs['brain'])}")
-    int_field(inputs["seed"], "inputs.seed", 0, 2 ** 32 - 1)
-    t = inputs["temperature"]
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 5:
-        raise ValueError(f"field inputs.temperature must be a number between 0 and 5, got {shown(t)}")
+    inputs = check_sampling({goal: text_field(data.get(goal), f"inputs.{goal}")} | {k: data.get(k, v) for k, v in defaults.items()})
     if "max_steps" in inputs:
         int_field(inputs["max_steps"], "inputs.max_steps", 1, MAX_TOOL_ROUNDS)
         text_field(inputs["system"], "inputs.system", limit=MAX_SCRIPT)
@@ -88,14 +82,7 @@ def _inputs(demo: str, data) -> dict:
 
 def _edit(demo: str, data, i: int) -> dict:
     name, fields = f"edits[{i}]", EDIT_FIELDS[demo]
-    if not isinstance(data, dict):
-        raise ValueError(f"field {name} must be an object like {{\"parent\": 1, \"step\": 2, \"{fields[0]}\": \"...\"}}")
-    unknown = sorted(set(data) - {"parent", "step", *fields})
-    if unknown:
-        raise ValueError(f"field {name}.{key_name(unknown[0])} is not something an edit can change ({', '.join(fields)})")
-    int_field(data.get("parent"), f"{name}.parent", 1, i + 1)       # branch i + 2 may start from branches 1 .. i + 1
-    int_field(data.get("step"), f"{name}.step", 1, 1000)
-    changed = [k for k in fields if k in data]
+    changed = edit_changes(data, i, fields, 1000, here="")
     if not changed:
         raise ValueError(f"field {name} changes nothing: give it a "
                          + ("content" if demo == "native-agent" else "reply, or a task alone with step 1"))
@@ -111,11 +98,7 @@ def check_native_spec(data) -> tuple[str, dict, list[dict]]:
     demo = demo_of(data)
     if demo not in NATIVE_DEMOS:
         raise ValueError(f"field demo must be one of {', '.join(NATIVE_DEMOS)} for a native run, got {shown(demo)}")
-    edits = data.get("edits", [])
-    if not isinstance(edits, list) or len(edits) > MAX_EDITS:
-        raise ValueError(f"field edits must be a list of at most {MAX_EDITS} edits, got {type(edits).__name__}")
-    if not isinstance(data.get("branches", []), list):
-        raise ValueError("field branches must be a list (the branches the run file recorded)")
+    edits = edits_and_branches(data)
     return demo, _inputs(demo, data.get("inputs")), [_edit(demo, e, i) for i, e in enumerate(edits)]
 
 
