@@ -188,8 +188,8 @@ def course_markdown(course: Course, here: str) -> str:
                    f"*About {unit.minutes} min.* {unit.why}\n\n"
                    f"- **Read:** {reads}\n"
                    f"- **Run:** {run_kind} on [{page_title(unit.run)}]({rel(unit.run, here)}), to the end once\n"
-                   f"- **Quiz:** [{unit.quiz_title}]({rel(quiz_page(unit), here)}#quiz-{unit.quiz}), 80 % right or better\n"
-                   f"- **Exercise:** *{unit.exercise_title}*, the code question in that quiz, passed against its hidden checks\n\n"
+                   f"- **Quiz:** [{unit.quiz_title}]({rel(quiz_page(unit), here)}#quiz-{unit.quiz}), 80 % right or better on a first attempt\n"
+                   f"- **Exercise:** *{unit.exercise_title}*, the code question in that quiz, passed against its hidden checks before its solution is shown\n\n"
                    f'<p class="lllm-course-unit__status" data-unit-status="{unit.id}"></p>\n\n</div>\n')
     return "\n".join(out)
 

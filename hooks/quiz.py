@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html as html_lib
 import json
 import os
 import re
@@ -36,12 +37,15 @@ from mkdocs.utils import get_relative_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hooks.quiz_files import (  # noqa: E402  (MkDocs loads hook files by path)
-    QUIZ_DIR, Quiz, QuizError, check_page_sources, is_page_source, load_all, normalise)
+    QUIZ_DIR, Quiz, QuizError, check_page_sources, check_teaches, is_page_source, load_all, normalise,
+    teaches_target)
 from hooks.quiz_fairness import length_cue_errors  # noqa: E402
 from hooks.roadmap import api_page  # noqa: E402
 
 MARKER_RE = re.compile(r"^<!--\s*quiz:\s*([A-Za-z0-9_-]+)\s*-->\s*$", re.M)
 REVIEW_MARKER, PROGRESS_MARKER = "<!-- quiz-review -->", "<!-- quiz-progress -->"
+BLOB_RE = re.compile(r"@lllm-quiz-blob-(\d+)@")   # a blob's place until every page's headings are known
+HEADING_RE = re.compile(r"<h([1-6])\b[^>]*?\sid=\"([^\"]+)\"[^>]*>(.*?)</h\1>", re.S)
 CHECKS_DIR = "assets/quiz/checks"     # one <question id>.json per code question (questions.mjs fetches it)
 
 
@@ -95,9 +99,18 @@ def build_order(q: dict) -> list[tuple[int, dict]]:
     return sorted(enumerate(q["choices"]), key=rank)
 
 
-def question_view(q: dict, here: str, pages: dict[str, str]) -> dict:
+def teaches_view(teaches: str, quiz_page: str | None, here: str, pages: dict[str, str]) -> dict:
+    """{page, anchor, url, label}: the section of a page that teaches a question ("Read it again: ...").
+    The label (the heading's words) is filled in by on_post_page, once every page is rendered."""
+    page, anchor = teaches_target(teaches, quiz_page)
+    url = get_relative_url(pages[page], here) + "#" + anchor if page in pages else None
+    return {"page": page, "anchor": anchor, "url": url, "label": None}
+
+
+def question_view(q: dict, here: str, pages: dict[str, str], quiz_page: str | None = None) -> dict:
     kind = q["kind"]
-    view = {"id": q["id"], "kind": kind, "prompt": html(q["prompt"]), "source": source_view(q["source"], here, pages)}
+    view = {"id": q["id"], "kind": kind, "prompt": html(q["prompt"]), "source": source_view(q["source"], here, pages),
+            "teaches": teaches_view(q["teaches"], quiz_page, here, pages)}
     if kind in ("single", "multiple"):
         view["choices"] = [{"key": i, "html": html(c["text"], inline=True), "correct": bool(c.get("correct")),
                             "why": html(c["why"], inline=True)} for i, c in build_order(q)]
@@ -126,21 +139,36 @@ def checks_file(q: dict) -> tuple[str, str]:
 def quiz_view(quiz: Quiz, here: str, pages: dict[str, str]) -> dict:
     page_url = get_relative_url(pages[quiz.page], here) if quiz.page in pages else None
     return {"topic": quiz.topic, "title": quiz.title, "url": page_url,
-            "questions": [question_view(q, here, pages) for q in quiz.questions]}
+            "questions": [question_view(q, here, pages, quiz.page) for q in quiz.questions]}
 
 
 def encode(payload) -> str:
     return base64.b64encode(json.dumps(payload, ensure_ascii=False).encode("utf-8")).decode("ascii")
 
 
+def label_teaches(payload):
+    """Fill in each question's "Read it again" label from the built pages' headings (page -> {id: title})."""
+    headings, titles = _state["headings"], _state["titles"]
+    for quiz in payload if isinstance(payload, list) else [payload]:
+        for q in quiz.get("questions", []) if isinstance(quiz, dict) else []:
+            t = q.get("teaches")
+            if t and t["label"] is None:
+                words = headings.get(t["page"], {}).get(t["anchor"]) or _words(t["anchor"])
+                t["label"] = words if t["page"] == _state["quizzes"][quiz["topic"]].page else \
+                    f"{words} ({titles.get(t['page'], t['page'])})"
+    return payload
+
+
 def container(mode: str, payload, extra: str = "") -> str:
-    return (f'<div class="lllm-quiz" data-quiz-mode="{mode}" data-quiz-blob="{encode(payload)}"{extra} '
+    """The quiz's element; its blob is written by on_post_page (the sections' titles are known then)."""
+    _state["blobs"].append(payload)
+    return (f'<div class="lllm-quiz" data-quiz-mode="{mode}" data-quiz-blob="@lllm-quiz-blob-{len(_state["blobs"]) - 1}@"{extra} '
             f'data-search-exclude><p class="lllm-quiz__fallback">This quiz needs JavaScript.</p></div>')
 
 
 # ---- the MkDocs events ------------------------------------------------------------------------------
 
-_state: dict = {"quizzes": {}, "pages": {}, "titles": {}, "anchors": {}, "marker_lines": {}}
+_state: dict = {"quizzes": {}, "pages": {}, "titles": {}, "anchors": {}, "headings": {}, "marker_lines": {}, "blobs": []}
 
 
 def _title(f) -> str:
@@ -154,6 +182,7 @@ def on_config(config, **kwargs):
     fail(errors)
     fail(length_cue_errors(quizzes))      # right answers must not be the longest choice beyond chance
     _state["quizzes"] = quizzes
+    _state["blobs"], _state["headings"], _state["anchors"] = [], {}, {}
     return config
 
 
@@ -213,17 +242,31 @@ def on_page_markdown(markdown_text, page, config, files, **kwargs):
         everything = [quiz_view(q, here, pages) for q in quizzes.values()]
         markdown_text = markdown_text.replace(REVIEW_MARKER, container("review", everything))
         summary = [{"topic": q["topic"], "title": q["title"], "url": q["url"],
-                    "ids": [x["id"] for x in q["questions"]]} for q in everything]
+                    "ids": [x["id"] for x in q["questions"]],
+                    "code": [x["id"] for x in q["questions"] if x["kind"] == "code"]} for q in everything]
         markdown_text = markdown_text.replace(PROGRESS_MARKER, container("progress", summary))
     return markdown_text
 
 
 def on_page_content(html_text, page, config, files, **kwargs):
     _state["anchors"][page.file.src_uri] = set(re.findall(r'\sid="([^"]+)"', html_text))
+    _state["headings"][page.file.src_uri] = {anchor: _heading_words(inner) for _, anchor, inner in HEADING_RE.findall(html_text)}
     return html_text
+
+
+def _heading_words(inner: str) -> str:
+    """A rendered heading's text: its permalink and tags dropped, entities read."""
+    inner = re.sub(r'<a class="headerlink".*?</a>', "", inner, flags=re.S)
+    return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", inner)).split())
 
 
 def on_env(env, config, files, **kwargs):
     """Every page is rendered now, so page anchors named as sources can be checked."""
     fail(check_page_sources(_state["quizzes"], _state["anchors"]))
+    fail(check_teaches(_state["quizzes"], _state["headings"]))    # every `teaches` names a real heading
     return env
+
+
+def on_post_page(output, page, config, **kwargs):
+    """Write each quiz blob in place, its "Read it again" labels taken from the rendered headings."""
+    return BLOB_RE.sub(lambda m: encode(label_teaches(_state["blobs"][int(m.group(1))])), output)

@@ -39,7 +39,8 @@ QUESTION_KEYS = {
     "reflection": {"model_answer", "explanation"},
     "code": {"stub", "solution", "tests", "tries", "remarks", "hints"},
 }
-COMMON_KEYS = {"id", "kind", "prompt", "source"}
+COMMON_KEYS = {"id", "kind", "prompt", "source", "teaches"}
+TEACHES_RE = re.compile(r"^(?:[A-Za-z0-9_./-]+\.md)?#[A-Za-z0-9_-][A-Za-z0-9_.:-]*$")
 
 
 # ---- reading YAML with line numbers ----------------------------------------------------------------
@@ -128,6 +129,10 @@ def check_question(q, err) -> None:
             err(q.key_lines[key], f"unknown field '{key}' for a {kind} question")
     _text(q, "prompt", err)
     _text(q, "source", err)
+    teaches = _text(q, "teaches", err)
+    if teaches and not TEACHES_RE.match(teaches.strip()):
+        err(q.key_lines["teaches"], f"teaches {teaches!r} must name a heading: '#anchor' (on the quiz's own page) "
+                                    f"or 'page.md#anchor' (on another page)")
     if kind in ("single", "multiple"):
         choices = q.get("choices")
         if not isinstance(choices, list) or len(choices) < 2:
@@ -333,4 +338,33 @@ def check_page_sources(quizzes: dict[str, Quiz], anchors: dict[str, set[str]]) -
                 problem = page_source_problem(source, anchors)
                 if problem:
                     errors.append(QuizError(quiz.path, q.key_lines["source"], q.get("id"), problem))
+    return errors
+
+
+def teaches_target(teaches: str, quiz_page: str | None) -> tuple[str | None, str]:
+    """(page src, anchor) a question's `teaches` names: '#x' is on the quiz's own page."""
+    page, _, anchor = teaches.strip().partition("#")
+    return (page or quiz_page), anchor
+
+
+def check_teaches(quizzes: dict[str, Quiz], headings: dict[str, dict[str, str]]) -> list[QuizError]:
+    """Every question's `teaches` names a real heading id of a built page (headings: page -> {id: title})."""
+    errors = []
+    for quiz in quizzes.values():
+        for q in quiz.questions:
+            teaches = q.get("teaches")
+            if not isinstance(teaches, str) or not TEACHES_RE.match(teaches.strip()):
+                continue                              # load_quiz reported it
+            page, anchor = teaches_target(teaches, quiz.page)
+            line = q.key_lines.get("teaches", q.line)
+            if page is None:
+                problem = f"teaches {teaches!r}: the quiz is shown on no page, so '#{anchor}' names no heading"
+            elif page not in headings:
+                problem = f"teaches {teaches!r}: page {page} does not exist in the site"
+            elif anchor not in headings[page]:
+                known = ", ".join(f"#{a}" for a in list(headings[page])[:12]) or "none"
+                problem = f"teaches {teaches!r}: {page} has no heading with id '{anchor}' (its headings: {known})"
+            else:
+                continue
+            errors.append(QuizError(quiz.path, line, q.get("id"), problem))
     return errors

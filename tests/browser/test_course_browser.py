@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 from conftest import ROOT, origin, watch
 from test_site_a11y_browser import AXE, SERIOUS
 from support.quiz_page import check_html
+from support.reading import FAST_READING, read_through
 
 pytestmark = pytest.mark.browser
 RUNTIME_TIMEOUT = 180_000   # ms: a cold Pyodide boot is 6–9 s here, far more on a busy machine
@@ -64,12 +65,13 @@ def test_a_fresh_profile_sees_the_course_at_zero(page, site_server):
 
 def test_continue_follows_the_reader_through_instant_navigation(page, site_server):
     pg = page.page
+    pg.context.add_init_script(FAST_READING)      # reading is timed per section (support.reading)
     pg.goto(site_server.url)
     pg.evaluate("() => { window.sameDocument = true; }")
     pg.locator('.md-nav--primary a[href$="tinyllm/data/"]').first.click()          # instant navigation
     pg.wait_for_url(re.compile(r"/tinyllm/data/$"))
     expect(pg.locator(".lllm-course-sentinel")).to_have_count(1)
-    pg.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+    read_through(pg)                              # each section in view long enough, not a jump to the end
     expect(pg.locator(".md-nav--primary a.md-nav__link--active .lllm-course-mark").first).to_have_attribute("data-state", "started")
     pg.locator(".md-nav--primary a.md-nav__link", has_text=re.compile(r"^\s*Home\s*$")).first.click()
     pg.wait_for_url(site_server.url)
@@ -101,6 +103,7 @@ def answer(pg, q):
 def test_one_unit_end_to_end_survives_reload_and_export_import(page, site_server, browser, tmp_path):
     pg = page.page
     unit = next(u for u in course_data(site_server)["units"] if u["id"] == UNIT)
+    pg.context.add_init_script(FAST_READING)
     pg.goto(site_server.url + PAGE)
     questions = quiz_questions(site_server, PAGE.rstrip("/"), unit["quiz"])
     exercise = next(q for q in questions if q["id"] == unit["exercise"])
@@ -126,8 +129,8 @@ def test_one_unit_end_to_end_survives_reload_and_export_import(page, site_server
         if q["kind"] != "code":
             answer(pg, q)
 
-    # read: scroll to the end of the page
-    pg.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+    # read: the page part by part (each section in view for its, here shortened, reading time)
+    read_through(pg)
     expect(pg.locator(".md-nav--primary a.md-nav__link--active .lllm-course-mark").first).to_have_attribute("data-state", "done")
 
     def check_done(p):

@@ -183,15 +183,15 @@ def test_hints_are_checked(tmp_path):
     folder = tmp_path / "quizzes"
     folder.mkdir()
     base = ("title: T\nquestions:\n  - id: c\n    kind: code\n    prompt: Write f.\n    source: lllm/predictors/contract.py\n"
-            "    stub: 'def f(): return 0'\n    solution: 'def f(): return 1'\n    tests: ['assert f() == 1, \"f() is 1\"']\n"
+            "    teaches: '#start'\n    stub: 'def f(): return 0'\n    solution: 'def f(): return 1'\n    tests: ['assert f() == 1, \"f() is 1\"']\n"
             "    remarks: Plain.\n")
     (folder / "t.yml").write_text(base + "    tries: 2\n    hints: [one, two]\n", encoding="utf-8")
     _, errors = quiz_files.load_all(folder, run_code=False)
-    assert [str(e) for e in errors] == [f"{folder / 't.yml'}:12 [c] 2 hints but only 2 tries: a hint follows "
+    assert [str(e) for e in errors] == [f"{folder / 't.yml'}:13 [c] 2 hints but only 2 tries: a hint follows "
                                         "each failed try but the last, so at most 1 can be shown"]
     (folder / "t.yml").write_text(base + "    hints: [one, 3]\n", encoding="utf-8")
     _, errors = quiz_files.load_all(folder, run_code=False)
-    assert [str(e) for e in errors] == [f"{folder / 't.yml'}:11 [c] 'hints' must be a list of texts (Markdown), "
+    assert [str(e) for e in errors] == [f"{folder / 't.yml'}:12 [c] 'hints' must be a list of texts (Markdown), "
                                         "one per failed try"]
 
 

@@ -27,7 +27,7 @@ from hooks import quiz_files  # noqa: E402
 def question(qid: str, right: str, *wrong: str, kind: str = "single") -> str:
     choices = f"      - text: {right}\n        correct: true\n        why: Right.\n"
     choices += "".join(f"      - text: {w}\n        why: Not so.\n" for w in wrong)
-    return (f"  - id: {qid}\n    kind: {kind}\n    prompt: Which?\n    source: lllm/predictors/contract.py:contract\n"
+    return (f"  - id: {qid}\n    kind: {kind}\n    prompt: Which?\n    source: lllm/predictors/contract.py:contract\n    teaches: \"#start\"\n"
             f"    choices:\n{choices}")
 
 

@@ -33,6 +33,7 @@ GOOD_CHOICE = """\
         why: That is the contract.
       - text: The prompt and the completion
         why: That was the old echo bug.
+    teaches: "#start"
 """
 
 
@@ -159,6 +160,7 @@ def test_missing_explanation_of_a_short_answer(tmp_path):
         kind: short
         prompt: How many?
         source: lllm/predictors/contract.py
+        teaches: "#start"
         answers: ["0"]
     """
     assert only_error(tmp_path, text).endswith("topic.yml:3 [q-short] missing 'explanation'")
@@ -174,6 +176,7 @@ def test_an_unquoted_yes_is_caught(tmp_path):
         source: lllm/predictors/contract.py
         answers: [yes]
         explanation: It does.
+        teaches: "#start"
     """
     assert "topic.yml:7 [q-yes] an answer was read as true/false" in only_error(tmp_path, text)
 
@@ -227,6 +230,7 @@ def test_code_question_solution_must_pass_and_stub_must_fail(tmp_path):
         tests:
           - assert double(3) == 6, "double(3) should be 6"
         remarks: Multiply.
+        teaches: "#start"
     """
     errors = errors_for(tmp_path, text)
     assert "topic.yml:10 [q-code] the solution fails its hidden tests: Test 1 of 1 failed: double(3) should be 6" in errors[0]
@@ -308,3 +312,51 @@ def test_marker_naming_an_unknown_quiz_fails_the_build(tmp_path):
                         "# Home\n\ntext\n\n<!-- quiz: nosuch -->\n")
     assert result.returncode != 0
     assert "docs/index.md:5 [no id] no quiz named 'nosuch'" in result.stdout + result.stderr
+
+
+# ---- where a question is taught: `teaches` ------------------------------------------------------------
+
+def test_every_question_names_the_section_that_teaches_it():
+    quizzes, errors = quiz_files.load_all(run_code=False)
+    assert not errors
+    missing = [q["id"] for quiz in quizzes.values() for q in quiz.questions if not q.get("teaches")]
+    assert not missing
+
+
+def test_a_question_without_teaches_is_an_error(tmp_path):
+    text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-untaught").replace('    teaches: "#start"\n', "")
+    assert only_error(tmp_path, text).endswith("topic.yml:3 [q-untaught] missing 'teaches'")
+
+
+def test_teaches_must_name_a_heading(tmp_path):
+    text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-where").replace('"#start"', '"the start"')
+    assert only_error(tmp_path, text).endswith(
+        "topic.yml:13 [q-where] teaches 'the start' must name a heading: '#anchor' (on the quiz's own page) "
+        "or 'page.md#anchor' (on another page)")
+
+
+def test_build_fails_on_a_teaches_anchor_that_is_no_heading(tmp_path):
+    text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-lost").replace('"#start"', '"#the-parsers"')
+    result = mini_build(tmp_path, text)
+    assert result.returncode != 0
+    assert ("topic.yml:13 [q-lost] teaches '#the-parsers': index.md has no heading with id 'the-parsers' "
+            "(its headings: #home, #start") in result.stdout + result.stderr
+
+
+def test_build_fails_on_a_teaches_page_that_does_not_exist(tmp_path):
+    text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-away").replace('"#start"', '"nowhere.md#start"')
+    result = mini_build(tmp_path, text)
+    assert result.returncode != 0
+    assert "topic.yml:13 [q-away] teaches 'nowhere.md#start': page nowhere.md does not exist in the site" in result.stdout + result.stderr
+
+
+def test_build_links_each_question_to_its_section_by_the_headings_words(tmp_path):
+    page = "# Home\n\n## Start *here*, `now`\n\nText.\n\n## The quiz part\n\n<!-- quiz: topic -->\n"
+    text = "title: T\nquestions:\n" + GOOD_CHOICE.format(id="q-read").replace('"#start"', '"#start-here-now"')
+    result = mini_build(tmp_path, text, page)
+    assert result.returncode == 0, result.stdout + result.stderr
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "@lllm-quiz-blob" not in html
+    quiz = json.loads(base64.b64decode(re.search(r'data-quiz-blob="([^"]+)"', html).group(1)))
+    assert quiz["questions"][0]["teaches"] == {"page": "index.md", "anchor": "start-here-now",
+                                                "url": "./#start-here-now", "label": "Start here, now"}

@@ -3,11 +3,20 @@
 // assets/course/course.json) first; progress lives in the quiz store (../quiz/store.mjs).
 //
 // A unit has four steps, each done at a time (ms since 1970) or not yet (null):
-//   read       every page of the unit was scrolled to its end   (marks "read:<page>", set here)
+//   read       every page of the unit was read part by part: each of its sections (the text under
+//              each h2, and the part before the first) was in view for a time scaled by its length
+//              (READ_MS_PER_WORD, between READ_MIN_MS and READ_MAX_MS), tracked with an
+//              IntersectionObserver while the tab is visible; a jump to the end is not reading
+//              (marks "read:<page>", set here; marks set by the old rule, a scroll to the end, stay)
 //   ran        the unit's run page had a demo or cell run to the end ("ran:<page>", from the
 //              "lllm:ran" event that cells.mjs and demos.mjs send)
-//   quiz       its quiz answered at >= 80 % right                (the quiz's question records)
-//   exercise   its code exercise passed against the hidden checks (that question's record)
+//   quiz       its quiz passed on a first attempt: each question's FIRST answer (store.first, kept
+//              through "Reset this quiz") and >= 80 % of them right; a pass after the answers were
+//              shown does not count ("answers seen")
+//   exercise   its code exercise passed against the hidden checks before its solution was shown
+//              (its first answer passed; "Show the solution" marks it seen, not passed)
+// Test hook: `window.lllmReadingScale = 0.01` (set before the page runs) multiplies every section's
+// reading time, so a browser test can read a page honestly in seconds (tests/browser/test_course_marks_browser.py).
 // The bar counts steps (4 per unit). Everything is redrawn on "lllm:progress" (the store fires it
 // on every write) and on "storage" (another tab wrote). Setup runs from document$ (instant navigation).
 
@@ -17,9 +26,12 @@ import { el } from "../runtime/dom.mjs";
 
 const ROOT = new URL("../../", import.meta.url);        // the site root: this file is assets/course/course.mjs
 const STEPS = ["read", "ran", "quiz", "exercise"];
-const PASS = 0.8;
+const PASS = store.PASS;
+const READ_MS_PER_WORD = 100;         // 600 words a minute: a quick read, well under a careful one
+const READ_MIN_MS = 2000, READ_MAX_MS = 60000, READ_TICK_MS = 250;
+const spent = new Map();              // page -> ms in view per section, kept across instant navigation
+let reading = null;                   // the current page's tracker: {observer, timer}
 let course = null;
-let observer = null;
 
 // ---- a unit's state -----------------------------------------------------------------------------------
 
@@ -27,15 +39,18 @@ export function unitState(unit, marks = store.marks(), get = store.get) {
   const reads = unit.pages.map((p) => marks[`read:${p.src}`]);
   const records = unit.questions.map(get).filter((r) => r && r.correct !== undefined);
   const right = records.filter((r) => r.correct).length;
-  const exercise = get(unit.exercise);
+  const firsts = unit.questions.map((id) => marks[`first:${id}`]);
+  const attempt = store.firstAttempt(unit.questions, marks);
+  const exercise = marks[`first:${unit.exercise}`];
   const state = {
     read: reads.every(Boolean) ? Math.max(...reads.map((m) => m.last)) : null,
     ran: marks[`ran:${unit.run}`]?.last ?? null,
-    quiz: right >= PASS * unit.questions.length ? Math.max(...records.map((r) => r.last || 0)) : null,
+    quiz: attempt.state === "passed" ? Math.max(...firsts.filter(Boolean).map((f) => f.last || 0)) : null,
     exercise: exercise?.correct === true ? exercise.last ?? null : null,
   };
   const done = STEPS.filter((s) => state[s] !== null).length;
-  return { ...state, pagesRead: reads.filter(Boolean).length, right, total: unit.questions.length,
+  return { ...state, pagesRead: reads.filter(Boolean).length, right, total: unit.questions.length, attempt,
+    exerciseSeen: Boolean(exercise && !exercise.correct),
     done, complete: done === STEPS.length, at: done === STEPS.length ? Math.max(...STEPS.map((s) => state[s])) : null };
 }
 
@@ -76,7 +91,7 @@ function progressBar(states) {
 
 /** The unit to continue: the one of the latest mark if unfinished, else the next unfinished one. */
 function unitToContinue(states) {
-  const marks = Object.entries(store.marks()).sort(([, a], [, b]) => b.last - a.last);
+  const marks = Object.entries(store.marks()).filter(([k]) => /^(read|ran):/.test(k)).sort(([, a], [, b]) => b.last - a.last);
   const src = marks.length ? marks[0][0].split(":").slice(1).join(":") : null;
   const last = course.units.findIndex((u) => u.pages.some((p) => p.src === src));
   const after = states.findIndex((s, i) => i > last && !s.complete);
@@ -92,7 +107,7 @@ function nextStep(states) {
   if (unread) return { unit, url: unread.url, text: unread.title };
   const page = (src) => unit.pages.find((p) => p.src === src);
   if (s.ran === null) return { unit, url: page(unit.run).url, text: `run the demo or a cell on ${page(unit.run).title}` };
-  return { unit, url: `${page(unit.quizPage).url}#quiz-${unit.quiz}`, text: s.quiz === null ? unit.quizTitle : `the exercise in ${unit.quizTitle}` };
+  return { unit, url: `${page(unit.quizPage).url}#quiz-${unit.quiz}`, text: s.quiz === null && s.attempt.state === "open" ? unit.quizTitle : `the exercise in ${unit.quizTitle}` };
 }
 
 function drawHome(root, states) {
@@ -111,10 +126,14 @@ function checks(unit, s) {
   const item = (done, text) => el("li", { "data-done": done ? "yes" : "no" },
     el("span", { class: "lllm-course-check", "aria-hidden": "true" }, done ? "✓" : "○"), " ", text);
   return el("ul", { class: "lllm-course-checks" },
-    item(s.read !== null, s.read !== null ? "Read" : `Read: ${s.pagesRead} of ${unit.pages.length} pages to the end`),
+    item(s.read !== null, s.read !== null ? "Read" : `Read: ${s.pagesRead} of ${unit.pages.length} pages, section by section`),
     item(s.ran !== null, s.ran !== null ? "Ran" : "Run: not yet"),
-    item(s.quiz !== null, `Quiz: ${s.right} of ${s.total} right${s.quiz !== null ? "" : ` (${Math.ceil(PASS * s.total)} needed)`}`),
-    item(s.exercise !== null, s.exercise !== null ? "Exercise passed" : "Exercise: not passed yet"));
+    el("li", { "data-done": s.quiz !== null ? "yes" : "no", "data-first": s.attempt.state },
+      el("span", { class: "lllm-course-check", "aria-hidden": "true" }, s.quiz !== null ? "✓" : "○"), " ",
+      s.attempt.state === "passed" ? `Quiz: passed on a first attempt (${s.attempt.right} of ${s.total} right)`
+        : s.attempt.state === "seen" ? `Quiz: answers seen — ${s.attempt.right} of ${s.total} right on the first attempt (${s.attempt.needed} needed); a later pass does not count`
+        : `Quiz: ${s.attempt.answered} of ${s.total} answered on a first attempt (${s.attempt.needed} right needed)`),
+    item(s.exercise !== null, s.exercise !== null ? "Exercise passed" : s.exerciseSeen ? "Exercise: solution seen, not passed" : "Exercise: not passed yet"));
 }
 
 function drawUnits(states) {
@@ -143,7 +162,7 @@ function drawSummary(root, states) {
     el("tbody", {}, rows));
   root.replaceChildren(
     el("p", { class: "lllm-course-summary__title" }, el("strong", {}, `${course.title}: all ${course.units.length} units completed`), ` on ${day(finished)}.`),
-    el("p", {}, `Each unit: every page read to its end, a demo or cell run, its quiz at 80 % or better and its code exercise passed against hidden checks. Kept in this browser only; printed ${day(Date.now())}.`),
+    el("p", {}, `Each unit: every page read part by part, a demo or cell run, its quiz passed on a first attempt (80 % or better) and its code exercise passed against hidden checks before its solution was shown. Kept in this browser only; printed ${day(Date.now())}.`),
     el("div", { class: "md-typeset__table" }, table),
     el("p", { class: "lllm-course-summary__actions" }, el("button", { type: "button", class: "md-button md-button--primary", onclick: () => window.print() }, "Print the summary")));
 }
@@ -183,8 +202,28 @@ function draw() {
 
 // ---- what the reader does: read to the end, run ------------------------------------------------------------
 
+/** The page's sections: the part before the first h2, then each h2 with what follows it (a quiz's
+ *  own section is left out: reading does not ask for the quiz). Each: {elements, ms} (time it needs). */
+function sectionsOf(article) {
+  const sections = [];
+  let current = { elements: [], words: 0 };
+  const scale = Number.isFinite(window.lllmReadingScale) && window.lllmReadingScale >= 0 ? window.lllmReadingScale : 1;
+  for (const node of article.children) {
+    if (node.classList.contains("lllm-course-sentinel")) continue;
+    if (node.tagName === "H2") {
+      if (current.elements.length) sections.push(current);
+      current = { elements: [], words: 0, quiz: node.id.startsWith("quiz-") };
+    }
+    current.elements.push(node);
+    if (!node.matches(".lllm-quiz")) current.words += (node.textContent.match(/\S+/g) || []).length;
+  }
+  if (current.elements.length) sections.push(current);
+  return sections.filter((s) => !s.quiz).map((s) => ({
+    ...s, ms: scale * Math.min(READ_MAX_MS, Math.max(READ_MIN_MS, s.words * READ_MS_PER_WORD)) }));
+}
+
 function watchReading() {
-  observer?.disconnect();
+  if (reading) { reading.observer.disconnect(); clearInterval(reading.timer); reading = null; }
   const here = currentPage();
   const article = document.querySelector(".md-content__inner");
   if (!here || !article) return;
@@ -193,13 +232,44 @@ function watchReading() {
     sentinel = el("div", { class: "lllm-course-sentinel", "aria-hidden": "true" });
     article.append(sentinel);
   }
-  observer = new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting)) {
-      observer.disconnect();
-      store.mark(`read:${here.page.src}`);
+  const key = `read:${here.page.src}`;
+  const sections = sectionsOf(article);
+  const times = spent.get(here.page.src) || sections.map(() => 0);
+  spent.set(here.page.src, times);
+  const show = () => {             // for the reader's tools and the tests: how many sections are read
+    const read = sections.filter((s, i) => times[i] >= s.ms).length;
+    sentinel.dataset.sections = String(sections.length);
+    sentinel.dataset.sectionsRead = String(read);
+    return read === sections.length;
+  };
+  if (store.marks()[key] || !sections.length) { show(); return; }
+  const visible = sections.map(() => 0);         // how many of a section's elements are in view
+  const sectionOf = new Map();
+  sections.forEach((s, i) => s.elements.forEach((e) => sectionOf.set(e, i)));
+  const seen = new Set();
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const i = sectionOf.get(e.target);
+      if (e.isIntersecting && !seen.has(e.target)) { seen.add(e.target); visible[i] += 1; }
+      else if (!e.isIntersecting && seen.has(e.target)) { seen.delete(e.target); visible[i] -= 1; }
     }
-  });
-  observer.observe(sentinel);
+  }, { rootMargin: "-10% 0px -10% 0px" });       // in view: inside the middle 80 % of the window
+  sectionOf.forEach((_, e) => io.observe(e));
+  let then = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now(), dt = now - then;
+    then = now;
+    if (document.visibilityState !== "visible" || !sentinel.isConnected) return;
+    visible.forEach((n, i) => { if (n > 0) times[i] += dt; });
+    if (show()) {
+      io.disconnect();
+      clearInterval(timer);
+      reading = null;
+      store.mark(key);
+    }
+  }, READ_TICK_MS);
+  reading = { observer: io, timer };
+  show();
 }
 
 function onRan() {

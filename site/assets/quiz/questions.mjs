@@ -8,7 +8,10 @@
 // stub; on submit the hidden tests are fetched from checks/<id>.json (they are in no page) and
 // harness.py runs them in the page's Python through window.lllm.run, naming the first that fails;
 // after each failed run but the last a hint (ladder.mjs), then the offer of the solution; after
-// `tries` failed runs the solution and the remarks are revealed). Every control is a native
+// `tries` failed runs the solution and the remarks are revealed; asking for the solution marks the
+// exercise as seen, not passed: store.mjs keeps its first answer, so a later pass does not count for
+// the course). After any graded answer, right or wrong, "Read it again" links the section that
+// teaches the question (its `teaches` field). Every control is a native
 // form element, so the keyboard works as everywhere else: Tab, Space, arrows, Enter to check.
 
 import * as store from "./store.mjs";
@@ -36,6 +39,12 @@ function sourceLine(source) {
   return el("p", { class: "lllm-q__source" }, "About: ", label);
 }
 
+// Where the page teaches it ("Read it again: <section>", hooks/quiz.py teaches_view): shown once answered.
+function teachesLine(teaches) {
+  if (!teaches || !teaches.url) return null;
+  return el("p", { class: "lllm-q__teaches", hidden: true }, "Read it again: ", el("a", { href: teaches.url }, teaches.label || teaches.anchor));
+}
+
 // ---- one question --------------------------------------------------------------------------------
 
 /**
@@ -52,11 +61,13 @@ export function renderQuestion(q, number, mode, onGraded) {
   const restore = mode === "quiz" && record && record.answer !== undefined ? record.answer : null;
   const kinds = { single: choiceQuestion, multiple: choiceQuestion, short: shortQuestion, reflection: reflectionQuestion, code: codeQuestion };
   kinds[q.kind](q, form, feedback, restore, mode, onGraded);
-  form.append(feedback, sourceLine(q.source));
+  form.append(...[feedback, teachesLine(q.teaches), sourceLine(q.source)].filter(Boolean));
   return form;
 }
 
 function finish(form, graded) {
+  const teaches = form.querySelector(":scope > .lllm-q__teaches");
+  if (teaches) teaches.hidden = false;              // right or wrong: where to read it again
   form.classList.add(graded.correct ? "lllm-q--right" : "lllm-q--wrong");
   form.dataset.result = graded.correct ? "right" : "wrong";
 }
@@ -218,7 +229,7 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
   }
 
   function giveUp() {
-    const answer = { code: editor.value, tries, done: true, passed: false, message: "You asked for the solution." };
+    const answer = { code: editor.value, tries, done: true, passed: false, shown: true, message: "You asked for the solution." };
     output.hidden = false;
     output.textContent = answer.message;
     feedback.replaceChildren(el("p", {}, el("strong", {}, "Here is a solution.")));

@@ -27,12 +27,22 @@ function score(questions) {
   return { answered: records.length, right: records.filter((r) => r.correct).length, total: questions.length };
 }
 
+export function firstAttemptText(a) {
+  if (a.state === "passed") return `First attempt: ${a.right} of ${a.total} right — passed on a first attempt (this counts for the course).`;
+  if (a.state === "seen") return `First attempt: ${a.right} of ${a.total} right — answers seen: the right answers have been shown, so a later pass (after "Reset this quiz") does not count for the course.`;
+  return `First attempt: ${a.answered} of ${a.total} answered${a.answered ? `, ${a.right} right` : ""}. The course counts each question's first answer; ${a.needed} right passes.`;
+}
+
 function mountQuiz(root, quiz) {
   const status = el("p", { class: "lllm-quiz__score", "aria-live": "polite" });
+  const attempt = el("p", { class: "lllm-quiz__first", "aria-live": "polite" });
   const list = el("div", { class: "lllm-quiz__questions" });
   const update = () => {
     const s = score(quiz.questions);
     status.textContent = `Score: ${s.right} of ${s.total} right · ${s.answered} of ${s.total} answered.`;
+    const a = store.firstAttempt(quiz.questions.map((q) => q.id));
+    attempt.textContent = firstAttemptText(a);
+    attempt.dataset.first = a.state;
   };
   const draw = () => {
     list.replaceChildren(...quiz.questions.map((q, i) => renderQuestion(q, i + 1, "quiz", update)));
@@ -43,7 +53,8 @@ function mountQuiz(root, quiz) {
     onclick: () => { store.forget(quiz.questions.map((q) => q.id)); draw(); status.focus(); },
   }, "Reset this quiz");
   status.tabIndex = -1;
-  root.replaceChildren(status, list, el("p", {}, reset));
+  root.replaceChildren(status, attempt, list, el("p", {}, reset, " ",
+    el("span", { class: "lllm-quiz__reset-note" }, "Resetting clears your answers to try again for practice; your first attempt stays what the course counts.")));
   draw();
 }
 
@@ -82,10 +93,19 @@ function mountProgress(root, quizzes) {
     body.replaceChildren(...quizzes.map((quiz) => {
       const records = quiz.ids.map((id) => store.get(id)).filter((r) => r && r.correct !== undefined);
       const due = quiz.ids.filter((id) => store.isDue(store.get(id), now)).length;
+      const a = store.firstAttempt(quiz.ids, store.marks());
+      const first = { passed: `passed on a first attempt (${a.right} of ${a.total})`, seen: `answers seen (${a.right} of ${a.total} on the first attempt)`,
+        open: a.answered ? `${a.answered} of ${a.total} answered` : "not started" }[a.state];
+      const code = (quiz.code || []).map((id) => {
+        const f = store.first(id);
+        return !f ? "not tried" : f.correct ? "passed" : f.shown ? "solution seen" : "out of tries (solution seen)";
+      });
       return el("tr", { "data-topic": quiz.topic },
         el("td", {}, quiz.url ? el("a", { href: quiz.url }, quiz.title) : quiz.title),
         el("td", {}, `${records.length} of ${quiz.ids.length}`),
         el("td", {}, String(records.filter((r) => r.correct).length)),
+        el("td", { "data-first": a.state }, first),
+        el("td", { "data-code": code.join(" ") }, code.join("; ") || "—"),
         el("td", {}, String(due)));
     }));
   };
@@ -115,7 +135,7 @@ function mountProgress(root, quizzes) {
     },
   }, "Export progress");
   const importButton = el("button", { type: "button", class: "md-button lllm-progress__import", onclick: () => file.click() }, "Import progress…");
-  const table = el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "Quiz"), el("th", {}, "Answered"), el("th", {}, "Right"), el("th", {}, "Due now"))), body);
+  const table = el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "Quiz"), el("th", {}, "Answered"), el("th", {}, "Right"), el("th", {}, "First attempt"), el("th", {}, "Code exercise"), el("th", {}, "Due now"))), body);
   root.replaceChildren(el("div", { class: "md-typeset__table" }, table), el("p", {}, exportButton, " ", importButton, file), message);
   draw();
 }

@@ -6,9 +6,20 @@
 //   correct         whether that answer was right (self-graded for reflections)
 //   reps, interval, ease, due, last, quality     the SM-2 schedule (times in ms since 1970)
 // Keyed by id, so reordering or moving questions keeps their progress.
-// Course marks (site/assets/course/course.mjs) sit beside them, keyed "read:<page>" (the page was
-// scrolled to its end) and "ran:<page>" (a demo or cell of the page ran to the end), e.g.
-// "read:tinyllm/data.md": {last: 1764700000000}. Export and import carry both, with the same rule.
+// Course marks (site/assets/course/course.mjs) sit beside them, keyed "read:<page>" (every section of
+// the page was in view long enough to read it; before 2026-12 a scroll to its end set it, and such
+// marks stay) and "ran:<page>" (a demo or cell of the page ran to the end), e.g.
+// "read:tinyllm/data.md": {last: 1764700000000}. Export and import carry them, with the same rule.
+//
+// First answers: "first:<question id>": {last, correct, shown?} is a question's first graded answer,
+// set once by grade() and never removed: not by "Reset this quiz" (forget), not by a later answer.
+// Every graded answer shows the right one (why under each choice, the expected answer, the model
+// answer, the solution), so only a first answer was given without having seen it; the course counts
+// a quiz on its first answers (course.mjs) and a code exercise only if it passed before its solution
+// was shown (shown: true = the learner asked for the solution). Migration: a record from before
+// first answers existed (it has `correct` but no "first:" mark) is taken as its first answer on
+// every read — old marks stay, the new rule applies to answers given from now on. On import or
+// restore the earlier of two first answers wins (for every other record and mark, the latest).
 // Every write fires a "lllm:progress" event on window, so widgets can redraw.
 //
 // Nothing is lost silently. Every write also keeps a copy under KEY + ".saved". If KEY cannot be
@@ -87,7 +98,7 @@ function read() {
   if (raw === null) return { version: 1, questions: {} };
   let data = null;
   try { data = JSON.parse(raw); } catch (e) { /* handled below */ }
-  if (validStore(data)) return data;
+  if (validStore(data)) return migrate(data);
   const fresh = { version: 1, questions: {} };
   try {
     if (localStorage.getItem(ASIDE) === null) localStorage.setItem(ASIDE, raw);   // a waiting copy is never replaced
@@ -96,6 +107,15 @@ function read() {
     notice = "Your saved quiz progress could not be read, and this browser's storage is full or blocked.";
   }
   return fresh;
+}
+
+/** Records from before first answers were kept count as their question's first answer (see the header). */
+function migrate(data) {
+  for (const [id, r] of Object.entries(data.questions)) {
+    if (r.correct === undefined || data.course?.[`first:${id}`]) continue;
+    data.course = { ...(data.course || {}), [`first:${id}`]: { last: Number.isFinite(r.last) ? r.last : 0, correct: r.correct === true } };
+  }
+  return data;
 }
 
 function write(data) {
@@ -173,11 +193,33 @@ export function grade(id, quality, answer, correct, now = Date.now()) {
   const data = read();
   const record = { ...(data.questions[id] || {}), ...schedule(data.questions[id], quality, now), answer, correct };
   data.questions[id] = record;
+  if (!data.course?.[`first:${id}`]) {            // the first graded answer: kept for good (see the header)
+    data.course = { ...(data.course || {}), [`first:${id}`]: { last: now, correct: Boolean(correct), ...(answer?.shown ? { shown: true } : {}) } };
+  }
   write(data);
   return record;
 }
 
-/** Course marks: {"read:<page>": {last}, "ran:<page>": {last}} (course.mjs). */
+/** A question's first graded answer ({last, correct, shown?}) or null: what the course counts. */
+export function first(id) {
+  return read().course?.[`first:${id}`] || null;
+}
+
+export const PASS = 0.8;      // the course's bar for a quiz (course.mjs and quiz.mjs use it)
+
+/** A quiz's first attempt: each question's first answer (store.first), kept through "Reset this quiz".
+ *  state: "passed" (enough first answers right: PASS of the questions), "seen" (too many first
+ *  answers wrong to reach PASS: the answers have been shown, so no later pass counts), "open"
+ *  (neither yet). */
+export function firstAttempt(ids, course = marks()) {
+  const firsts = ids.map((id) => course[`first:${id}`]).filter(Boolean);
+  const right = firsts.filter((f) => f.correct).length;
+  const needed = Math.ceil(PASS * ids.length - 1e-9), wrong = firsts.length - right;
+  const state = right >= needed ? "passed" : wrong > ids.length - needed ? "seen" : "open";
+  return { answered: firsts.length, right, total: ids.length, needed, state };
+}
+
+/** Course marks: {"read:<page>": {last}, "ran:<page>": {last}, "first:<id>": {...}} (course.mjs). */
 export function marks() {
   return read().course || {};
 }
@@ -236,7 +278,8 @@ function merge(store, questions, course = {}) {
   }
   for (const [key, m] of Object.entries(course || {})) {
     const mine = store.course?.[key];
-    if (!mine || m.last >= mine.last) {
+    const earliest = key.startsWith("first:");           // a first answer: the earlier one is the first
+    if (!mine || (earliest ? m.last < mine.last : m.last >= mine.last)) {
       store.course = { ...(store.course || {}), [key]: m };
       taken.push(`course:${key}`);
     }
