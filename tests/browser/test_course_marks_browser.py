@@ -149,7 +149,9 @@ def test_after_an_answer_the_question_links_where_it_is_taught(page, site_server
     expect(link).to_be_hidden(timeout=SLOW)
     answer_carelessly(pg, q)                                  # right or wrong, the link appears
     expect(link).to_have_text(f"Read it again: {q['teaches']['label']}", timeout=SLOW)
-    link.get_by_role("link").click()
+    # a DOM click: on a loaded machine the quiz's editor loading below can move the link under a
+    # pointer click (seen in a full run); what is tested is where the link goes
+    link.get_by_role("link").evaluate("a => a.click()")
     pg.wait_for_url(re.compile(rf"#{q['teaches']['anchor']}$"), timeout=SLOW)
     expect(pg.locator(f"h2#{q['teaches']['anchor']}, h3#{q['teaches']['anchor']}")).to_have_count(1)
     page.assert_clean()
