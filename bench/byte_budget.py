@@ -1,9 +1,10 @@
 """What each page kind's first visit costs, by file and by feature (tests/support/byte_budget.py says how
 it is counted), in Chromium over the built site; with --write, the figures go to bench/budgets.json
-(the budgets there are kept; the Performance page shows both). tests/browser/test_byte_budget_browser.py
+(the budgets there are kept unless --budgets sets them anew: measured + SLACK, tests/support/byte_budget.py;
+the Performance page shows both). tests/browser/test_byte_budget_browser.py
 checks every page kind against its budget in `make test`.
 
-    python bench/byte_budget.py [--site public-dir --port N] [--kinds demo,reading] [--files] [--write]
+    python bench/byte_budget.py [--site public-dir --port N] [--kinds demo,reading] [--files] [--write [--budgets]]
 
 Without --site the site is built into a temporary folder first. --files prints every file sent.
 """
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from support import byte_budget as bb  # noqa: E402
-from support.first_visit import SCRIPT as FIRST_VISIT, PYODIDE, CountingServer, totals  # noqa: E402
+from support.first_visit import CountingServer  # noqa: E402
 from support.runtime import build_site, free_port, launch  # noqa: E402
 
 
@@ -36,19 +37,6 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}"
 
 
-def bare_pyodide(browser, server) -> int:
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(server.url + "agents/react/")
-        bare = page.evaluate(FIRST_VISIT.read_text(encoding="utf-8"), {"phase": "bare"})
-    finally:
-        context.close()
-    assert bare["answer"] == "ok", bare
-    return totals([s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)],
-                  server.directory).gzip
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--site", type=Path)
@@ -56,6 +44,7 @@ def main() -> None:
     ap.add_argument("--kinds", default=",".join(bb.KINDS))
     ap.add_argument("--files", action="store_true")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--budgets", action="store_true", help="with --write: set each budget anew from this measure (budget_for)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -71,7 +60,7 @@ def main() -> None:
     try:
         with sync_playwright() as p:
             browser = launch(p, lazy=True)
-            bare = bare_pyodide(browser, server)
+            bare = bb.bare_pyodide(browser, server)
             print(f"bare Pyodide: {bb.mb(bare)} MB gzip")
             for kind in args.kinds.split(","):
                 v = bb.visit(browser, server, kind)
@@ -87,8 +76,10 @@ def main() -> None:
                     for path, b in sorted(budget.files.items(), key=lambda kv: -kv[1]):
                         print(f"| {path} | {bb.feature(path)} | {b / 1e3:.1f} |")
                 page = data["pages"].setdefault(kind, {"path": bb.KINDS[kind]["path"], "budget_gzip": 0})
+                if args.budgets or not page["budget_gzip"]:
+                    page["budget_gzip"] = bb.budget_for(budget.gzip)
                 page.update({"path": bb.KINDS[kind]["path"], "gzip": budget.gzip, "requests": budget.requests,
-                             "twice": len(whole.twice), "files": dict(sorted(budget.files.items()))})
+                             "twice": len(whole.twice), "whole_gzip": whole.gzip, "whole_requests": whole.requests, "files": dict(sorted(budget.files.items()))})
             browser.close()
     finally:
         server.close()

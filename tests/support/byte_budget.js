@@ -10,7 +10,7 @@
 //   kind "inside":  scrolls to the inside view and waits until it has drawn its first step.
 //   kind "train":   scrolls to the trainer, presses Train, waits for its first checkpoint.
 // Times are epoch ms (performance.timeOrigin + now), set against the server's log.
-async ({ kind, goal, selector }) => {
+async ({ kind, goal, selector, hurry = false }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const now = () => performance.timeOrigin + performance.now();
   const until = async (test, ms = 600000) => {
@@ -20,7 +20,7 @@ async ({ kind, goal, selector }) => {
   };
   let rest = null;
   navigator.serviceWorker?.addEventListener("message", ({ data }) => { if (data?.rest) rest ??= data.rest; });
-  const saved = await until(() => document.documentElement.dataset.offline, 60000);
+  const saved = hurry ? null : await until(() => document.documentElement.dataset.offline, 60000);
   const report = { kind, saved: saved ?? "", startAt: performance.timeOrigin };
   const widget = selector ? document.querySelector(selector) : null;
   if (selector && !widget) return { ...report, error: `no ${selector} on ${location.pathname}` };

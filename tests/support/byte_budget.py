@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from support.first_visit import GOAL, Sent, gzip_size
+from support.first_visit import GOAL, PYODIDE, SCRIPT as FIRST_VISIT, Sent, gzip_size, totals
 
 SCRIPT = Path(__file__).with_name("byte_budget.js")
 DATA = Path(__file__).resolve().parents[2] / "bench" / "budgets.json"
@@ -43,7 +43,7 @@ FEATURES = [
     (r"/javascripts/bundle\.|/stylesheets/|/assets/images/|favicon|/fonts/", "Material theme"),
     (r"/runtime/vendor/pyodide/", "Pyodide"),
     (r"/runtime/vendor/ort/|/runtime/vendor/onnxruntime", "onnxruntime-web"),
-    (r"/runtime/model/tinyllm-agent-inside|/assets/inside/", "inside view"),
+    (r"/runtime/model/tinyllm(-agent)?-inside|/assets/inside/", "inside view"),
     (r"/runtime/model/tinygpt", "TinyGPT"),
     (r"/runtime/model/tinyllm-agent", "agent model"),
     (r"/runtime/model/", "story model (TinyLLM)"),
@@ -66,6 +66,16 @@ FEATURES = [
 ]
 
 
+# A budget is what was measured plus SLACK, rounded up to 10 kB: room for a few kB of change, not for
+# a new 200 kB file (a run measures the same files each time; what varies is a small file or two
+# arriving just before or after the demo's answer).
+SLACK = 60_000
+
+
+def budget_for(gzip: int) -> int:
+    return -(-(gzip + SLACK) // 10_000) * 10_000
+
+
 def feature(path: str) -> str:
     for pattern, name in FEATURES:
         if re.search(pattern, path):
@@ -81,7 +91,7 @@ class Visit:
     budgeted: list[Sent] = field(default_factory=list)   # what the budget counts (demo: to the answer)
 
 
-def visit(browser, server, kind: str, lazy_context=None) -> Visit:
+def visit(browser, server, kind: str, hurry: bool = False) -> Visit:
     """One reader's first visit of `kind` in a fresh context of `browser` (a lazy one: no EAGER)."""
     spec = KINDS[kind]
     context = browser.new_context()
@@ -89,7 +99,7 @@ def visit(browser, server, kind: str, lazy_context=None) -> Visit:
         page = context.new_page()
         start = len(server.log)
         page.goto(server.url + spec["path"])
-        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), {"kind": kind, "goal": GOAL, "selector": spec["selector"]})
+        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), {"kind": kind, "goal": GOAL, "selector": spec["selector"], "hurry": hurry})
         deadline = time.time() + 120          # then: until the server has sent nothing for QUIET_S
         while time.time() < deadline:
             last = server.log[-1].at if len(server.log) > start else 0
@@ -129,6 +139,20 @@ def by_feature(files: dict[str, int]) -> dict[str, tuple[int, int]]:
         row[0] += 1
         row[1] += size
     return {k: (n, b) for k, (n, b) in sorted(out.items(), key=lambda kv: -kv[1][1])}
+
+
+def bare_pyodide(browser, server) -> int:
+    """What a bare loadPyodide() fetches in a fresh profile of `browser` (first_visit.js "bare"), gzip bytes."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(server.url + "agents/react/")
+        bare = page.evaluate(FIRST_VISIT.read_text(encoding="utf-8"), {"phase": "bare"})
+    finally:
+        context.close()
+    assert bare["answer"] == "ok", bare
+    sent = [s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)]
+    return totals(sent, server.directory).gzip
 
 
 def load() -> dict:
