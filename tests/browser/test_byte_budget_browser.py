@@ -97,3 +97,26 @@ def test_the_demo_answers_once_per_file_within_twice_a_bare_pyodide(visits, coun
     assert whole.twice == [], f"sent more than once on one visit: {whole.twice}"
     assert bare_pyodide > 5_000_000, f"a bare loadPyodide() counted only {bare_pyodide} bytes: the counting is broken"
     assert to_answer.gzip / bare_pyodide <= MAX_RATIO, f"{to_answer.gzip / bare_pyodide:.2f}x a bare Pyodide to the first answer"
+
+
+def test_a_readers_code_gets_its_editor_when_touched_not_when_seen(lazy_browser, site_server):
+    """The editor's bundle (≈120 kB gzip) is fetched when the reader touches the code, not when it is
+    seen (site/assets/editor/editor.mjs); what the reader typed before it arrived is kept."""
+    context = lazy_browser.new_context(service_workers="block")
+    try:
+        page = context.new_page()
+        asked = []
+        page.on("request", lambda r: asked.append(r.url))
+        page.goto(site_server.url + bb.KINDS["reading"]["path"])
+        cell = page.locator("div.runnable.highlight").first
+        cell.scroll_into_view_if_needed()
+        page.wait_for_function("() => document.querySelector('div.runnable.highlight').dataset.editor === 'waiting'", timeout=60_000)
+        page.wait_for_timeout(1000)             # time for an IntersectionObserver callback, had one been due
+        assert not any("/assets/editor/codemirror.mjs" in u for u in asked), "the editor loaded for code only seen"
+        cell.locator("code").first.click()
+        page.keyboard.type("# mine\n")
+        page.wait_for_function("() => document.querySelector('div.runnable.highlight').dataset.editor === 'ready'", timeout=60_000)
+        assert any("/assets/editor/codemirror.mjs" in u for u in asked)
+        assert "# mine" in cell.evaluate("el => el.lllmEditor.value")
+    finally:
+        context.close()
