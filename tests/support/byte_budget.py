@@ -49,7 +49,8 @@ FEATURES = [
     (r"/runtime/model/", "story model (TinyLLM)"),
     (r"/runtime/lllm_learn-|/runtime/runtime\.json", "lllm wheel, manifest"),
     (r"/runtime/vendor/wheels/|pydantic", "Pydantic wheels"),
-    (r"/assets/editor/", "editor (CodeMirror)"),
+    (r"/assets/editor/codemirror\.", "editor (CodeMirror)"),
+    (r"/assets/editor/", "code cells"),     # editor.mjs: the small part that decides when to load the editor
     (r"/agents/(timetravel|branches|chatimport|drilldown)\.|/native/timetravel", "time travel"),
     (r"/agents/tabmodel\.|/assets/train/yours\.", "tab-trained model"),
     (r"/agents/yourmodel\.|/runtime/chat\.", "your model"),
