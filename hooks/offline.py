@@ -12,7 +12,7 @@ with a cache of its own (sw.js explains how it takes over and what it carries ov
 `pages`: every page with its title, for the footer's "available offline" list. `runtime`: what the runtime workers fetch (Pyodide, onnxruntime-web, the lllm wheel, every
 built model), saved as they download it. `onUse`: folders saved only when used (search
 languages). `later`: files of one widget each, saved only when that widget is used, never in the
-background (LATER: TinyGPT's model and the inside view's; a reader who never opens them does not
+background (LATER_MODELS: TinyGPT's model, and the inside view's; a reader who never opens them does not
 download them; offline, those widgets work where they were used online before). Everything else is saved when used, or once the reader's runtime has answered
 and the connection allows (sw.js).
 
