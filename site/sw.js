@@ -52,15 +52,23 @@ async function hashOf(bytes) {
 
 /** `path`'s response, from the browser's HTTP cache when it holds this build's bytes ("force-cache"
  *  takes whatever copy is there, however old: the hash says whether it is this build's), else
- *  from the server (`fresh`). */
+ *  from the server (`fresh`); a download already under way for it (the page's, `download`) is
+ *  shared, both ways, so a file the page and the background caching ask for at once (Material's
+ *  search index, held back until the reader searches) is downloaded once. */
 async function obtain(path) {
-  const cached = await fetch(new Request(absolute(path), { cache: "force-cache" })).catch(() => null);
+  const url = absolute(path);
+  if (downloading.has(url)) return (await downloading.get(url)).clone();   // the page asked first: one download
+  const cached = await fetch(new Request(url, { cache: "force-cache" })).catch(() => null);
   if (cached?.ok) {
     const bytes = await cached.arrayBuffer();
     if ((await hashOf(bytes)) === files[path])
       return new Response(bytes, { status: cached.status, statusText: cached.statusText, headers: cached.headers });
   }
-  return fetch(fresh(path));
+  if (downloading.has(url)) return (await downloading.get(url)).clone();
+  const original = fetch(fresh(path));   // shared with a page asking for it meanwhile (download)
+  downloading.set(url, original);
+  original.catch(() => {}).finally(() => { if (downloading.get(url) === original) downloading.delete(url); });
+  return (await original).clone();
 }
 
 const AT_ONCE = 4;   // files saved side by side: the reader's next page must not queue behind a hundred

@@ -127,3 +127,25 @@ def test_a_readers_code_gets_its_editor_when_touched_not_when_seen(lazy_browser,
         assert page.evaluate("() => Boolean(document.activeElement?.closest('.cm-editor'))"), "the editor did not take the focus"
     finally:
         context.close()
+
+
+def test_the_search_index_arrives_once_when_the_reader_searches(lazy_browser, counted):
+    """Material's search index (≈340 kB gzip) is held back until the reader reaches for search
+    (hooks/overrides/main.html), then sent once, through the service worker, and search finds a word."""
+    context = lazy_browser.new_context()
+    try:
+        page = context.new_page()
+        start = len(counted.log)
+        page.goto(counted.url + bb.KINDS["reading"]["path"])
+        page.wait_for_function("() => document.documentElement.dataset.offline", timeout=60_000)   # the worker controls the page
+        page.wait_for_timeout(1000)
+        index = lambda: [s for s in counted.log[start:] if s.path.split("?")[0] == "/search/search_index.json"]  # noqa: E731
+        assert index() == [], "the search index was sent before the reader reached for search"
+        page.locator("label.md-search__icon, .md-search__input").first.click()
+        page.locator("input.md-search__input").press_sequentially("Mulberry32", delay=20)
+        results = page.locator(".md-search-result__item a")
+        results.first.wait_for(timeout=60_000)
+        assert any("tinyllm/generation/" in results.nth(i).get_attribute("href") for i in range(results.count()))
+        assert len(index()) == 1, f"the search index was sent {len(index())} times"
+    finally:
+        context.close()
