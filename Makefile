@@ -15,7 +15,7 @@ help:
 	@echo "make model   train TinyLLM and export build/model/tinyllm.onnx (reused when up to date) and its inspection graph; TinyGPT (committed)"
 	@echo "make models  make model, then the agent-tuned TinyLLM (committed) and its inspection graph"
 	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
-	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, TinyLLM vs TinyGPT (in CPython and in each engine's page), the model server, agent model before/after, site size, in-page runtime, a first visit per engine, Lighthouse on six pages, the HTML validator over the site"
+	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, TinyLLM vs TinyGPT (in CPython and in each engine's page), the model server, agent model before/after, site size, in-page runtime, a first visit per engine, each page kind against its byte budget, Lighthouse on six pages, the HTML validator over the site"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
 
@@ -103,6 +103,7 @@ bench: venv models
 	$(PY) bench/page_sandbox_bench.py
 	$(PY) bench/train_tab_bench.py
 	$(PY) bench/engine_bench.py --out bench/results/first-visit.md
+	$(PY) bench/byte_budget.py
 	$(PY) bench/lighthouse_bench.py --out bench/results/lighthouse.md
 	@command -v java >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq default-jre-headless; else sudo apt-get install -y -qq default-jre-headless; fi; }
 	$(PY) bench/validator_bench.py --out bench/results/validator.md

@@ -3,7 +3,7 @@
 Prepends one line to public/sw.js:
 
     self.LLLM_OFFLINE = {"version": ..., "files": {url: hash}, "pages": {url: title},
-                         "runtime": [...], "onUse": [folder, ...]};
+                         "runtime": [...], "onUse": [folder, ...], "later": [url, ...]};
 
 `files`: every file the site serves that works offline (as the URL a browser asks for: a page is
 its folder, `agents/react/`; the runtime's files with runtime.json's `?v=` tags), each with a short
@@ -11,7 +11,9 @@ hash of its bytes; `version` is the hash of them all, so a new deploy installs a
 with a cache of its own (sw.js explains how it takes over and what it carries over).
 `pages`: every page with its title, for the footer's "available offline" list. `runtime`: what the runtime workers fetch (Pyodide, onnxruntime-web, the lllm wheel, every
 built model), saved as they download it. `onUse`: folders saved only when used (search
-languages). Everything else is saved when used, or once the reader's runtime has answered
+languages). `later`: files of one widget each, saved only when that widget is used, never in the
+background (LATER_MODELS: TinyGPT's model, and the inside view's; a reader who never opens them does not
+download them; offline, those widgets work where they were used online before). Everything else is saved when used, or once the reader's runtime has answered
 and the connection allows (sw.js).
 
 List it after hooks/runtime.py in mkdocs.yml: it reads the files that hook copies.
@@ -29,6 +31,17 @@ SKIP = ("_headers", "_redirects", "sw.js", "sitemap.xml", "sitemap.xml.gz")
 # Saved only when used, never in the background: search languages other
 # than English. The runtime's big files have their own list. Source maps are never saved.
 ON_USE = ("assets/javascripts/lunr/", "assets/runtime/vendor/", "assets/runtime/model/")
+# Saved only when their widget is used: runtime.json's models by name, and its inside-view model.
+LATER_MODELS = ("tinygpt",)
+
+
+def later_urls(site: Path) -> list[str]:
+    """The files of LATER_MODELS and of the inside view's model, as runtime_urls names them."""
+    base = "assets/runtime/"
+    manifest = json.loads((site / base / "runtime.json").read_text(encoding="utf-8"))
+    entries = [manifest["models"][name] for name in LATER_MODELS if name in manifest["models"]]
+    entries += [manifest["inside"]] if "inside" in manifest else []
+    return [base + entry[k] for entry in entries for k in ("model", "card") if k in entry]
 
 
 def runtime_urls(site: Path) -> list[str]:
@@ -63,13 +76,15 @@ TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 def on_post_build(config, **kwargs) -> None:
     site = Path(config["site_dir"])
     runtime = runtime_urls(site)
-    served = page_files(site, runtime) | {url: site / url.split("?")[0] for url in runtime}
+    later = later_urls(site)
+    served = page_files(site, runtime + later) | {url: site / url.split("?")[0] for url in runtime + later}
     files = {url: hashlib.sha256(path.read_bytes()).hexdigest()[:12] for url, path in served.items()}
     version = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
     pages = {url: path for url, path in served.items() if path.name == "index.html"}
     titles = {url: html.unescape(m.group(1).strip()) if (m := TITLE.search(path.read_text(encoding="utf-8"))) else url
               for url, path in pages.items()}
     listing = {"version": version, "files": files, "pages": titles, "runtime": runtime,
-               "onUse": [prefix for prefix in ON_USE if not any(url.startswith(prefix) for url in runtime)]}
+               "onUse": [prefix for prefix in ON_USE if not any(url.startswith(prefix) for url in runtime)],
+               "later": later}
     sw = site / "sw.js"
     sw.write_text(f"self.LLLM_OFFLINE = {json.dumps(listing)};\n" + sw.read_text(encoding="utf-8"), encoding="utf-8")

@@ -3,7 +3,7 @@
 // (hooks/offline.py prepends it to this file, with a hash of every file), so what Workbox adds —
 // its build tool to make that list, or a bundler to load its modules — would be the bigger part.
 //
-// self.LLLM_OFFLINE = {version, files: {url: hash}, pages: {url: title}, runtime: [url], onUse: [folder]}
+// self.LLLM_OFFLINE = {version, files: {url: hash}, pages: {url: title}, runtime: [url], onUse: [folder], later: [url]}
 // (the line above this comment in public/sw.js). What is saved, and when:
 //   install   what an older deploy's cache already holds, for every file whose hash is unchanged.
 //   "keep"    the page being read and what it loaded before this worker took it over (offline.mjs
@@ -15,7 +15,9 @@
 //             (lllm.mjs starts them only once this worker controls the page, for this reason).
 //             Two requests for one file at once share one download.
 //   "rest"    every other page and file but the onUse folders (search languages:
-//             saved when used), and the runtime's unused parts (the other model), only
+//             saved when used) and the `later` files (one widget's model each: TinyGPT's, the
+//             inside view's; saved when that widget is used), and the runtime's unused parts
+//             (the other model), only
 //             when offline.mjs asks: after the runtime has answered, and only when the connection
 //             allows (not with Save-Data or on a 2G/3G connection). A few files at a time, each
 //             taken from the browser's HTTP cache when it holds this build's bytes (checked
@@ -29,7 +31,7 @@
 // offline.mjs offers; then the old cache is deleted. A file whose hash did not change is copied
 // from the old cache on install, so a deploy never downloads what the reader already has.
 
-const { version, files, pages, runtime, onUse } = self.LLLM_OFFLINE;
+const { version, files, pages, runtime, onUse, later = [] } = self.LLLM_OFFLINE;
 const CACHE = `lllm-${version}`;
 const ROOT = new URL("./", self.location).href;
 const LISTING = "lllm-files.json";   // each cache keeps the {url: hash} it was made from
@@ -39,7 +41,8 @@ const relative = (url) => (url.startsWith(ROOT) ? url.slice(ROOT.length).split("
 // version fetched can still look fresh there (heuristic freshness), and a new version must not be
 // saved with an old page in it. An unchanged file costs a 304, not a second download.
 const fresh = (path) => new Request(absolute(path), { cache: "no-cache" });
-const REST = Object.keys(files).filter((p) => runtime.includes(p) || !onUse.some((folder) => p.startsWith(folder)));
+const REST = Object.keys(files).filter((p) => !later.includes(p) && (runtime.includes(p) || !onUse.some((folder) => p.startsWith(folder))));
+const LIVE = runtime.filter((p) => !later.includes(p));   // "live code included": what the agents and cells run on
 
 /** The first 12 hex digits of the SHA-256 of `bytes`, as hooks/offline.py writes them. */
 async function hashOf(bytes) {
@@ -49,15 +52,23 @@ async function hashOf(bytes) {
 
 /** `path`'s response, from the browser's HTTP cache when it holds this build's bytes ("force-cache"
  *  takes whatever copy is there, however old: the hash says whether it is this build's), else
- *  from the server (`fresh`). */
+ *  from the server (`fresh`); a download already under way for it (the page's, `download`) is
+ *  shared, both ways, so a file the page and the background caching ask for at once (Material's
+ *  search index, held back until the reader searches) is downloaded once. */
 async function obtain(path) {
-  const cached = await fetch(new Request(absolute(path), { cache: "force-cache" })).catch(() => null);
+  const url = absolute(path);
+  if (downloading.has(url)) return (await downloading.get(url)).clone();   // the page asked first: one download
+  const cached = await fetch(new Request(url, { cache: "force-cache" })).catch(() => null);
   if (cached?.ok) {
     const bytes = await cached.arrayBuffer();
     if ((await hashOf(bytes)) === files[path])
       return new Response(bytes, { status: cached.status, statusText: cached.statusText, headers: cached.headers });
   }
-  return fetch(fresh(path));
+  if (downloading.has(url)) return (await downloading.get(url)).clone();
+  const original = fetch(fresh(path));   // shared with a page asking for it meanwhile (download)
+  downloading.set(url, original);
+  original.catch(() => {}).finally(() => { if (downloading.get(url) === original) downloading.delete(url); });
+  return (await original).clone();
 }
 
 const AT_ONCE = 4;   // files saved side by side: the reader's next page must not queue behind a hundred
@@ -133,7 +144,7 @@ async function state() {
   const cached = new Set((await (await caches.open(CACHE)).keys()).map((request) => request.url));
   const has = (path) => cached.has(absolute(path));
   const saved = Object.keys(pages).filter(has);
-  const runtimeSaved = runtime.every(has);
+  const runtimeSaved = LIVE.every(has);
   const all = runtimeSaved && REST.every(has);
   return { type: "offline-state", version, saved, titles: pages, runtime: runtimeSaved, all };
 }

@@ -65,10 +65,11 @@ async ({ goal, brain }) => {
     await until(() => cell.dataset.lllmResult, "the first cell");
     return { result: cell.dataset.lllmResult, output: cell.nextElementSibling.nextElementSibling.textContent };
   });
-  await step("editor", async () => {   // the exercise's code editor: in place once near; Tab indents; no key leaves it
+  await step("editor", async () => {   // the exercise's code editor: in place once touched; Tab indents; no key leaves it
     await go("/tinyllm/onnx/");
     const q = await until(() => document.querySelector('.lllm-q[data-qid="onnx-reorder-code"]'), "the quiz");
     q.scrollIntoView();
+    q.querySelector("textarea")?.focus();   // the reader's touch (editor.mjs): focus swaps the editor in
     await until(() => q.dataset.editor !== "waiting", "the code editor");
     const content = q.querySelector(".cm-content");
     if (!content) return { state: q.dataset.editor };

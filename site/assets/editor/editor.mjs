@@ -1,8 +1,11 @@
 // Where a learner types code (a runnable cell, cells.mjs; a quiz's code exercise, quiz/questions.mjs):
 // a real editor, CodeMirror 6 (hooks/editor.mjs, bundled by hooks/editor.py into codemirror.mjs
 // beside this file, ≈355 KB, ≈120 KB gzip). It is not part of a page's first load: the page shows
-// its plain textarea (or the cell's highlighted code, editable) and swaps in the editor when that
-// comes within a screen of the viewport or is touched, keeping what was typed and the focus.
+// its plain textarea (or the cell's highlighted code, editable) and swaps in the editor when the
+// reader touches it (pointer down, focus or a key), keeping what was typed and the focus: a reader
+// who reads the code and scrolls on downloads no editor (tests/browser/test_byte_budget_browser.py).
+// With window.lllmEager (the test harness: tests/support/runtime.py) it also swaps in when it comes
+// within a screen of the viewport, so a test of an editor need not touch it first.
 //
 //   const code = codeEditor({ host: form, fallback: textarea, original: stub, draftKey: "quiz:gen-pick-code",
 //                             labelledBy: promptId, describedBy: hintId, onRun: () => form.requestSubmit() });
@@ -106,10 +109,10 @@ export function codeEditor({ host, fallback, hide = fallback, original, draftKey
     swap();
   };
   TOUCH.forEach((type) => fallback.addEventListener(type, go, true));
-  const observer = "IntersectionObserver" in window
+  const observer = window.lllmEager !== true ? null : "IntersectionObserver" in window
     ? new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(), { rootMargin: NEAR })
     : null;
   if (observer) observer.observe(hide);
-  else go();
+  else if (window.lllmEager === true) go();
   return handle;
 }

@@ -1,0 +1,177 @@
+"""A byte budget per page kind: what a reader's first visit costs, counted as the server sends it.
+
+Shared by tests/browser/test_byte_budget_browser.py (Chromium, in `make test`) and bench/byte_budget.py
+(every engine; it rewrites the measured figures in the data file). The budgets and the figures last
+measured live in one data file, bench/budgets.json, which the Performance page shows (hooks/budget.py):
+
+    {"measured": {"date", "machine", "engine", "bare_pyodide_gzip"},
+     "pages": {kind: {"path", "budget_gzip", "gzip", "requests", "files": {path: gzip}}}}
+
+A visit (byte_budget.js drives it): a fresh browser profile, widgets drawn the lazy way a reader gets
+them (loader.mjs, no window.lllmEager), the reader scrolls to the one widget the page kind is about
+and uses it. Counted from the first request until the service worker's background caching is idle:
+no file sent for QUIET_S (the demo waits for its "rest" message first). The budget of the demo page
+is its bytes to the first answer; of the others, the whole visit. Bytes are gzip-sized, as
+support.first_visit counts them (what a compressing CDN sends).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from support.first_visit import GOAL, PYODIDE, SCRIPT as FIRST_VISIT, Sent, gzip_size, totals
+
+SCRIPT = Path(__file__).with_name("byte_budget.js")
+DATA = Path(__file__).resolve().parents[2] / "bench" / "budgets.json"
+QUIET_S = 3.0            # background caching is idle: nothing sent for this long
+# page kind -> the page, the widget the reader uses (byte_budget.js)
+KINDS = {
+    "reading": {"path": "tinyllm/data/", "selector": None, "title": "reading page (Data; a code cell and a quiz, not used)"},
+    "demo": {"path": "agents/react/", "selector": '.lllm-demo[data-demo="react"]', "title": "ReAct demo, to its first answer"},
+    "inside": {"path": "tinyllm/inside/", "selector": ".lllm-inside", "title": "inside view, its first step drawn"},
+    "train": {"path": "tinyllm/train/", "selector": ".lllm-train", "title": "training tab, to its first checkpoint"},
+}
+
+# Which feature a file is fetched for, by its path (first match wins): the table's second column.
+FEATURES = [
+    (r"^/search/|/workers/search\.", "Material search (index, worker)"),
+    (r"/javascripts/bundle\.|/stylesheets/|/assets/images/|favicon|/fonts/", "Material theme"),
+    (r"/runtime/vendor/pyodide/", "Pyodide"),
+    (r"/runtime/vendor/ort/|/runtime/vendor/onnxruntime", "onnxruntime-web"),
+    (r"/runtime/model/tinyllm(-agent)?-inside|/assets/inside/", "inside view"),
+    (r"/runtime/model/tinygpt", "TinyGPT"),
+    (r"/runtime/model/tinyllm-agent", "agent model"),
+    (r"/runtime/model/", "story model (TinyLLM)"),
+    (r"/runtime/lllm_learn-|/runtime/runtime\.json", "lllm wheel, manifest"),
+    (r"/runtime/vendor/wheels/|pydantic", "Pydantic wheels"),
+    (r"/assets/editor/codemirror\.", "editor (CodeMirror)"),
+    (r"/assets/editor/", "code cells"),     # editor.mjs: the small part that decides when to load the editor
+    (r"/agents/(timetravel|branches|chatimport|drilldown)\.|/native/timetravel", "time travel"),
+    (r"/agents/tabmodel\.|/assets/train/yours\.", "tab-trained model"),
+    (r"/agents/yourmodel\.|/runtime/chat\.", "your model"),
+    (r"/assets/train/", "training tab"),
+    (r"/assets/agents/", "agent demos"),
+    (r"/assets/quiz/", "quiz"),
+    (r"/assets/course/", "course marks"),
+    (r"/runtime/(sandbox|sandbox-inside|snapshot)\.", "run_python sandbox"),
+    (r"/runtime/(worker|fetching|answer|model|sampler|gpt|timeline)\.", "runtime workers"),
+    (r"/runtime/cells\.|/runtime/cell-error\.", "code cells"),
+    (r"/assets/runtime/", "page runtime (loader, lllm.mjs, offline)"),
+    (r"^/sw\.js", "service worker"),
+    (r"\.html$|/$|\?", "pages"),
+]
+
+
+# A budget is what was measured plus SLACK, rounded up to 10 kB: room for a few kB of change, not for
+# a new 200 kB file (a run measures the same files each time; what varies is a small file or two
+# arriving just before or after the demo's answer).
+SLACK = 60_000
+
+
+def budget_for(gzip: int) -> int:
+    return -(-(gzip + SLACK) // 10_000) * 10_000
+
+
+def feature(path: str) -> str:
+    for pattern, name in FEATURES:
+        if re.search(pattern, path):
+            return name
+    return "other"
+
+
+@dataclass
+class Visit:
+    kind: str
+    report: dict
+    sent: list[Sent]                      # from the first request until background caching was idle
+    budgeted: list[Sent] = field(default_factory=list)   # what the budget counts (demo: to the answer)
+
+
+def visit(browser, server, kind: str, hurry: bool = False) -> Visit:
+    """One reader's first visit of `kind` in a fresh context of `browser` (a lazy one: no EAGER)."""
+    spec = KINDS[kind]
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        start = len(server.log)
+        page.goto(server.url + spec["path"])
+        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), {"kind": kind, "goal": GOAL, "selector": spec["selector"], "hurry": hurry})
+        deadline = time.time() + 120          # then: until the server has sent nothing for QUIET_S
+        while time.time() < deadline:
+            last = server.log[-1].at if len(server.log) > start else 0
+            if time.time() - last >= QUIET_S:
+                break
+            time.sleep(0.25)
+        sent = server.log[start:]
+    finally:
+        context.close()
+    budgeted = [s for s in sent if s.at * 1000 <= report["answerAt"]] if kind == "demo" and "answerAt" in report else sent
+    return Visit(kind, report, sent, budgeted)
+
+
+@dataclass
+class Counted:
+    requests: int
+    gzip: int
+    files: dict[str, int]                 # path (query dropped) -> gzip bytes sent, all its copies
+    twice: list[str]
+
+
+def count(sent: list[Sent], site: Path) -> Counted:
+    bodies = [s for s in sent if s.status != 304]
+    files: dict[str, int] = {}
+    for s in bodies:
+        path = s.path.split("?")[0]
+        files[path] = files.get(path, 0) + gzip_size(site, s.path)
+    times = Counter(s.path for s in bodies)
+    return Counted(len(bodies), sum(files.values()), files, sorted(p for p, n in times.items() if n > 1))
+
+
+def by_feature(files: dict[str, int]) -> dict[str, tuple[int, int]]:
+    """feature -> (files, gzip bytes), biggest first."""
+    out: dict[str, list[int]] = {}
+    for path, size in files.items():
+        row = out.setdefault(feature(path), [0, 0])
+        row[0] += 1
+        row[1] += size
+    return {k: (n, b) for k, (n, b) in sorted(out.items(), key=lambda kv: -kv[1][1])}
+
+
+def bare_pyodide(browser, server) -> int:
+    """What a bare loadPyodide() fetches in a fresh profile of `browser` (first_visit.js "bare"), gzip bytes."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(server.url + "agents/react/")
+        bare = page.evaluate(FIRST_VISIT.read_text(encoding="utf-8"), {"phase": "bare"})
+    finally:
+        context.close()
+    assert bare["answer"] == "ok", bare
+    sent = [s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)]
+    return totals(sent, server.directory).gzip
+
+
+def load() -> dict:
+    return json.loads(DATA.read_text(encoding="utf-8"))
+
+
+def grown(measured: Counted, stored: dict, slack: int = 2048) -> list[str]:
+    """The files behind a page over budget: new ones, and ones grown by more than `slack` bytes."""
+    before = stored.get("files", {})
+    lines = []
+    for path, size in sorted(measured.files.items(), key=lambda kv: -(kv[1] - before.get(kv[0], 0))):
+        was = before.get(path)
+        if was is None:
+            lines.append(f"{path}: new, {size:,} B gzip")
+        elif size > was + slack:
+            lines.append(f"{path}: {was:,} -> {size:,} B gzip")
+    return lines
+
+
+def mb(n: int) -> str:
+    return f"{n / 1e6:.2f}"
