@@ -229,9 +229,9 @@ shout = Ticks(name="ticks")
 '''
 
 
-@pytest.mark.parametrize("kind", [pytest.param("uvicorn", marks=pytest.mark.xfail(strict=True, reason=(
-    "open: under uvicorn the worker's generator is not closed within 10 s of the client leaving "
-    "(its finally does not run); under http.server it is"))), "stdlib"])
+@pytest.mark.xfail(strict=True, reason="open: a left stream's generator is not closed in the worker within 10 s "
+                                        "(its finally does not run), under uvicorn and http.server alike")
+@pytest.mark.parametrize("kind", ["uvicorn", "stdlib"])
 def test_tactics_run_in_worker_processes_that_close_left_streams_and_are_replaced_when_they_die(tmp_path, kind):
     """The tactic runs in a worker process, not the server's; a client that leaves a stream closes the
     tactic's generator there (its `finally` runs); a worker that dies costs its request a 500 in the
