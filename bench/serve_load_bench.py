@@ -10,7 +10,8 @@ Scenarios (clients at once): baseline (1 plain), plain 16/64/256, stream 16/64/2
 end), vanish 100 (read the first frame, then close), slow 300 (300 raw sockets sending a header
 byte every 0.5 s, reconnecting when shut out, beside 4 plain clients). Per scenario: requests/s,
 p50/p99 (ms), 503s, other errors, the health probe's p99, the server's RSS after and its
-CPU-seconds per request; ratios are to the same run's baseline row. "abandoned CPU" is CPU per
+CPU-seconds per request (RSS and CPU are the server's and its worker processes', summed);
+ratios are to the same run's baseline row. "abandoned CPU" is CPU per
 vanished stream over CPU per stream read to the end (at 64 clients).
 """
 
@@ -60,14 +61,34 @@ SCENARIOS = [("baseline", "plain", 1), ("plain", "plain", 16), ("plain", "plain"
              ("vanish", "vanish", 100), ("slow 300", "plain", 4)]
 
 
+def family(pid: int) -> list[int]:
+    """The server and its child processes (`lllm serve`'s workers, where its tactics run)."""
+    found = [pid]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError):
+            pass
+    return found
+
+
 def rss_mb(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")) / 1024
+    """Resident MB of the server and its workers, summed (pages they share are counted in each)."""
+    total = 0
+    for one in family(pid):
+        status = Path(f"/proc/{one}/status").read_text()
+        total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
+    return total / 1024
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU-seconds (user + system) of the server and its workers."""
+    total = 0
+    for one in family(pid):
+        fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def slow_clients(port: int, count: int, stop: threading.Event) -> dict:

@@ -7,9 +7,11 @@ usage error without the extra), `--server stdlib` never tries. Ctrl-C or SIGTERM
 cleanly, with exit status 0. Either way the door of lllm/services/door.py stands in front: a body
 over `--max-body` is 413, a page whose origin is not in `--allow-origin` is refused, a POST must be
 JSON, headers and body have `--header-timeout` and `--body-timeout`, at most
-`--max-connections` are open at once, and tactics run on `--workers` threads with `--max-queue`
+`--max-connections` are open at once, and tactics run in `--workers` processes with `--max-queue`
 more requests waiting (past that, 503 with Retry-After; `/health`, `/tactics` and `/info` never
-wait). `add_limit_args` gives `serve-model` the same flags.
+wait, and no tactic's pure-Python work holds the interpreter lock of the process answering them:
+lllm/services/workers.py). Each worker builds the tactic once, so state a tactic keeps in memory
+is per worker. `add_limit_args` gives `serve-model` the same flags (its workers are threads).
 
     python -m lllm serve main:build
     python -m lllm serve my_app.tactics:build_tactic --port 9000 --server stdlib
@@ -18,6 +20,7 @@ wait). `add_limit_args` gives `serve-model` the same flags.
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 
@@ -26,8 +29,9 @@ from lllm.commands.inspect import load_for_cli
 from lllm.runtimes.native.entrypoints import check_entrypoint
 from lllm.services.http_server import (INSTALL_SERVE, check_host, check_log_level, check_port, check_server,
                                        missing_server_packages, serve, serve_uvicorn)
-from lllm.services.door import DEFAULT_ORIGINS, Limits, Pool
+from lllm.services.door import DEFAULT_ORIGINS, Limits
 from lllm.services.protocol_service import ProtocolService
+from lllm.services.workers import ProcessPool
 
 DEFAULTS = Limits()
 
@@ -80,7 +84,8 @@ def add_limit_args(p) -> None:
     p.add_argument("--max-connections", type=positive_int, default=DEFAULTS.max_connections, metavar="N",
                    help=f"open connections at once; the next gets 503 and is closed (default {DEFAULTS.max_connections})")
     p.add_argument("--workers", type=positive_int, default=2, metavar="N",
-                   help="requests worked on at once (a tactic run, a completion), each on a thread of its own (default 2)")
+                   help="requests worked on at once (a tactic run, a completion), each on a worker of its own: "
+                        "a process for serve, a thread for serve-model (default 2)")
     p.add_argument("--max-queue", type=non_negative_int, default=32, metavar="N",
                    help="requests that may wait for a worker; past that, 503 with Retry-After (default 32)")
 
@@ -91,6 +96,11 @@ def limits_from(args) -> Limits:
     return Limits(args.max_body, args.header_timeout, args.body_timeout, args.max_connections)
 
 
+def build_service(entrypoint: str) -> ProtocolService:
+    """What each worker process runs once: the entrypoint loaded again, as a service."""
+    return ProtocolService(load_for_cli(entrypoint))
+
+
 def run_serve(args) -> int:
     server = pick_server(args.server)               # before importing the user's module: fail fast
     limits, origins = limits_from(args), tuple(args.allow_origin or DEFAULT_ORIGINS)
@@ -98,13 +108,19 @@ def run_serve(args) -> int:
     # SIGTERM (a supervisor, Popen.terminate) stops it as Ctrl-C does: uvicorn finishes the requests
     # in flight, http.server closes its socket, and either way the command ends with status 0.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    pool = Pool(args.workers, args.max_queue)
-    if server == "uvicorn":
-        serve_uvicorn(service, args.host, args.port, args.log_level, limits, origins, pool)
-    else:
-        try:
-            serve(service, args.host, args.port, args.log_level, limits, origins, pool)
-        except OSError as exc:                      # the port is taken, the host is not ours, ...
-            raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+    try:
+        pool = ProcessPool(functools.partial(build_service, args.entrypoint), args.workers, args.max_queue)
+    except RuntimeError as exc:                     # a worker could not load what the server itself loaded
+        raise UsageError(str(exc)) from None
+    try:
+        if server == "uvicorn":
+            serve_uvicorn(service, args.host, args.port, args.log_level, limits, origins, pool)
+        else:
+            try:
+                serve(service, args.host, args.port, args.log_level, limits, origins, pool)
+            except OSError as exc:                  # the port is taken, the host is not ours, ...
+                raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+    finally:
+        pool.close()
     print(f"lllm serve: stopped ({server})", file=sys.stderr, flush=True)
     return 0

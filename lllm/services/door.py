@@ -90,6 +90,15 @@ class Pool:
         with self.lock:
             self.admitted -= 1
 
+    def run(self, service, method: str, path: str, body: bytes):
+        """`service.handle(method, path, body)` on a worker thread: a Future of (status, data).
+        `lllm serve` runs its tactics in processes instead (lllm/services/workers.py, `ProcessPool`)."""
+        return self.work.submit(service.handle, method, path, body)
+
+    def close(self) -> None:
+        self.work.shutdown(wait=False)
+        self.readers.shutdown(wait=False)
+
     def busy(self) -> "Refusal":
         return Refusal(503, "server_busy", f"the server is busy ({self.workers} working, {self.max_queue} waiting); "
                                            "try again shortly", {"retry-after": "1"})

@@ -31,7 +31,6 @@ from lllm.protocol import validation as v
 from lllm.protocol.fields import Metadata, Name, Token
 from lllm.services.door import Pool, needs_work
 from lllm.services.protocol_service import ProtocolService, error, public_info
-from lllm.services.streaming import EventStream
 
 __all__ = ["RunRequest", "RunResponse", "ErrorDetail", "create_fastapi_app", "create_tactic_app",
            "create_service_app", "openapi_schema"]
@@ -89,6 +88,17 @@ def create_fastapi_app(tactics_or_service, *, expose_single_tactic_routes: bool 
     service = (tactics_or_service if isinstance(tactics_or_service, ProtocolService) else
                ProtocolService(tactics_or_service, expose_single_tactic_routes=expose_single_tactic_routes))
     app = FastAPI(title="lllm serve", docs_url=None, redoc_url=None, openapi_url=None)
+
+    class ClosingStream(StreamingResponse):
+        """Its frames are closed however the response ends: when a send fails because the client left
+        (ASGI 2.4 servers), Starlette itself leaves them to the garbage collector, and with them the
+        tactic's generator and the stream's place in the pool."""
+
+        async def stream_response(self, send):
+            try:
+                await super().stream_response(send)
+            finally:
+                await self.body_iterator.aclose()
     pool = pool or Pool()
 
     # --8<-- [start:route]
@@ -103,12 +113,12 @@ def create_fastapi_app(tactics_or_service, *, expose_single_tactic_routes: bool 
         try:
             body = await request.body()
             try:
-                status, data = await asyncio.get_running_loop().run_in_executor(pool.work, service.handle, method, path, body)
+                status, data = await asyncio.wrap_future(pool.run(service, method, path, body))
             except Exception as exc:                    # a fault of ours: still the service's JSON, no traceback
                 status, data = error(500, type(exc).__name__, str(exc)[:500])
-            if isinstance(data, EventStream):
+            if hasattr(data, "frames"):                 # an EventStream, or a RemoteStream from a worker process
                 streaming = True
-                return StreamingResponse(released(data.frames(), pool), media_type="text/event-stream",
+                return ClosingStream(released(data.frames(), pool), media_type="text/event-stream",
                                          headers={"cache-control": "no-cache"})
             return answer(status, data)
         finally:

@@ -151,8 +151,11 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
                 refused.headers = {**extra, **refused.headers}
                 return self.refuse(refused)
             try:
-                status, data = pool.work.submit(app.handle, method, path, body).result()
-                if hasattr(data, "frames"):             # /stream: an EventStream (lllm/services/streaming.py)
+                try:
+                    status, data = pool.run(app, method, path, body).result()
+                except Exception as exc:                # a fault of ours (a worker lost): still the service's JSON
+                    status, data = error(500, type(exc).__name__, str(exc)[:500])
+                if hasattr(data, "frames"):             # /stream: an EventStream (streaming.py) or a RemoteStream (workers.py)
                     self.send_response(status)
                     self.send_header("Content-Type", "text/event-stream; charset=utf-8")
                     self.send_header("Cache-Control", "no-cache")
