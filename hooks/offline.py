@@ -31,16 +31,18 @@ SKIP = ("_headers", "_redirects", "sw.js", "sitemap.xml", "sitemap.xml.gz")
 # Saved only when used, never in the background: search languages other
 # than English. The runtime's big files have their own list. Source maps are never saved.
 ON_USE = ("assets/javascripts/lunr/", "assets/runtime/vendor/", "assets/runtime/model/")
-# Saved only when their widget is used: runtime.json's models by name, and its inside-view model.
+# Saved only when their widget is used: runtime.json's models by name, and its inspection models (the
+# inside view's, and the agent model's, which time travel's drilldown opens).
 LATER_MODELS = ("tinygpt",)
+LATER_INSIDE = ("inside", "agentInside")
 
 
 def later_urls(site: Path) -> list[str]:
-    """The files of LATER_MODELS and of the inside view's model, as runtime_urls names them."""
+    """The files of LATER_MODELS and of the inspection models (LATER_INSIDE), as runtime_urls names them."""
     base = "assets/runtime/"
     manifest = json.loads((site / base / "runtime.json").read_text(encoding="utf-8"))
     entries = [manifest["models"][name] for name in LATER_MODELS if name in manifest["models"]]
-    entries += [manifest["inside"]] if "inside" in manifest else []
+    entries += [manifest[key] for key in LATER_INSIDE if isinstance(manifest.get(key), dict) and "model" in manifest[key]]
     return [base + entry[k] for entry in entries for k in ("model", "card") if k in entry]
 
 
