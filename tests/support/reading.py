@@ -15,9 +15,10 @@ from __future__ import annotations
 FAST_READING = "window.lllmReadingScale = 0.01;"
 
 
-def read_through(pg, pause_ms: int = 300, passes: int = 3) -> None:
+def read_through(pg, pause_ms: int = 300, passes: int = 10) -> None:
     """Scroll from the top to the bottom, 40 % of the window at a time, pausing in between; again
-    (up to `passes` times) until the page's sentinel says every section was read."""
+    (up to `passes` times: on a loaded machine a pause can pass before a section's time is counted)
+    until the page's sentinel says every section was read."""
     pg.locator(".lllm-course-sentinel[data-sections]").wait_for(state="attached", timeout=60_000)
     for _ in range(passes):
         pg.evaluate("() => window.scrollTo({top: 0, behavior: 'instant'})")
