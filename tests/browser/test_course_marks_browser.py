@@ -127,14 +127,12 @@ def test_a_jump_to_the_end_is_not_reading_and_reading_part_by_part_is(page, site
     sentinel.wait_for(state="attached", timeout=SLOW)
     assert sections(pg) >= 4
     pg.evaluate("() => window.scrollTo({top: document.documentElement.scrollHeight, behavior: 'instant'})")
-    # the last sections are read where the jump landed (polled: timers run late on a loaded machine),
+    # where the jump lands (the quiz, which does not count, may fill the window) sections may be read,
     # but not the page
-    pg.wait_for_function("() => Number(document.querySelector('.lllm-course-sentinel').dataset.sectionsRead || 0) > 0",
-                         timeout=SLOW)
     pg.wait_for_timeout(3000)               # 5 times the longest section's shortened time
     read_marks = "() => Object.keys(JSON.parse(localStorage.getItem('lllm.quiz.v1') || '{}').course || {}).filter((k) => k.startsWith('read:'))"
     assert pg.evaluate(read_marks) == []
-    assert 0 < sections_read(pg) < sections(pg)
+    assert sections_read(pg) < sections(pg)
     mark = pg.locator(".md-nav--primary a.md-nav__link--active .lllm-course-mark").first
     expect(mark).to_have_attribute("data-state", "todo")
     read_through(pg)
