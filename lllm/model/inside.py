@@ -59,7 +59,7 @@ from lllm.model.sampling import Mulberry32, check_sampling, sample, softmax
 from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["INSIDE_MODEL", "INSIDE_AGENT_MODEL", "CARD_FORMAT", "STAGES", "InsideModel", "Trace", "trace", "draw",
-           "uniform_of_draw", "position_view", "candidates_by_logit", "open_session"]
+           "uniform_of_draw", "draw_view", "position_view", "candidates_by_logit", "open_session"]
 
 INSIDE_MODEL = os.path.join("build", "model", "tinyllm-inside.onnx")
 INSIDE_AGENT_MODEL = os.path.join("build", "model", "tinyllm-agent-inside.onnx")   # the agent model's (`make models`)
@@ -292,9 +292,16 @@ def position_view(t: Trace, position: int, temperature: float | None = None, top
     if t.numbers is not None:
         view["numbers"] = t.numbers    # slot #k (or @k) stands for the k-th of these
     if index >= 0:
-        u = None if temperature == 0 else uniform_of_draw(t.seed, index)
-        d = draw(logits, temperature, top_k, top_p, u)
-        view["draw"] = {"index": index, "greedy": d["greedy"], "uniform": u, "target": d["target"], "total": d["total"],
-                        "kept": [[vocab[i], w / d["total"]] for i, w in zip(d["kept"], d["weights"])],
-                        "id": d["id"], "char": vocab[d["id"]]}
+        view["draw"] = draw_view(logits, vocab, t.seed, index, temperature, top_k, top_p)
     return view
+
+
+def draw_view(logits: Sequence[float], vocab: Sequence[str], seed: int, index: int, temperature: float,
+              top_k: int = 0, top_p: float = 1.0) -> dict:
+    """Draw `index` of `seed` from these logits, as a view lays it out: its random number, the kept
+    characters with their shares, the target and the character drawn (TinyGPT's views use it too)."""
+    u = None if temperature == 0 else uniform_of_draw(seed, index)
+    d = draw(logits, temperature, top_k, top_p, u)
+    return {"index": index, "greedy": d["greedy"], "uniform": u, "target": d["target"], "total": d["total"],
+            "kept": [[vocab[i], w / d["total"]] for i, w in zip(d["kept"], d["weights"])],
+            "id": d["id"], "char": vocab[d["id"]]}

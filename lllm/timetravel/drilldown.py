@@ -112,23 +112,18 @@ def _agent_view(path: str, prompt: str, c: int, expected: str) -> dict:
 
 
 def _gpt_view(prompt: str, given: str, seed: int, temperature: float) -> dict:
+    """TinyGPT: `given` read after the prompt (its key/value cache); every head's attention, the logits, the draw."""
     from lllm.model.gpt_backend import DEFAULT_GPT, GPTBackend
     from lllm.model.gpt_inside import position_view, read
-    from lllm.model.inside import candidates_by_logit, draw, uniform_of_draw
+    from lllm.model.inside import TOP, candidates_by_logit, draw_view
     from lllm.model.sampling import softmax
     backend = GPTBackend(DEFAULT_GPT)
     t, logits = read(backend, prompt, given)
-    index = len(t.ids) - t.prompt_length - 1
-    u = None if temperature == 0 else uniform_of_draw(seed, index)
-    d = draw(logits, temperature, 0, 1.0, u)
-    vocab = t.vocab
-    probs = softmax(logits, temperature) if temperature > 0 else [float(i == d["id"]) for i in range(len(logits))]
+    view = draw_view(logits, t.vocab, seed, len(t.ids) - t.prompt_length - 1, temperature)
+    probs = softmax(logits, temperature) if temperature > 0 else [float(i == view["id"]) for i in range(len(logits))]
     return position_view(t, len(t.ids) - 2) | {
         "logits": list(logits), "probs": probs, "seed": seed, "temperature": temperature, "top_k": 0, "top_p": 1.0,
-        "top": [[vocab[i], probs[i]] for i in candidates_by_logit(logits)[:5]],
-        "draw": {"index": index, "uniform": u, "target": d["target"], "total": d["total"],
-                 "kept": [[vocab[i], w / d["total"]] for i, w in zip(d["kept"], d["weights"])],
-                 "id": d["id"], "char": vocab[d["id"]]}, "model_runs": backend.fed}
+        "top": [[t.vocab[i], probs[i]] for i in candidates_by_logit(logits)[:TOP]], "draw": view, "model_runs": backend.fed}
 
 
 def character(record: dict, at, agent_inside: str | None = None) -> dict:
