@@ -27,7 +27,7 @@ FOLDERS = [
     ("protocol", 3, "the LLLM protocol: the typed Tactic, call context, trace, events, errors"),
     ("runtimes", 3, "the LLLM native runtime (Prompt, Agent, Dialog, Tactic) and tactics from functions"),
     ("reasoning", 3, "the reasoning-framework API: Framework, Agent, Environment, State"),
-    ("timetravel", 3, "time travel at the seam: a program's model and tool calls recorded, re-run from any call"),
+    ("timetravel", 4, "time travel: any run recorded at the seam, re-run from any call; every demo's run files"),
     ("labs", 4, "usage and testing: labs, evaluator, factory, held-out sets, debate, workflows"),
     ("services", 4, "tactics over HTTP: the protocol service, its servers, the client's import path"),
     ("create", 4, "new projects, written whole or not at all"),

@@ -119,7 +119,7 @@ def readme_with_block(text: str, roadmap: Roadmap) -> str:
 # ---- MkDocs hook -----------------------------------------------------------------------------------
 
 API_PAGES = (("lllm.model", "model"), ("lllm.predictors", "predictors"), ("lllm.agents", "agents"),
-             ("lllm.reasoning", "agents"), ("lllm.timetravel", "agents"), ("lllm.runtimes", "native"), ("lllm.protocol", "native"), ("lllm.labs", "labs"),
+             ("lllm.reasoning", "agents"), ("lllm.timetravel", "labs"), ("lllm.runtimes", "native"), ("lllm.protocol", "native"), ("lllm.labs", "labs"),
              ("lllm.web", "web"), ("lllm.cli", "web"), ("lllm.commands", "web"), ("lllm.create", "web"),
              ("lllm.integrations", "web"), ("lllm.services", "web"))
 

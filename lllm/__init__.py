@@ -9,7 +9,7 @@ The package's folders are its four layers, bottom to top, and two edges that imp
     lllm/protocol/       3 · the LLLM protocol: the typed Tactic, call context, trace, events, errors
     lllm/runtimes/       3 · the LLLM native runtime (Prompt, Agent, Dialog, Tactic) and tactics from functions
     lllm/reasoning/      3 · the reasoning-framework API: Framework, Agent, Environment, State
-    lllm/timetravel/     3 · time travel at the seam: a program's model and tool calls recorded, re-run from any call
+    lllm/timetravel/     4 · time travel: any run recorded at the seam, re-run from any call; every demo's run files
     lllm/labs/           4 · usage and testing: labs, evaluator, factory, held-out sets, debate, workflows
     lllm/services/       4 · tactics over HTTP: the protocol service, its servers, the client's import path
     lllm/create/         4 · new projects, written whole or not at all

@@ -8,9 +8,9 @@
 
 RUN.json is what a time-travel widget exports (schema "lllm-run", version 1, or version 2 with
 "demo": "react", "memory", "workflow", "oversight", "debate", or "native-agent" / "native-tactic" for
-the native runtime's, `lllm/labs/timetravel/native.py`; `lllm/agents/runfile.py`; the table of demos
-is `lllm/labs/timetravel/demos.py`). Every branch is recomputed from the file's inputs and edits
-(`lllm/agents/timetravel.py`: a fresh predictor per step, seeded from the seed and the step's
+the native runtime's, `lllm/timetravel/native.py`; `lllm/timetravel/runfile.py`; the table of demos
+is `lllm/timetravel/demos.py`). Every branch is recomputed from the file's inputs and edits
+(`lllm/timetravel/react.py`: a fresh predictor per step, seeded from the seed and the step's
 index), and `trace_text` prints it — the same function, and so the same text, as the page.
 Exit status 1 when the replay differs from the branches the file recorded (the stderr line names
 the first such branch); a file that is missing, not JSON or not a run is one line and status 2.
@@ -31,11 +31,11 @@ import json
 import os
 import sys
 
-from lllm.agents.runfile import BRAINS, MAX_FILE_BYTES, differing_branch
+from lllm.timetravel.runfile import BRAINS, MAX_FILE_BYTES, differing_branch
 from lllm.commands.args import UsageError, finite_float, int_at_least
-from lllm.labs.timetravel.demos import any_trace_text, travel_any, which_demo
+from lllm.timetravel.demos import any_trace_text, travel_any, which_demo
 from lllm.timetravel.chatlog import chat_report, is_chat_log
-from lllm.agents.timetravel import travel
+from lllm.timetravel.react import travel
 from lllm.timetravel.drilldown import timeline_text
 
 

@@ -1,4 +1,4 @@
-"""Layer 3 · a run from elsewhere: an OpenAI-style chat log, replayed as a ReAct run at the seam, and re-run from any step with a brain from here.
+"""Layer 4 · a run from elsewhere: an OpenAI-style chat log, replayed as a ReAct run at the seam, and re-run from any step with a brain from here.
 
 Read `seam.py` first. The `openai` client and most agent frameworks keep a run as a list of chat
 messages: the user's question, then assistant messages whose `tool_calls` name a function and its
@@ -34,8 +34,8 @@ import json
 from dataclasses import dataclass
 
 from lllm.agents.react import Trajectory, run_react, terminal_text
-from lllm.agents.runfile import BRAINS, MAX_SCRIPT, int_field, shown
-from lllm.agents.timetravel import step_brains
+from lllm.timetravel.runfile import BRAINS, MAX_SCRIPT, int_field, shown
+from lllm.timetravel.react import step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.timetravel.seam import RECORDED, Call, first_difference, run, timeline
 

@@ -1,6 +1,6 @@
-"""Layer 3 · from a character of a run to the numbers that chose it: one forward pass of the model that wrote it.
+"""Layer 4 · from a character of a run to the numbers that chose it: one forward pass of the model that wrote it.
 
-Read `lllm/agents/timetravel.py` (a ReAct run's record: branches of steps, each with the prompt it
+Read `lllm/timetravel/react.py` (a ReAct run's record: branches of steps, each with the prompt it
 saw and the raw text the model wrote) and `lllm/model/inside.py` (every stage inside TinyLLM at one
 position) first. A character is named by three numbers, all counted from 1 as the page shows them:
 the branch, the step (the model call) and the character the model drew in that step, `"2:1:5"`
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 
-from lllm.agents.timetravel import SAMPLING, step_seed
+from lllm.timetravel.react import SAMPLING, step_seed
 from lllm.model.inside import INSIDE_AGENT_MODEL
 
 __all__ = ["INSPECTABLE", "where", "writer", "character", "timeline", "timeline_text"]

@@ -1,4 +1,4 @@
-"""Layer 3 · time travel at the seam: record every model and tool call a program makes, then re-run it with a call edited or another brain from a chosen call on.
+"""Layer 4 · time travel at the seam: record every model and tool call a program makes, then re-run it with a call edited or another brain from a chosen call on.
 
 Read `lllm/predictors/contract.py` (the seam) and `lllm/agents/tools.py` (a tool) first. A *program*
 is any function `program(predictor, tools) -> answer` that talks to a model only through the

@@ -1,7 +1,7 @@
 """Platform adapter · the time-travel widget's Python: `run_json(params_json) -> JSON text`, a run tree as data.
 
-Read `lllm/agents/timetravel.py` (the branches), `lllm/agents/runfile.py` (the run file) and
-`lllm/labs/timetravel/demos.py` (the table of demos: which run file goes to which code) first.
+Read `lllm/timetravel/react.py` (the branches), `lllm/timetravel/runfile.py` (the run file) and
+`lllm/timetravel/demos.py` (the table of demos: which run file goes to which code) first.
 The time-travel widget (`site/assets/agents/timetravel.mjs`; the ReAct, memory, typed workflow,
 human-in-the-loop, debate, native Agent and native Tactic pages) sends one JSON object:
 
@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import json
 
-from lllm.agents.runfile import demo_of, differing_branch
-from lllm.agents.timetravel import travel
-from lllm.labs.timetravel.demos import any_trace_text, travel_any
+from lllm.timetravel.runfile import demo_of, differing_branch
+from lllm.timetravel.react import travel
+from lllm.timetravel.demos import any_trace_text, travel_any
 from lllm.timetravel.chatlog import chat_report
 from lllm.timetravel.drilldown import timeline
 

@@ -104,7 +104,7 @@ def test_a_run_link_replays_its_widget_at_once_and_scrolls_to_it(lazy_browser, s
     the link named is read before Material's heading tracking can rewrite it."""
     import base64
     import json
-    from lllm.agents.timetravel import travel
+    from lllm.timetravel.react import travel
     fragment = base64.urlsafe_b64encode(json.dumps(RUN).encode()).decode().rstrip("=")
     context = lazy_browser.new_context(service_workers="block", viewport={"width": 412, "height": 823}, is_mobile=True)
     watched = watch(context, {origin(site_server.url)})

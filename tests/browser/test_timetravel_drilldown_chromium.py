@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ROOT
-from lllm.agents.timetravel import travel
+from lllm.timetravel.react import travel
 from lllm.timetravel.drilldown import character
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,8 @@ on the agent-tuned TinyLLM and one on TinyGPT; a character of each one's step 1 
 to 1e-4 (the cell state to 1e-4 of its size): the agent's glass box with its four members' votes and its
 characters counted as it drew them (numbers as slots), TinyGPT's every head's attention and the step's
 seed's draw. "Write another character here" makes a prefix branch (the agent's in the run's own text, its
-numbers put back) that differs from that character on, the same record as CPython's `travel`; each link
+numbers put back) that differs from that character on, the same record as CPython's `travel`; then the
+agent's branch 1 swaps its brain to TinyGPT at step 2 from the step's form (step 1 kept); each link
 opened in a fresh profile (Chromium) or a new document (Firefox, WebKit) replays every branch exactly.
 The page function is tests/support/drilldown_scenario.js (then timetravel_link.js for each link)."""
 
@@ -20,7 +21,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from lllm.agents.timetravel import travel
+from lllm.timetravel.react import travel
 from lllm.model.generate import NumberSlots
 from lllm.timetravel.drilldown import character
 from support import engines
@@ -32,6 +33,7 @@ LINK = ROOT / "tests" / "support" / "timetravel_link.js"
 AGENT = {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "seed": 0, "temperature": 0.8, "max_steps": 2, "script": ""}
 GPT = {"goal": "What is 17 * 23?", "brain": "tinygpt", "seed": 2, "temperature": 0.8, "max_steps": 1, "script": ""}
 GPT_CHAR = 5
+SWAP = {"step": 2, "brain": "tinygpt"}      # the agent's run: TinyGPT writes from step 2 on
 STAGES = ("input_gate", "forget_gate", "output_gate", "candidate", "hn")
 
 
@@ -46,7 +48,7 @@ def plan() -> tuple[dict, int]:
     drawn = character(travel({"inputs": AGENT, "edits": []}), "1:1:1")["drawn"]
     c = drawn.index("#") + 3
     assert "\n" not in drawn[:c] and drawn.startswith("Thought:"), drawn
-    return {"runs": [{"inputs": AGENT, "c": c}, {"inputs": GPT, "c": GPT_CHAR}]}, c
+    return {"runs": [{"inputs": AGENT, "c": c, "swap": SWAP}, {"inputs": GPT, "c": GPT_CHAR}]}, c
 
 
 @functools.lru_cache(maxsize=None)
@@ -105,6 +107,14 @@ def check(report: dict, linked: list, tmp: str) -> None:
     assert agent["members"] == [m["argmax"] for m in want["members"]]
     slots = NumberSlots()
     check_branch(agent, AGENT, slots.unmask(want["drawn"][:c - 1], want["numbers"]) + agent["chosen"])
+    # another brain from step 2 of branch 1: the steps before it kept, TinyGPT's text after
+    swap = {"parent": 1, "step": SWAP["step"], "brain": SWAP["brain"]}
+    assert SWAP["brain"] in agent["swapOptions"] and AGENT["brain"] not in agent["swapOptions"]
+    swapped = agent["swapped"]
+    assert swapped["edits"] == agent["branched"]["edits"] + [swap]
+    assert swapped == json.loads(json.dumps(travel({"inputs": AGENT, "edits": swapped["edits"]})))
+    first, third = swapped["branches"][0]["steps"], swapped["branches"][2]["steps"]
+    assert third[0] == first[0] and third[1]["raw"] != first[1]["raw"] and swapped["branches"][2]["brain"] == "tinygpt"
     # TinyGPT: every head's attention over the keys, the logits, the seed's draw
     raw = travel({"inputs": GPT, "edits": []})["branches"][0]["steps"][0]["raw"]
     assert gpt["error"] == "" and gpt["record"] == json.loads(json.dumps(travel({"inputs": GPT, "edits": []})))
@@ -128,8 +138,9 @@ def check(report: dict, linked: list, tmp: str) -> None:
     # each link, opened anew, replays every branch exactly
     assert report["links"] == [agent["link"], gpt["link"]] and len(linked) == 2
     for out, seen in zip((agent, gpt), linked):
-        assert (seen["state"], seen["branches"], seen["error"]) == ("done", 2, ""), seen
-        assert seen["record"] == out["branched"]
+        last = out.get("swapped", out["branched"])
+        assert (seen["state"], seen["branches"], seen["error"]) == ("done", len(last["branches"]), ""), seen
+        assert seen["record"] == last
 
 
 def test_chromium_each_link_in_a_fresh_profile(browser, site_server, tmp_path):

@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from conftest import ROOT, origin, watch
-from lllm.agents.timetravel import trace_text, travel
+from lllm.timetravel.react import trace_text, travel
 from support import engines
 
 pytestmark = pytest.mark.browser

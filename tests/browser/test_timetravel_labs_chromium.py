@@ -15,9 +15,9 @@ import sys
 import pytest
 
 from conftest import ROOT, origin, watch
-from lllm.labs.timetravel.debate import debate_trace_text, travel_debate
-from lllm.labs.timetravel.oversight import travel_oversight
-from lllm.labs.timetravel.workflow import travel_workflow, workflow_trace_text
+from lllm.timetravel.debate import debate_trace_text, travel_debate
+from lllm.timetravel.oversight import travel_oversight
+from lllm.timetravel.workflow import travel_workflow, workflow_trace_text
 
 pytestmark = pytest.mark.browser
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"

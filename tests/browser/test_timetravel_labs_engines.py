@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from lllm.labs.timetravel.debate import debate_trace_text, travel_debate
+from lllm.timetravel.debate import debate_trace_text, travel_debate
 from support import engines
 
 pytestmark = pytest.mark.browser

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from conftest import ROOT, origin, watch
-from lllm.labs.memory_timetravel import memory_trace_text, travel_memory
+from lllm.timetravel.memory import memory_trace_text, travel_memory
 
 pytestmark = pytest.mark.browser
 PAGE = "agents/memory-explainer/"

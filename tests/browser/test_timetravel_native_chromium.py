@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from conftest import ROOT, origin, watch
-from lllm.labs.timetravel.native import native_trace_text, travel_native
+from lllm.timetravel.native import native_trace_text, travel_native
 
 pytestmark = pytest.mark.browser
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"

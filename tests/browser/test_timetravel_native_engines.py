@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from lllm.labs.timetravel.native import native_trace_text, travel_native
+from lllm.timetravel.native import native_trace_text, travel_native
 from support import engines
 
 pytestmark = pytest.mark.browser

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lllm.agents.timetravel import trace_text, travel
+from lllm.timetravel.react import trace_text, travel
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = {"schema": "lllm-run", "version": 1, "inputs": {"goal": "What is 17 * 23?", "brain": "rule"},

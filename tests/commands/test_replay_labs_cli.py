@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lllm.labs.timetravel.demos import any_trace_text, travel_any
+from lllm.timetravel.demos import any_trace_text, travel_any
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = {

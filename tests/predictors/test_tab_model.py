@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lllm.agents.timetravel import trace_text, travel
+from lllm.timetravel.react import trace_text, travel
 from lllm.predictors import make_predictor
 from lllm.predictors.specs import TAB_MODEL, TINYLLM_STOP
 from lllm.web.demos import run_json

@@ -1,7 +1,8 @@
 // Time travel's drilldown on the ReAct page (site/assets/agents/drilldown.mjs) in any engine: for each
 // run asked for (a brain, its inputs and a character `c` of step 1), run it, open that character, then
 // "write another character here" with the first other character offered, and hand back the record, the
-// view, the character buttons, the branch and the link (the drivers open each link afterwards and run
+// view, the character buttons, the branch and the link; a run with `swap` ({step, brain}) then goes back to
+// branch 1 and lets that brain write from that step on, from the step's form (the drivers open each link afterwards and run
 // tests/support/timetravel_link.js there). A single async arrow function, as timetravel_scenario.js.
 async ({ runs }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -16,7 +17,7 @@ async ({ runs }) => {
   try {
     await window.lllm.ready();
     const root = document.querySelector(".lllm-timetravel");
-    for (const { inputs, c } of runs) {
+    for (const { inputs, c, swap } of runs) {
       const out = { brain: inputs.brain };
       report.runs.push(out);
       const select = root.querySelector("[name=brain]");
@@ -51,7 +52,22 @@ async ({ runs }) => {
       await until(() => root.querySelectorAll("[role=treeitem]").length === 2 && root.dataset.state === "done", "the new branch");
       out.branched = root.lllmRecord;
       out.link = root.lllmLink;
-      report.links.push(root.lllmLink);
+      if (swap) {                          // another brain from step `swap.step` of branch 1, from the step's form
+        root.querySelector("[role=treeitem]").click();                 // branch 1
+        await until(() => root.querySelectorAll(".lllm-tt__step").length >= swap.step, "branch 1's steps");
+        root.querySelectorAll(".lllm-tt__step")[swap.step - 1].click();
+        await until(() => root.querySelector("select[name=swap-brain]"), "the step's form");
+        const brain = root.querySelector("select[name=swap-brain]");
+        out.swapOptions = [...brain.options].map((o) => o.value);
+        brain.value = swap.brain;
+        brain.dispatchEvent(new Event("change"));
+        root.querySelector(".lllm-tt__rerun").click();
+        await sleep(50);
+        await until(() => root.querySelectorAll("[role=treeitem]").length === 3 && root.dataset.state === "done", "the swapped branch");
+        out.swapped = root.lllmRecord;
+        out.link = root.lllmLink;
+      }
+      report.links.push(out.link);
     }
     return report;
   } catch (e) {

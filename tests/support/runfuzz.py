@@ -12,7 +12,7 @@ import copy
 import json
 import random
 
-from lllm.labs.timetravel.demos import travel_any
+from lllm.timetravel.demos import travel_any
 
 SEEDS = {
     "react-rule": {"version": 1, "inputs": {"goal": "What is 17 * 23?", "brain": "rule"},

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from lllm.agents.runfile import check_memory_spec, check_spec
-from lllm.agents.timetravel import step_seed, trace_text, travel
+from lllm.timetravel.runfile import check_memory_spec, check_spec
+from lllm.timetravel.react import step_seed, trace_text, travel
 from lllm.timetravel.drilldown import character, writer
 
 GOAL = "What is 17 * 23?"

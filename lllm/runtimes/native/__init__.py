@@ -5,9 +5,8 @@ config), `invokers/` (the model behind an Agent), `proxies/` (outside APIs as to
 `agent.py` -> `tactic.py` -> `agent_config.py` -> `runtime.py`, which put them together;
 `sandbox/` (where run_python's code runs) and `composition/` (tactics by reference, remote
 tactics, streams) last. `adapter.py` and `entrypoints.py` make any object a protocol Tactic.
-`timetravel.py` and `tactic_timetravel.py` (run files: `travel_spec.py`) replay an Agent's or any
-Tactic's run with edits, each Agent branch a fork of the run's dialog (the pages' time travel; their
-demo tactic is in the labs).
+Time travel over an Agent's or any Tactic's run (each Agent branch a fork of the run's dialog) is
+in `lllm/timetravel/` (`native_agent.py`, `tactic.py`), with every other demo's.
 Serving is in `lllm/services/`, new projects in `lllm/create/`, commands in `lllm/commands/`.
 
     Tactic   the program: takes a task, wires agents together, returns a result

@@ -1,6 +1,6 @@
 // Time travel's steps and branches, drawn the same way for every demo: read timetravel.mjs first (the
-// widget that uses them). `viewOf(step, branch)` puts a ReAct or memory step (lllm/agents/timetravel.py)
-// and a stepped demo's step (lllm/agents/steptravel.py: a title, named fields an edit may change,
+// widget that uses them). `viewOf(step, branch)` puts a ReAct or memory step (lllm/timetravel/react.py)
+// and a stepped demo's step (lllm/timetravel/steps.py: a title, named fields an edit may change,
 // read-only context) into one shape; `treeNodes` draws the branches as an ARIA tree (↑ ↓ move, Enter or
 // Space opens one); `comparison` puts two branches side by side with the first differing step marked.
 

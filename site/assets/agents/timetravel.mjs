@@ -8,14 +8,14 @@
 // steps are the messages of an Agent's dialog, a branch forks it; data-goal) or "native-tactic"
 // (site/native/tactic.md: the steps are the model calls of a Tactic's agents; data-task). DEMOS below
 // says, per demo, which controls a run starts from and which run-file version it writes; the steps
-// describe themselves (lllm/agents/steptravel.py: a title, named fields an edit may change, read-only
+// describe themselves (lllm/timetravel/steps.py: a title, named fields an edit may change, read-only
 // context), so the timeline, the edit form, the tree and the comparison are the same code for every
-// demo. ReAct and memory steps (lllm/agents/timetravel.py) are read through `viewOf` (branches.mjs, with the tree and the comparison) into the same
+// demo. ReAct and memory steps (lllm/timetravel/react.py) are read through `viewOf` (branches.mjs, with the tree and the comparison) into the same
 // shape; a native run's steps are drawn and edited by their description in ../native/timetravel-native.mjs
 // (a row's `native`), which the widget asks at the same places.
 //
 // Run computes branch 1 in the page's Python (lllm/web/timetravel.py; the table of demos is
-// lllm/labs/timetravel/demos.py). A timeline (Previous / Next and one button per step; ← → move along
+// lllm/timetravel/demos.py). A timeline (Previous / Next and one button per step; ← → move along
 // it) shows one step: what it saw, what it said, what it caused. Edit one of its fields (or the ReAct
 // goal) and press "Run from here": the edit is appended to the run spec and Python computes the new
 // branch (earlier branches come back as they were). The branches are drawn as an ARIA tree (↑ ↓ move,
@@ -38,7 +38,7 @@ import { chatPanel, isChatLog } from "./chatimport.mjs";             // a chat l
 const NAMESPACE = "lllm-timetravel";
 const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["tinygpt", "TinyGPT (attention, samples)"], ["scripted", "scripted replies"], [TAB_MODEL, "your model trained in this tab"]];
 const SCRIPT = "Thought: I should search the web\nAction: search[17 * 23]\n---\nThought: use the calculator\nAction: calc[17 * 23]\n---\nThought: the tool answered\nFinal Answer: 391";
-const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/agents/runfile.py: checked before the file is read
+const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/timetravel/runfile.py: checked before the file is read
 
 // ---- the demos: the controls a run starts from, and the run-file version it writes ----------------
 // `preload`: Python run first (the debate's and the native runs' name the native runtime, so the worker
@@ -49,7 +49,7 @@ const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/agents/runfile.py: checked b
 // sets the default. `native`: the description of a native run's steps (../native/timetravel-native.mjs).
 
 const MODEL = (steps, label = "max steps", options = {}) => ["model", label, "model", steps, options];
-const NATIVE = "import lllm.runtimes.native.timetravel   # the worker loads pydantic for the native runtime";
+const NATIVE = "import lllm.timetravel.native_agent   # the worker loads pydantic for the native runtime";
 const nativeDemo = (native) => ({ version: 2, preload: NATIVE, native, controls: [[native.goal, native.goalLabel, "text", "What is 17 * 23?"],
   ...(native.hasSystem ? [["system", "system prompt", "text", "You answer questions. Use a tool when it helps."]] : []),
   MODEL(native.maxStepsLabel ? native.maxSteps : null, native.maxStepsLabel, { brain: "scripted", script: native.script, max: 5 })] });

@@ -11,7 +11,7 @@
 //   edit         the edit those fields make (null when nothing changed)
 //   branchText   a branch's line in the tree;  firstDifference  the same rule as the Python's
 //
-// The Python is lllm/runtimes/native/timetravel.py (an Agent: steps are the dialog's messages, a branch is a
+// The Python is lllm/timetravel/native_agent.py (an Agent: steps are the dialog's messages, a branch is a
 // Dialog.fork at the edited message) and tactic_timetravel.py (a Tactic: steps are its agents' model calls).
 
 import { el, field } from "../runtime/dom.mjs";

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from lllm.agents.react import run_react, terminal_text
-from lllm.agents.runfile import check_spec
-from lllm.agents.runfile import differing_branch
-from lllm.agents.timetravel import (first_difference, step_seed, trace_text, trajectory_of,
+from lllm.timetravel.runfile import check_spec
+from lllm.timetravel.runfile import differing_branch
+from lllm.timetravel.react import (first_difference, step_seed, trace_text, trajectory_of,
                                     travel)
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.web.timetravel import run_json
@@ -118,7 +118,7 @@ def test_a_brain_edit_keeps_the_steps_before_it_and_the_new_brain_writes_from_th
 
 
 def test_a_memory_session_refuses_a_brain_edit():
-    from lllm.agents.runfile import check_memory_spec
+    from lllm.timetravel.runfile import check_memory_spec
     with pytest.raises(ValueError, match=r"^field edits\[0\]\.brain: a memory session has one brain, its inputs\.brain$"):
         check_memory_spec({"version": 2, "demo": "memory", "inputs": {"goals": ["What is 2 + 2?"]},
                            "edits": [{"parent": 1, "step": 1, "brain": "rule"}]})

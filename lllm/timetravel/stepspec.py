@@ -1,7 +1,7 @@
 """Layer 4 · the labs' stepped run files: `check_stepped_spec(data, demo) -> (inputs, edits)`, each demo's fields.
 
-Read `lllm/agents/runfile.py` (the "lllm-run" schema and its generic checks) and
-`lllm/agents/steptravel.py` (the engine these demos share) first. Three demos are made of steps:
+Read `lllm/timetravel/runfile.py` (the "lllm-run" schema and its generic checks) and
+`lllm/timetravel/steps.py` (the engine these demos share) first. Three demos are made of steps:
 each step of a branch is a list of named fields, and an edit gives new text for some of those
 fields (`{"parent": 1, "step": 3, "answer": "70"}`):
 
@@ -14,7 +14,7 @@ fields (`{"parent": 1, "step": 3, "answer": "70"}`):
                   edit's fields are `answer` and `reason` (a debater's turn or the synthesis) or
                   `verdict` (the critic's SCORE lines, the one field that may hold several lines)
 
-This is the labs' knowledge of their own demos; `runfile.py` below only checks what every run file
+This is the labs' knowledge of their own demos; `runfile.py` only checks what every run file
 shares, and takes the fields an edit may give from here (`runfile.step_edits`).
 
 Usage:
@@ -30,7 +30,7 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import (MAX_STEPS_LIMIT, demo_of, int_field, key_name, react_inputs, shown, step_edits,
+from lllm.timetravel.runfile import (MAX_STEPS_LIMIT, demo_of, int_field, key_name, react_inputs, shown, step_edits,
                                  text_field)
 
 __all__ = ["STEPPED", "MULTILINE", "DECISIONS", "DEBATE_BRAINS", "check_stepped_spec"]

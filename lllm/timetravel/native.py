@@ -1,7 +1,7 @@
 """Layer 4 · the native runtime's time-travel demos: the demo tactic `SolveAndExplain`, and `travel_native` for both rows.
 
-Read `lllm/runtimes/native/timetravel.py` (an Agent's run, each branch a Dialog.fork) and
-`lllm/runtimes/native/tactic_timetravel.py` (any Tactic's run, its agents' model calls as steps)
+Read `lllm/timetravel/native_agent.py` (an Agent's run, each branch a Dialog.fork) and
+`lllm/timetravel/tactic.py` (any Tactic's run, its agents' model calls as steps)
 first: they are the runtime's, generic; this module is the demo the pages run on them. The demo
 tactic: a solver agent (with the calc and lookup tools) answers the question, then an explainer
 agent is told the question and that answer and explains it. An edit of a model call keeps the calls
@@ -28,9 +28,9 @@ from __future__ import annotations
 import dataclasses
 
 from lllm.runtimes.native.tactic import Tactic
-from lllm.runtimes.native.tactic_timetravel import tactic_record, tactic_trace
-from lllm.runtimes.native.timetravel import agent_trace_text, travel_agent
-from lllm.runtimes.native.travel_spec import SYSTEM, native_tools
+from lllm.timetravel.tactic import tactic_record, tactic_trace
+from lllm.timetravel.native_agent import agent_trace_text, travel_agent
+from lllm.timetravel.native_spec import SYSTEM, native_tools
 
 __all__ = ["Question", "Solved", "SolveAndExplain", "travel_tactic", "tactic_trace_text", "travel_native",
            "native_trace_text"]

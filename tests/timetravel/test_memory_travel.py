@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from lllm.agents.runfile import check_memory_spec, check_spec
-from lllm.agents.runfile import differing_branch
-from lllm.agents.timetravel import first_difference, travel
+from lllm.timetravel.runfile import check_memory_spec, check_spec
+from lllm.timetravel.runfile import differing_branch
+from lllm.timetravel.react import first_difference, travel
 from lllm.labs.memory_explainer import explain_memory
-from lllm.labs.memory_timetravel import memory_trace_text, travel_memory
-from lllm.labs.timetravel.demos import travel_any
+from lllm.timetravel.memory import memory_trace_text, travel_memory
+from lllm.timetravel.demos import travel_any
 from lllm.predictors import RulePredictor
 from lllm.web.timetravel import run_json
 

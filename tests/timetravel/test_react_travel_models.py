@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lllm.agents.timetravel import first_difference, trace_text, travel
+from lllm.timetravel.react import first_difference, trace_text, travel
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not (ROOT / "build" / "model" / "tinyllm-agent.onnx").exists(),
@@ -45,7 +45,7 @@ def test_the_story_model_resumes_with_the_seed_of_the_step():
     from lllm.model.onnx_backend import from_onnx
     from lllm.predictors import TINYLLM_STOP
     from lllm.agents.react import MAX_NEW_TOKENS
-    from lllm.agents.timetravel import step_seed
+    from lllm.timetravel.react import step_seed
 
     spec = {"inputs": {"goal": "What is 17 * 23?", "brain": "tinyllm", "seed": 3, "max_steps": 3},
             "edits": [{"parent": 1, "step": 1, "thought": "use the calculator"}]}

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from lllm.agents.steptravel import first_difference
+from lllm.timetravel.steps import first_difference
 from lllm.labs.debate import Debate
-from lllm.labs.timetravel.debate import debate_trace_text, starts_turn, travel_debate
-from lllm.labs.timetravel.demos import travel_any
+from lllm.timetravel.debate import debate_trace_text, starts_turn, travel_debate
+from lllm.timetravel.demos import travel_any
 
 SCORES = "SCORE agent-0: 2/10 wrong\nSCORE agent-1: 2/10 wrong\nSCORE agent-2: 9/10 right"
 

@@ -10,10 +10,10 @@ import pytest
 
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.runtimes.native import Agent, PredictorInvoker, Prompt
-from lllm.agents.runfile import differing_branch as native_differing_branch
-from lllm.labs.timetravel.native import native_trace_text, tactic_trace_text, travel_native, travel_tactic
-from lllm.runtimes.native.timetravel import agent_trace_text, native_first_difference, travel_agent
-from lllm.runtimes.native.travel_spec import SYSTEM, check_native_spec, native_tools
+from lllm.timetravel.runfile import differing_branch as native_differing_branch
+from lllm.timetravel.native import native_trace_text, tactic_trace_text, travel_native, travel_tactic
+from lllm.timetravel.native_agent import agent_trace_text, native_first_difference, travel_agent
+from lllm.timetravel.native_spec import SYSTEM, check_native_spec, native_tools
 from lllm.web.timetravel import run_json
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """Layer 4 · time travel for the memory explainer: `travel_memory(spec) -> record`, a session's branches.
 
-Read `memory_explainer.py` (the session) and `lllm/agents/timetravel.py` (time travel for one ReAct
+Read `memory_explainer.py` (the session) and `lllm/timetravel/react.py` (time travel for one ReAct
 run) first. A memory session runs several goals in turn; before each goal, short-term memory (the
 turns so far) and long-term memory (facts retrieved for them) are injected into the prompt. Time
 travel here counts the steps across the whole session (step 1, 2, ... over every goal), and an edit
@@ -34,8 +34,8 @@ from typing import Sequence
 from lllm.agents.grounding import Ungrounded, label
 from lllm.agents.memory import LongTermMemory, ShortTermMemory, format_memories
 from lllm.agents.react import Step, Trajectory, build_prompt, grounding
-from lllm.agents.runfile import check_memory_spec, run_record
-from lllm.agents.timetravel import (edited_step, first_difference, first_run, go_on, sampling_text, step_brains, step_lines,
+from lllm.timetravel.runfile import check_memory_spec, run_record
+from lllm.timetravel.react import (edited_step, first_difference, first_run, go_on, sampling_text, step_brains, step_lines,
                                     step_record)
 from lllm.agents.tools import DEFAULT_TOOLS, FACTS, Tool
 

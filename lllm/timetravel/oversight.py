@@ -1,6 +1,6 @@
 """Layer 4 · time travel for human-in-the-loop oversight: `travel_oversight(spec) -> record`, proposals and decisions.
 
-Read `human_in_loop.py` (the session) and `lllm/agents/steptravel.py` (the engine) first. The
+Read `human_in_loop.py` (the session) and `lllm/timetravel/steps.py` (the engine) first. The
 timeline alternates what the agent proposed and what the human decided:
 
     proposal     the model's thought and its proposed step (`calc[6 * 7]` or `Final Answer: 42`);
@@ -32,12 +32,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from lllm.agents.react import FORCED_RE, build_prompt, parse_final
-from lllm.agents.runfile import shown
-from lllm.agents.steptravel import steps_trace, travel_steps
-from lllm.agents.timetravel import sampling_text, step_brains
+from lllm.timetravel.runfile import shown
+from lllm.timetravel.steps import steps_trace, travel_steps
+from lllm.timetravel.react import sampling_text, step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.labs.human_in_loop import OversightSession, PendingStep
-from lllm.labs.timetravel.spec import check_stepped_spec
+from lllm.timetravel.stepspec import check_stepped_spec
 
 __all__ = ["travel_oversight", "oversight_trace_text"]
 

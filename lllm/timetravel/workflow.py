@@ -1,6 +1,6 @@
 """Layer 4 · time travel for the typed workflow: `travel_workflow(spec) -> record`, its typed steps as branches.
 
-Read `typed_workflow.py` (the run) and `lllm/agents/steptravel.py` (the engine) first. Every typed
+Read `typed_workflow.py` (the run) and `lllm/timetravel/steps.py` (the engine) first. Every typed
 step is a step of the timeline: the goal, each thought, action, observation, final answer or
 malformed output (ERROR). Editing one keeps the steps before it and re-runs the rest:
 
@@ -32,12 +32,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from lllm.agents.react import Outcome, build_prompt, react_step
-from lllm.agents.runfile import shown
-from lllm.agents.steptravel import steps_trace, travel_steps
-from lllm.agents.timetravel import edited_step, sampling_text, step_brains
+from lllm.timetravel.runfile import shown
+from lllm.timetravel.steps import steps_trace, travel_steps
+from lllm.timetravel.react import edited_step, sampling_text, step_brains
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.labs.typed_workflow import StepKind, TypedStep, TypedTrajectory, react_steps, typed_steps
-from lllm.labs.timetravel.spec import check_stepped_spec
+from lllm.timetravel.stepspec import check_stepped_spec
 
 __all__ = ["travel_workflow", "workflow_trace_text"]
 

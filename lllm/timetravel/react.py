@@ -1,6 +1,6 @@
-"""Layer 3 · time travel for a ReAct run: `travel(spec) -> record`, a tree of branches recomputed from inputs and edits.
+"""Layer 4 · time travel for a ReAct run: `travel(spec) -> record`, a tree of branches recomputed from inputs and edits.
 
-Read `react.py` first: this module drives its public step (`react_step`, `act`) and changes none of
+Read `lllm/agents/react.py` first: this module drives its public step (`react_step`, `act`) and changes none of
 it. A *run spec* is what a re-run needs — the inputs (goal, brain, seed, temperature, max steps,
 script) and a list of *edits*. Branch 1 is the run itself; each edit makes one more branch: it takes
 an earlier branch (`parent`), keeps its steps before `step` unchanged, replaces the thought, the
@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 from lllm.agents.react import (FORCED_RE, Outcome, Step, Trajectory, act, build_prompt, grounding, parse_final,
                                react_step)
 from lllm.agents.grounding import Ungrounded, label
-from lllm.agents.runfile import SCHEMA, VERSION, check_spec, shown
+from lllm.timetravel.runfile import SCHEMA, VERSION, check_spec, shown
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.specs import make_predictor, parse_script

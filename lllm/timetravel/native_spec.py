@@ -1,7 +1,7 @@
-"""Layer 3 · the native runtime's run files: `check_native_spec(data) -> (demo, inputs, edits)`, and the per-call predictor.
+"""Layer 4 · the native runtime's run files: `check_native_spec(data) -> (demo, inputs, edits)`, and the per-call predictor.
 
-Read `lllm/agents/runfile.py` (the "lllm-run" schema) and `lllm/agents/timetravel.py` (a fresh
-predictor per step) first; `timetravel.py` (an Agent's run) and `tactic_timetravel.py` (a Tactic's)
+Read `lllm/timetravel/runfile.py` (the "lllm-run" schema) and `lllm/timetravel/react.py` (a fresh
+predictor per step) first; `native_agent.py` (an Agent's run) and `tactic.py` (a Tactic's)
 next. A native run file is version 2 of the same schema, with `demo` "native-agent" or
 "native-tactic":
 
@@ -40,7 +40,7 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import (LATEST, MAX_SCRIPT, check_sampling, demo_of, edit_changes, edits_and_branches, int_field,
+from lllm.timetravel.runfile import (LATEST, MAX_SCRIPT, check_sampling, demo_of, edit_changes, edits_and_branches, int_field,
                                  key_name, shown, text_field)
 from lllm.agents.tools import DEFAULT_TOOLS
 from lllm.predictors.specs import parse_script

@@ -11,7 +11,9 @@ import re
 
 import pytest
 
-from lllm.labs.timetravel.demos import DEMOS, any_trace_text, differing_branch, travel_any, which_demo
+from hooks import layers
+
+from lllm.timetravel.demos import DEMOS, any_trace_text, differing_branch, travel_any, which_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = {"schema": "lllm-run", "version": 2, "demo": "native-agent", "inputs": {"goal": "What is 17 * 23?"},
@@ -41,15 +43,16 @@ def test_the_pages_widget_has_a_row_for_every_demo_and_no_other():
 
 def test_no_module_below_the_labs_names_a_lab_demo():
     """The stepped demos' fields, the debate's brains, the demo tactic live in the labs, not below them."""
-    below = [p for folder in ("agents", "model", "predictors", "runtimes", "protocol", "reasoning", "timetravel")
+    below = [p for folder, layer, _ in layers.FOLDERS if layer < layers.layer_of_folder("labs")
              for p in (ROOT / "lllm" / folder).rglob("*.py")]
+    assert {"agents", "runtimes", "predictors"} <= {p.relative_to(ROOT).parts[1] for p in below}
     named = [f"{p.relative_to(ROOT)}: {word}" for p in below for word in ("lllm.labs", "STEPPED", "DEBATE_BRAINS",
              "DECISIONS", "SolveAndExplain", '"oversight"', '"debate"', '"workflow"') if word in p.read_text(encoding="utf-8")]
     assert not named
 
 
 def test_a_native_run_goes_through_its_row_travel_trace_and_comparison():
-    from lllm.labs.timetravel.native import native_trace_text, travel_native
+    from lllm.timetravel.native import native_trace_text, travel_native
     record = travel_any(AGENT)
     assert record == travel_native(AGENT) and any_trace_text(record) == native_trace_text(record)
     recorded = json.loads(json.dumps(record["branches"]))

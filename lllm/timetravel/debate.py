@@ -1,6 +1,6 @@
 """Layer 4 · time travel for the debate: `travel_debate(spec) -> record`, every turn of the debate a step.
 
-Read `panel.py` (the debate) and `lllm/agents/steptravel.py` (the engine) first. The steps, in the
+Read `panel.py` (the debate) and `lllm/timetravel/steps.py` (the engine) first. The steps, in the
 order the debate takes them: each specialist's turn in round 0 (its proposal), then in every
 revision round, then the critic's verdict and the synthesis. Edit a turn — a specialist's answer
 and reason, the critic's SCORE lines, the synthesis — and the debate runs on from there: the
@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import re
 
-from lllm.agents.steptravel import steps_trace, travel_steps
-from lllm.agents.timetravel import step_seed
+from lllm.timetravel.steps import steps_trace, travel_steps
+from lllm.timetravel.react import step_seed
 from lllm.labs.debate.standins import DebateRulePredictor
-from lllm.labs.timetravel.spec import check_stepped_spec
+from lllm.timetravel.stepspec import check_stepped_spec
 
 __all__ = ["starts_turn", "Turns", "travel_debate", "debate_trace_text"]
 

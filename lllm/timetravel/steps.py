@@ -1,6 +1,6 @@
-"""Layer 3 · time travel for any demo made of steps: `travel_steps(demo, inputs, edits, simulate) -> record`.
+"""Layer 4 · time travel for any demo made of steps: `travel_steps(demo, inputs, edits, simulate) -> record`.
 
-Read `timetravel.py` (time travel for a ReAct run) and `runfile.py` (the run file) first. The typed
+Read `react.py` (time travel for a ReAct run) and `runfile.py` (the run file) first. The typed
 workflow, human-in-the-loop oversight and the debate share this engine; each says only how to run
 itself (`simulate`). A *step* is plain data the page draws without knowing the demo:
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from lllm.agents.runfile import run_record
+from lllm.timetravel.runfile import run_record
 
 __all__ = ["travel_steps", "first_difference", "steps_trace"]
 

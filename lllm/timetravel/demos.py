@@ -1,7 +1,7 @@
 """Layer 4 · the time-travel demos, one table: `DEMOS[name] = (travel, trace)`; `travel_any` and `any_trace_text` dispatch on it.
 
-Read `lllm/agents/timetravel.py` (a ReAct run) and `lllm/agents/steptravel.py` (demos made of
-steps) first. A run file's `demo` field (`lllm/agents/runfile.py`; version 1 files are "react")
+Read `lllm/timetravel/react.py` (a ReAct run) and `lllm/timetravel/steps.py` (demos made of
+steps) first. A run file's `demo` field (`lllm/timetravel/runfile.py`; version 1 files are "react")
 picks the row: `travel(spec, models, known) -> record` recomputes every branch, and `trace(record)`
 is the text the page shows and `python -m lllm replay` prints. Every record is plain JSON, so one
 comparison serves them all (`runfile.differing_branch`: a file's recorded branches against the
@@ -13,7 +13,7 @@ checks a file's `demo` against the names it is given (`which_demo` gives these).
 is the page's controls (labels, defaults, which brains), not anything Python computes, and the
 widget's JavaScript cannot read this module; generating it at site build would move the controls
 into Python for no gain. So the two are held together by a test instead
-(`tests/labs/test_timetravel_demos.py`: the widget's demos are exactly these rows), which fails the
+(`tests/timetravel/test_demos.py`: the widget's demos are exactly these rows), which fails the
 moment a row is added on one side only.
 
 The native runtime's rows (`native.py`: an Agent's run, and the demo tactic's) import it only when
@@ -32,12 +32,12 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import demo_of, differing_branch
-from lllm.agents.timetravel import trace_text, travel
-from lllm.labs.memory_timetravel import memory_trace_text, travel_memory
-from lllm.labs.timetravel.debate import debate_trace_text, travel_debate
-from lllm.labs.timetravel.oversight import oversight_trace_text, travel_oversight
-from lllm.labs.timetravel.workflow import travel_workflow, workflow_trace_text
+from lllm.timetravel.runfile import demo_of, differing_branch
+from lllm.timetravel.react import trace_text, travel
+from lllm.timetravel.memory import memory_trace_text, travel_memory
+from lllm.timetravel.debate import debate_trace_text, travel_debate
+from lllm.timetravel.oversight import oversight_trace_text, travel_oversight
+from lllm.timetravel.workflow import travel_workflow, workflow_trace_text
 
 __all__ = ["DEMOS", "which_demo", "travel_any", "any_trace_text", "differing_branch"]   # differing_branch: runfile's, for the callers
 
@@ -46,13 +46,13 @@ __all__ = ["DEMOS", "which_demo", "travel_any", "any_trace_text", "differing_bra
 
 def travel_native(spec, models: dict | None = None, known: dict | None = None) -> dict:
     """A native Agent's or the demo Tactic's run (`native.py`)."""
-    from lllm.labs.timetravel.native import travel_native as travel_it
+    from lllm.timetravel.native import travel_native as travel_it
     return travel_it(spec, models)
 
 
 def native_trace_text(record: dict) -> str:
     """A native run's trace: its branches' messages or calls, then its dialog tree."""
-    from lllm.labs.timetravel.native import native_trace_text as trace_it
+    from lllm.timetravel.native import native_trace_text as trace_it
     return trace_it(record)
 
 

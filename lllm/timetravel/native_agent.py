@@ -1,7 +1,7 @@
-"""Layer 3 · time travel for a native Agent: `travel_agent(spec) -> record`, each branch a fork of the run's Dialog.
+"""Layer 4 · time travel for a native Agent: `travel_agent(spec) -> record`, each branch a fork of the run's Dialog.
 
-Read `agent.py` (respond), `core/dialog.py` (Dialog.fork, DialogTreeNode), `dialog_tree.py` and
-`travel_spec.py` first; `tactic_timetravel.py` does the same for a Tactic. Branch 1 is the run: an
+Read `lllm/runtimes/native/agent.py` (respond), `core/dialog.py` (Dialog.fork, DialogTreeNode),
+`dialog_tree.py` and `native_spec.py` first; `tactic.py` does the same for a Tactic. Branch 1 is the run: an
 Agent with the calc and lookup tools opens a dialog, receives the goal and responds. Its steps are
 the messages of that dialog — the system prompt, the user's goal, the model's replies, the tool
 results — each kept with what the model saw and wrote (the flat prompt, the raw text, what was
@@ -31,15 +31,15 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.agents.runfile import run_record, shown
-from lllm.agents.timetravel import sampling_text, step_brains
+from lllm.timetravel.runfile import run_record, shown
+from lllm.timetravel.react import sampling_text, step_brains
 from lllm.runtimes.native.agent import Agent, AgentCallError
 from lllm.runtimes.native.core.dialog import Message, Role
 from lllm.runtimes.native.core.prompt import Prompt
 from lllm.runtimes.native.dialog_tree import dialog_tree_nodes
 from lllm.runtimes.native.invokers.base import PredictorInvoker
-from lllm.runtimes.native.tactic_timetravel import reply_text
-from lllm.runtimes.native.travel_spec import MAX_NEW_TOKENS, StepPredictor, check_native_spec, native_tools
+from lllm.timetravel.tactic import reply_text
+from lllm.timetravel.native_spec import MAX_NEW_TOKENS, StepPredictor, check_native_spec, native_tools
 
 __all__ = ["travel_agent", "agent_trace_text", "native_first_difference"]
 

@@ -1,8 +1,8 @@
-"""Layer 3 · time travel for any native Tactic: `tactic_record(spec, tactic, agents) -> record`, its agents' model calls as steps.
+"""Layer 4 · time travel for any native Tactic: `tactic_record(spec, tactic, agents) -> record`, its agents' model calls as steps.
 
-Read `tactic.py` and `travel_spec.py` first; `timetravel.py` does the same for one Agent. The caller
+Read `lllm/runtimes/native/tactic.py` and `native_spec.py` first; `native_agent.py` does the same for one Agent. The caller
 names the tactic and how its agents are configured (the pages' demo tactic is the labs':
-`lllm/labs/timetravel/native.py`); every agent runs on one predictor, so the calls are counted
+`lllm/timetravel/native.py`); every agent runs on one predictor, so the calls are counted
 across the tactic. The steps of a run are the model calls of its agents, in order: which agent
 called, the prompt it saw, the raw text, what was read from it, the tools it ran and their results.
 
@@ -45,10 +45,10 @@ import dataclasses
 import json
 from typing import Callable
 
-from lllm.agents.runfile import run_record, shown
-from lllm.agents.timetravel import sampling_text, step_brains
+from lllm.timetravel.runfile import run_record, shown
+from lllm.timetravel.react import sampling_text, step_brains
 from lllm.runtimes.native.tactic import Tactic
-from lllm.runtimes.native.travel_spec import MAX_NEW_TOKENS, StepPredictor, check_native_spec
+from lllm.timetravel.native_spec import MAX_NEW_TOKENS, StepPredictor, check_native_spec
 
 __all__ = ["tactic_config", "tactic_record", "tactic_trace", "reply_text"]
 

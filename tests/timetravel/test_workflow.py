@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from lllm.agents.steptravel import first_difference
-from lllm.labs.timetravel.demos import travel_any
-from lllm.labs.timetravel.workflow import travel_workflow, workflow_trace_text
+from lllm.timetravel.steps import first_difference
+from lllm.timetravel.demos import travel_any
+from lllm.timetravel.workflow import travel_workflow, workflow_trace_text
 from lllm.labs.typed_workflow import run_typed
 from lllm.predictors import RulePredictor
 

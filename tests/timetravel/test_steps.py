@@ -3,10 +3,10 @@ first difference, the trace, and malformed specs as one sentence naming the fiel
 
 import pytest
 
-from lllm.agents.runfile import check_spec
-from lllm.agents.runfile import differing_branch
-from lllm.agents.steptravel import first_difference, steps_trace, travel_steps
-from lllm.labs.timetravel.spec import check_stepped_spec
+from lllm.timetravel.runfile import check_spec
+from lllm.timetravel.runfile import differing_branch
+from lllm.timetravel.steps import first_difference, steps_trace, travel_steps
+from lllm.timetravel.stepspec import check_stepped_spec
 
 
 def count(inputs, overrides, where="inputs"):

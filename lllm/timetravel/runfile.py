@@ -1,6 +1,6 @@
-"""Layer 3 · the run file: `check_spec(data) -> (inputs, edits)`, the versioned schema of a time-travel run, checked.
+"""Layer 4 · the run file: `check_spec(data) -> (inputs, edits)`, the versioned schema of a time-travel run, checked.
 
-Read `timetravel.py` for what a run spec means. A run file (what the page exports, what
+Read `react.py` for what a run spec means. A run file (what the page exports, what
 `python -m lllm replay` reads) and a run link (the page's URL fragment) carry the same JSON:
 
     {"schema": "lllm-run", "version": 1,
@@ -27,10 +27,10 @@ session, read by `check_memory_spec`: `inputs.goals`, a list of goals run in tur
 injected, instead of `inputs.goal`; an edit names a step counted across the whole session and
 cannot change a goal), or another demo's name. Which names a file may give is not this module's to
 know: the caller that dispatches on it passes them (`demo_of(data, names)`; the one table of demos is
-in the labs, `lllm/labs/timetravel/demos.py`), and each demo's own checker reads its inputs and
+in the labs, `lllm/timetravel/demos.py`), and each demo's own checker reads its inputs and
 edits with the helpers here (`react_inputs`, `check_sampling`, `edit_changes`, `step_edits`, `edits_and_branches`)
 and writes its record with `run_record`. The native runtime's runs ("native-agent",
-"native-tactic") are read by `lllm/runtimes/native/travel_spec.py`. Version 1 files have no `demo`
+"native-tactic") are read by `lllm/timetravel/native_spec.py`. Version 1 files have no `demo`
 field and are ReAct runs; they stay valid.
 
 Usage:
@@ -57,7 +57,7 @@ __all__ = ["SCHEMA", "VERSION", "LATEST", "BRAINS", "MAX_STEPS_LIMIT", "MAX_STEP
 
 SCHEMA, VERSION = "lllm-run", 1
 LATEST = 2                      # version 2 = version 1 + the `demo` field
-MAX_STEP_NUMBER = 40            # a branch made of steps (lllm/agents/steptravel.py): the most steps an edit may name
+MAX_STEP_NUMBER = 40            # a branch made of steps (lllm/timetravel/steps.py): the most steps an edit may name
 MAX_GOALS = 8                   # a memory session: a few goals, as the page's demo
 BRAINS = ("rule", "tinyllm", "tinyllm-agent", "tinygpt", "scripted", "echo", "tinyllm-yours")   # -yours: trained in a tab
 MAX_STEPS_LIMIT = 10            # as the page's demos: a typo must not start a long run
@@ -217,7 +217,7 @@ def check_spec(data) -> tuple[dict, list[dict]]:
     return react_inputs(data.get("inputs")), [_edit(e, i) for i, e in enumerate(edits)]
 
 
-# ---- demos made of steps (lllm/agents/steptravel.py): the edits, the fields their caller names ----------
+# ---- demos made of steps (lllm/timetravel/steps.py): the edits, the fields their caller names ----------
 
 def step_edits(data, fields: tuple, multiline: tuple = ()) -> list[dict]:
     """The edits of a run made of steps, each giving new text for some of `fields` (one line each, but

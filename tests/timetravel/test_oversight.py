@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from lllm.agents.steptravel import first_difference
+from lllm.timetravel.steps import first_difference
 from lllm.labs.human_in_loop import OversightSession
-from lllm.labs.timetravel.demos import travel_any
-from lllm.labs.timetravel.oversight import oversight_trace_text, travel_oversight
+from lllm.timetravel.demos import travel_any
+from lllm.timetravel.oversight import oversight_trace_text, travel_oversight
 from lllm.predictors import RulePredictor
 
 
