@@ -94,13 +94,21 @@ def make_brain(spec: str, seed: int = 0, temperature: float = 0.8, script: str =
 # ---- the demos: each calls the module that does the work and returns plain data ----------------
 
 def react_demo(p: dict, make: Callable[..., object], progress) -> dict:
-    """One goal, step by step: the trajectory (as `react --json`) and the labelled trace (as `--verbose`)."""
-    terminal = io.StringIO()
+    """One goal, step by step: the trajectory (as `react --json`), the labelled trace (as `--verbose`), and
+    each model call's whole prompt and the random state it started from (`seed`: a sampling TinyLLM's
+    stream as it stood before the call, None for a brain with none), so the page can open any character
+    the model wrote in its glass box (time travel's drilldown, with that seed)."""
+    terminal, calls, model = io.StringIO(), [], make(_int(p, "seed", 0))
+
+    def seen(prompt: str, max_new_tokens: int | None = None) -> str:
+        rng = getattr(model, "rng", None)
+        calls.append({"prompt": prompt, "seed": rng.state if rng is not None else None})
+        return model(prompt, max_new_tokens)
     with redirect_stdout(terminal):
-        trajectory = run_react(p.get("goal", ""), make(_int(p, "seed", 0)), max_steps=_steps(p, 5),
-                               verbose=True, return_trajectory=True)
+        trajectory = run_react(p.get("goal", ""), seen, max_steps=_steps(p, 5), verbose=True, return_trajectory=True)
     flag = label(grounding(trajectory))                # as `react --verbose` ends, when it applies
-    return {"trajectory": trajectory_json(trajectory), "trace": terminal.getvalue() + (f"[AGENT] {flag}\n" if flag else "")}
+    return {"trajectory": trajectory_json(trajectory), "calls": calls,
+            "trace": terminal.getvalue() + (f"[AGENT] {flag}\n" if flag else "")}
 
 
 def lab_demo(p: dict, make: Callable[..., object], progress) -> dict:

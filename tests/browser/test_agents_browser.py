@@ -96,6 +96,74 @@ def test_react_demo_is_the_terminal_trace_with_tinyllm(tab, site_server):
     assert demo.locator(".lllm-demo__raw").count() == len(json.loads(expected)["steps"])
 
 
+def open_character(demo, step: int, c: int) -> dict:
+    """In the demo's trace, "Look inside" step `step` and open its character `c`: the drilldown's state and view."""
+    item = demo.locator(".lllm-demo__step").nth(step - 1)
+    item.locator(".lllm-demo__inside").evaluate("b => b.click()")      # a DOM click: the trace may still be settling
+    chars = item.locator(f".lllm-demo__drill .lllm-tt__chars[data-settled] .lllm-tt__char[data-char='{c}']")
+    chars.wait_for(timeout=TIMEOUT)                                   # the buttons show the model's own count
+    chars.evaluate("b => b.click()")
+    slot = item.locator(".lllm-demo__drill")
+    demo.page.wait_for_function("el => ['done', 'error'].includes(el.dataset.state)", arg=slot.element_handle(), timeout=TIMEOUT)
+    return slot.evaluate("el => ({state: el.dataset.state, view: el.lllmView ?? null, text: el.textContent})")
+
+
+def test_a_character_of_the_demos_trace_opens_and_another_goes_to_time_travel(tab, site_server):
+    """The agent-tuned TinyLLM's run in the demo: a character of its Thought opens the forward pass that drew
+    it, the numbers `python -m lllm replay RUN.json --inside 1:1:C --json` prints for the same run (greedy,
+    so time travel's branch 1 is this run); "write another character here" hands the run to time travel
+    with that prefix, which computes it as branch 2."""
+    require_agent_model()
+    from lllm.timetravel.react import travel
+    demo = visit(tab, site_server, "agents/react/")
+    run = run_demo(demo, goal="What is 17 * 23?", brain="tinyllm-agent", max_steps=2)
+    assert run["state"] == "done" and [c["prompt"] for c in run["result"]["calls"]] == [
+        s["prompt"] for s in travel({"inputs": {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "max_steps": 2}})["branches"][0]["steps"]]
+    assert demo.locator(".lllm-demo__inside").count() == 2            # both steps the model wrote
+    opened = open_character(demo, 1, 3)
+    assert opened["state"] == "done", opened["text"][:300]
+    inputs = {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "max_steps": 2}
+    run_file = ROOT / "build" / "demo-drill-run.json"
+    run_file.write_text(json.dumps(travel({"inputs": inputs})), encoding="utf-8")
+    want = json.loads(lllm_cli("replay", str(run_file), "--inside", "1:1:3", "--json"))
+    view = opened["view"]
+    assert view["drawn"] == want["drawn"] and view["draw"]["char"] == want["draw"]["char"]
+    assert view["logits"] == pytest.approx(want["logits"], abs=1e-4)
+    assert [m["argmax"] for m in view["members"]] == [m["argmax"] for m in want["members"]]
+    write = demo.locator(".lllm-demo__drill .lllm-tt__write").first
+    chosen = write.get_attribute("data-write")
+    write.evaluate("b => b.click()")
+    widget = tab.page.locator(".lllm-timetravel")
+    tab.page.wait_for_function("el => el.querySelectorAll('[role=treeitem]').length === 2 && el.dataset.state === 'done'",
+                               arg=widget.element_handle(), timeout=TIMEOUT)
+    record = widget.evaluate("el => el.lllmRecord")
+    raw = travel({"inputs": inputs})["branches"][0]["steps"][0]["raw"]
+    edit = {"parent": 1, "step": 1, "prefix": raw[:2] + chosen}           # "Th" and another third character
+    assert chosen != raw[2]
+    assert record["edits"] == [edit] and record == json.loads(json.dumps(travel({"inputs": inputs, "edits": [edit]})))
+
+
+def test_a_sampled_character_of_the_demos_trace_is_drawn_from_where_its_stream_stood(tab, site_server):
+    """TinyLLM samples one random stream across the run's calls: a character of step 2 opens with the state
+    that call began from, so its draw is the run's character and its numbers are `python -m lllm inside`'s
+    for that prompt, seed and position; time travel (a seed per step) is offered instead of another character."""
+    demo = visit(tab, site_server, "agents/react/")
+    run = run_demo(demo, goal="Who is Pip?", brain="tinyllm", temperature=0.8, seed=1, max_steps=3)
+    assert run["state"] == "done"
+    steps, calls = run["result"]["trajectory"]["steps"], run["result"]["calls"]
+    assert len(steps) >= 2 and len(steps[1]["raw"]) >= 4 and calls[1]["seed"] not in (None, 1)
+    opened = open_character(demo, 2, 4)
+    assert opened["state"] == "done", opened["text"][:300]
+    view = opened["view"]
+    assert view["seed"] == calls[1]["seed"] and view["draw"]["char"] == steps[1]["raw"][3]
+    want = json.loads(lllm_cli("inside", "--prompt", calls[1]["prompt"], "--seed", str(calls[1]["seed"]), "--temperature", "0.8",
+                               "--length", "4", "--position", str(view["position"]), "--json"))
+    assert want["draw"]["char"] == view["draw"]["char"] and want["draw"]["uniform"] == view["draw"]["uniform"]
+    assert view["logits"] == pytest.approx(want["logits"], abs=1e-4)
+    assert demo.locator(".lllm-demo__drill .lllm-tt__write").count() == 0
+    assert "time travel below" in opened["text"]
+
+
 def test_what_the_model_causes_is_a_visible_capped_step(tab, site_server):
     demo = visit(tab, site_server, "agents/react/")
     run = run_demo(demo, goal="What is 17 * 23?", brain="scripted", max_steps=5)   # the default script misbehaves

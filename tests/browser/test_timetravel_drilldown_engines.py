@@ -76,7 +76,7 @@ def check_branch(out: dict, inputs: dict, prefix: str) -> None:
     assert record == json.loads(json.dumps(travel({"inputs": inputs, "edits": [edit]})))
     old, new = record["branches"][0]["steps"][0]["raw"], record["branches"][1]["steps"][0]["raw"]
     assert new.startswith(prefix) and old[:len(prefix)] != prefix and old[:len(prefix) - 1] == prefix[:-1]
-    fragment = out["link"].split("#run=", 1)[1]
+    fragment = out["branchLink"].split("#run=", 1)[1]
     assert json.loads(base64.urlsafe_b64decode(fragment + "=" * (-len(fragment) % 4)))["edits"] == [edit]
 
 

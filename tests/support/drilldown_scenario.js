@@ -32,7 +32,7 @@ async ({ runs }) => {
       out.error = root.querySelector(".lllm-tt__error").textContent;
       root.querySelector(".lllm-tt__step").click();                    // step 1
       const drill = () => root.querySelector(".lllm-tt__drill");
-      await until(() => drill()?.querySelector(`.lllm-tt__char[data-char="${c}"]`), "the character buttons");
+      await until(() => drill()?.querySelector(`.lllm-tt__chars[data-settled] .lllm-tt__char[data-char="${c}"]`), "the character buttons");
       drill().querySelector(`.lllm-tt__char[data-char="${c}"]`).click();
       await until(() => ["done", "error"].includes(drill().dataset.state), "the character's forward pass");
       const slot = drill();
@@ -51,7 +51,7 @@ async ({ runs }) => {
       await sleep(50);
       await until(() => root.querySelectorAll("[role=treeitem]").length === 2 && root.dataset.state === "done", "the new branch");
       out.branched = root.lllmRecord;
-      out.link = root.lllmLink;
+      out.link = out.branchLink = root.lllmLink;
       if (swap) {                          // another brain from step `swap.step` of branch 1, from the step's form
         root.querySelector("[role=treeitem]").click();                 // branch 1
         await until(() => root.querySelectorAll(".lllm-tt__step").length >= swap.step, "branch 1's steps");

@@ -22,6 +22,7 @@ import { el, field as domField, input, pct, select, svgCanvas, table } from "../
 import { playRecorded } from "../runtime/recorded.mjs";
 import * as yourModel from "./yourmodel.mjs";     // "your model": a server on the learner's computer
 import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a model trained in the tab
+import { offerLookInside } from "./demo-inside.mjs";
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
 
@@ -210,8 +211,9 @@ const RENDER = {
     const model = params.brain === TAB_MODEL ? "tinyllm:tinyllm-yours.onnx" : params.brain;   // the train page's download
     const flag = samples(params.brain) ? ` --predictor ${model} --temperature ${params.temperature} --seed ${params.seed}`
       : ` --predictor ${params.brain === "scripted" ? "scripted:FILE" : params.brain === yourModel.YOUR_MODEL ? `http:${params.endpoint.url}` : params.brain}`;
-    return [...renderSteps(out.trajectory),
-      terminal(`the same run in a terminal: python -m lllm react ${JSON.stringify(params.goal)}${flag} --verbose`, out.trace)];
+    const [steps, end] = renderSteps(out.trajectory);
+    offerLookInside(steps, out, params);          // a step the model wrote opens down to the numbers
+    return [steps, end, terminal(`the same run in a terminal: python -m lllm react ${JSON.stringify(params.goal)}${flag} --verbose`, out.trace)];
   },
   lab(out) {
     const r = out.report;

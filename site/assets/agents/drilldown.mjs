@@ -11,7 +11,8 @@
 // draws its glass box: TinyLLM's embedding, gates and states (the agent-tuned ensemble's with each
 // member's vote) or TinyGPT's attention, then the logits, the cut, and the step's seed's draw.
 // "Write another character here" hands a prefix edit (in the run's own text: numbers put back) to the
-// widget, which computes it as a new branch. For tests: `slot.lllmView` is the shown view (the keys
+// widget, which computes it as a new branch; `data-settled` on the buttons' group once they show the model's count (the ReAct demo's trace calls `drill` too, with the random
+// state each call began from as `seed`, and hands a prefix to the time-travel widget: demo-inside.mjs). For tests: `slot.lllmView` is the shown view (the keys
 // `replay --inside --json` prints) and `slot.dataset.state` running | done | error.
 
 import { el } from "../runtime/dom.mjs";
@@ -43,10 +44,11 @@ export function writer(record, branch, step) {
 }
 
 /** The step's characters as buttons in `slot`, and the glass box of the one opened. */
-export function drill(slot, { record, branchId, stepIndex, onPrefix }) {
+export function drill(slot, { record, branchId, stepIndex, onPrefix, seed, noPrefix, command }) {
   const step = record.branches[branchId - 1].steps[stepIndex - 1];
   if (step.forced || !step.prompt || !step.raw) return;
   const who = writer(record, branchId, stepIndex);
+  if (seed !== undefined && who.seed !== null) who.seed = seed;     // a run with one random stream: where this call began
   if (!INSPECTABLE.has(who.brain)) {
     slot.append(el("p", { class: "lllm-tt__inside-note" }, `This step was written by ${who.brain}: `,
       "it has no model to look inside. Run with TinyLLM, the agent-tuned TinyLLM or TinyGPT to open a character here."));
@@ -70,7 +72,9 @@ export function drill(slot, { record, branchId, stepIndex, onPrefix }) {
     chars, panel);
   buttons(text);
   let brains = import("./drill-brains.mjs").then((m) => m.BRAINS);
-  brains.then((b) => b[who.brain].drawn(prompt, text)).then((drawn) => { if (shown === text) buttons(drawn); }, () => {});
+  brains.then((b) => b[who.brain].drawn(prompt, text))               // the model's own count (slots): then the buttons settle
+    .then((drawn) => { if (shown === text && drawn !== text) buttons(drawn); }, () => {})
+    .finally(() => { chars.dataset.settled = "true"; });
   chars.addEventListener("click", (e) => {
     const button = e.target.closest("[data-char]");
     if (button && !button.disabled) open(Number(button.dataset.char));
@@ -93,16 +97,16 @@ export function drill(slot, { record, branchId, stepIndex, onPrefix }) {
       slot.lllmView = { ...view, drawn, branch: branchId, step: stepIndex, character: c, brain: who.brain, written_in: who.branch,
         raw, prefix: who.prefix, prompt_chars: step.prompt.length };
       const others = view.top.map(([ch]) => ch).filter((ch) => ch !== ran);
-      const another = el("p", { class: "lllm-tt__another" }, "Write another character here, and let the model go on from it: ",
+      const another = onPrefix ? el("p", { class: "lllm-tt__another" }, "Write another character here, and let the model go on from it: ",
         ...others.map((ch) => el("button", { type: "button", class: "md-button lllm-tt__write", "data-write": ch,
-          onclick: () => onPrefix(raw.slice(0, before) + out.before + ch, who) }, said(ch))));
+          onclick: () => onPrefix(raw.slice(0, before) + out.before + ch, who) }, said(ch)))) : el("p", { class: "lllm-tt__inside-note" }, noPrefix ?? "");
       panel.replaceChildren(
         el("p", { class: "lllm-tt__inside-head" }, `Step ${stepIndex}, character ${c} of the ${drawn.length} ${who.brain} drew`,
           who.branch !== branchId ? ` (in branch ${who.branch})` : "", `: the prompt (${step.prompt.length} characters)`,
           before ? " and the edit's prefix" : "", c > 1 ? ` and the ${c - 1} characters drawn before it` : "",
           slotted ? " went in (its whole call replayed once, greedily" + (out.runs ? `: ${out.runs} model runs` : "") + ")"
             : ` went in (${out.runs} ${out.unit ?? "model runs"})`, ". Python prints the same numbers: ",
-          el("code", {}, `python -m lllm replay RUN.json --inside ${branchId}:${stepIndex}:${c}`)),
+          el("code", {}, command?.(view) ?? `python -m lllm replay RUN.json --inside ${branchId}:${stepIndex}:${c}`)),
         ...out.nodes, another);
       slot.dataset.state = "done";
     } catch (e) {

@@ -31,6 +31,7 @@
 import { lllm } from "../runtime/lllm.mjs";
 import { el, field, input, select } from "../runtime/dom.mjs";
 import { NATIVE_DEMOS } from "../native/timetravel-native.mjs";
+import { fromFragment, toLink } from "./runlink.mjs";
 import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a brain trained in the tab, if any
 import { comparison, row, treeNodes, viewOf } from "./branches.mjs";
 import { chatPanel, isChatLog } from "./chatimport.mjs";             // a chat log from elsewhere   // a step's view, the tree, the comparison
@@ -117,24 +118,6 @@ function fillControls(demo, made, inputs) {
       made.script.value = inputs.script ?? "";
       made.sync();
     } else made[name].value = kind === "lines" ? (inputs[name] ?? []).join("\n") : inputs[name] ?? "";
-  }
-}
-
-// ---- the link: the run spec, base64url JSON in the fragment -----------------------------------------
-
-const toLink = (spec) => {
-  const bytes = new TextEncoder().encode(JSON.stringify(spec));
-  const b64 = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  return `${location.origin}${location.pathname}#run=${b64}`;
-};
-
-function fromFragment(hash) {
-  const b64 = hash.slice("#run=".length).replace(/-/g, "+").replace(/_/g, "/");
-  try {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    throw new Error("The link's run could not be read: after #run= it must be base64url-encoded JSON.");
   }
 }
 
@@ -383,6 +366,11 @@ function setUp(root) {
     try { start(fromFragment(hash)); } catch (e) { error.textContent = e.message; root.dataset.state = record ? "done" : "error"; }
   };
   window.addEventListener("hashchange", fromLink);
+  window.addEventListener("lllm:open-run", (e) => {        // a run handed over by this page (demo-inside.mjs)
+    if (!root.isConnected || e.detail?.demo !== undefined) return;
+    root.scrollIntoView({ block: "start" });
+    start(e.detail);
+  });
   fromLink();
 }
 
