@@ -39,14 +39,15 @@ from lllm.runtimes.native.core.prompt import Prompt
 from lllm.runtimes.native.dialog_tree import dialog_tree_nodes
 from lllm.runtimes.native.invokers.base import PredictorInvoker
 from lllm.timetravel.tactic import reply_text
-from lllm.timetravel.native_spec import MAX_NEW_TOKENS, StepPredictor, check_native_spec, native_tools
+from lllm.timetravel.native_spec import MAX_NEW_TOKENS, call_records, check_native_spec, native_tools
+from lllm.timetravel.seam import Seam
 
 __all__ = ["travel_agent", "agent_trace_text", "native_first_difference"]
 
 STEP_KEYS = ("role", "name", "content", "calls")     # what makes two messages different
 
 
-def _agent(inputs: dict, predictor: StepPredictor) -> Agent:
+def _agent(inputs: dict, predictor: Seam) -> Agent:
     text = inputs["system"].replace("{", "{{").replace("}", "}}")       # the reader's text, not a template
     system = Prompt(path="solver/system", prompt=text, function_list=native_tools())
     return Agent("solver", system, PredictorInvoker(predictor, MAX_NEW_TOKENS), max_exception_retry=2,
@@ -60,14 +61,14 @@ def _given(message: Message, source: str) -> dict:
             "source": source, "call": None, "prompt": None, "raw": None, "parsed": message.parsed, "repairs": []}
 
 
-def _responded(agent: Agent, dialog, before: int, predictor: StepPredictor) -> tuple[list[dict], str | None, str]:
+def _responded(agent: Agent, dialog, before: int, predictor: Seam) -> tuple[list[dict], str | None, str]:
     """respond() on `dialog`, and its new messages as steps, each reply with the call(s) behind it."""
     try:
         agent.respond()
         stop, answer = "final reply", dialog.tail.content
     except AgentCallError as error:
         stop, answer = f"no valid reply: {error}", None
-    calls = iter(zip(predictor.calls, [s for s in agent.sessions[-1].steps if s.kind == "reply"]))
+    calls = iter(zip(call_records(predictor), [s for s in agent.sessions[-1].steps if s.kind == "reply"]))
     steps = []
     for message in dialog.messages[before:]:
         if message.role is not Role.ASSISTANT:
@@ -96,7 +97,7 @@ def _governing(messages, prompts: dict):
 def _branch(n: int, inputs: dict, brain_for, parent: tuple | None, edit: dict | None, where: str):
     """Branch n: the run (no parent), or a fork of the parent's dialog at the edited message."""
     if parent is None:
-        predictor = StepPredictor(brain_for)
+        predictor = Seam(brain_for)
         agent = _agent(inputs, predictor)
         dialog = agent.open("main")
         agent.receive(inputs["goal"])
@@ -108,7 +109,7 @@ def _branch(n: int, inputs: dict, brain_for, parent: tuple | None, edit: dict | 
             raise ValueError(f"field {where}.step is {k}, but branch {edit['parent']} has {len(p_steps)} message(s)")
         target, calls_before = p_dialog.messages[k - 1], sum(1 + len(s["repairs"]) for s in p_steps[:k - 1] if s["call"])
         model_turn = target.role is Role.ASSISTANT
-        predictor = StepPredictor(brain_for, {calls_before + 1: edit["content"]} if model_turn else {}, calls_before + 1)
+        predictor = Seam(brain_for, {calls_before + 1: edit["content"]} if model_turn else {}, first=calls_before + 1)
         agent = _agent(inputs, predictor)
         # --8<-- [start:fork]
         agent.dialogs["parent"] = p_dialog

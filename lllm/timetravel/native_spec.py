@@ -21,7 +21,7 @@ replaces message `step`'s `content` (for the model's reply: the text as the mode
 replaces call `step`'s `reply`, or gives a new `task` alone with step 1 (a whole new run). Anything
 else is refused with one sentence naming the field.
 
-Every model call i of a branch (counted from 1 across the branch) is answered by `StepPredictor`:
+Every model call i of a branch (counted from 1 across the branch) is answered by the seam (`seam.Seam`):
 the parent branch's recorded text when the call is kept, the edit, or a predictor made fresh for
 that call by `step_brains` (the story model seeded with `step_seed(seed, i)`) — so a replay is exact.
 
@@ -43,10 +43,11 @@ from __future__ import annotations
 from lllm.timetravel.runfile import (LATEST, MAX_SCRIPT, check_sampling, demo_of, edit_changes, edits_and_branches, int_field,
                                  key_name, shown, text_field)
 from lllm.agents.tools import DEFAULT_TOOLS
+from lllm.timetravel.seam import EDIT, RECORDED, Seam
 from lllm.predictors.specs import parse_script
 from lllm.runtimes.native.core.tools import Function
 
-__all__ = ["NATIVE_DEMOS", "SYSTEM", "SCRIPTS", "MAX_NEW_TOKENS", "check_native_spec", "native_tools", "StepPredictor"]
+__all__ = ["NATIVE_DEMOS", "SYSTEM", "SCRIPTS", "MAX_NEW_TOKENS", "check_native_spec", "native_tools", "call_records"]
 
 NATIVE_DEMOS = ("native-agent", "native-tactic")
 SYSTEM = "You answer questions. Use a tool when it helps."
@@ -110,23 +111,12 @@ def native_tools() -> list[Function]:
                      function=lambda input, fn=t.fn: fn(input)) for t in DEFAULT_TOOLS]
 
 
-class StepPredictor:
-    """The Predictor behind every model call of one branch. Call i is answered from `answers` (i ->
-    text: a kept call's recorded text, or the edit), else by `brain_for(i)`, made fresh for that call.
-    `calls` records each call: its index, the prompt, the raw text, and where the text came from."""
+SOURCES = {EDIT: "edited", RECORDED: "kept"}      # a native step's `source`: who answered its call (else "model")
 
-    def __init__(self, brain_for, answers: dict | None = None, first: int = 1, sources: dict | None = None):
-        self.brain_for, self.answers, self.sources = brain_for, dict(answers or {}), dict(sources or {})
-        self.index, self.calls = first - 1, []
 
-    def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
-        self.index += 1
-        if self.index in self.answers:
-            raw, source = self.answers[self.index], self.sources.get(self.index, "edited")
-        else:
-            raw, source = self.brain_for(self.index)(prompt, max_new_tokens), "model"
-        self.calls.append({"call": self.index, "prompt": prompt, "raw": raw, "source": source})
-        return raw
+def call_records(seam: Seam) -> list[dict]:
+    """The seam's model calls as a native run's steps hold them: the call's index, prompt, raw text and source."""
+    return [{"call": c.number, "prompt": c.asked, "raw": c.said, "source": SOURCES.get(c.who, "model")} for c in seam.calls]
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from typing import Callable, Sequence
 
 from lllm.agents.tools import Tool
 
-__all__ = ["Call", "Run", "run", "first_difference", "timeline", "EDIT", "RECORDED"]
+__all__ = ["Call", "Run", "Seam", "run", "first_difference", "timeline", "EDIT", "RECORDED"]
 
 EDIT, RECORDED = "edit", "recorded"      # who answered a call that no brain wrote
 
@@ -80,25 +80,39 @@ class Tools(dict):
 
 
 # --8<-- [start:run]
+class Seam:
+    """The predictor half of the seam: model call i (counted from `first`) is answered by `edits[i]`, else
+    by `kept[i]` (a recorded text), else by `brain_for(i)`, a predictor made fresh for that call; each
+    call is appended to `calls` as a `Call`. The native runtime's time travel puts it behind its agents."""
+
+    def __init__(self, brain_for: Callable[[int], Callable], edits: dict | None = None, kept: dict | None = None,
+                 first: int = 1, brain_name: str = "brain", calls: list | None = None, clock=time.perf_counter):
+        self.brain_for, self.edits, self.kept, self.brain_name = brain_for, dict(edits or {}), dict(kept or {}), brain_name
+        self.index, self.calls, self.clock = first - 1, calls if calls is not None else [], clock
+
+    def __call__(self, prompt: str, max_new_tokens: int | None = None) -> str:
+        self.index += 1
+        number, begin = self.index, self.clock()
+        if number in self.edits:
+            who, said = EDIT, self.edits[number]
+        elif number in self.kept:
+            who, said = RECORDED, self.kept[number]
+        else:
+            who, said = self.brain_name, self.brain_for(number)(prompt, max_new_tokens)
+        self.calls.append(Call("model", number, who, prompt, said, self.clock() - begin))
+        return said
+
+
 def run(program: Callable, brain_for: Callable[[int], Callable], tools: Sequence[Tool], *, brain_name: str = "brain",
         edits: dict[int, str] | None = None, recorded: Sequence[Call] = (), swap_from: int | None = None,
         unavailable: frozenset = frozenset(), clock=time.perf_counter) -> Run:
     """Run `program` with the seam recorded: calls edited, kept from `recorded`, or asked of the brain."""
-    edits, calls = edits or {}, []
-    kept = {c.number: c for c in recorded if c.kind == "model"}
+    calls = []
+    kept = {c.number: c.said for c in recorded if c.kind == "model"}
     replies = [(c.tool, c.asked, c.said) for c in recorded if c.kind == "tool" and c.tool in unavailable]
     last_kept = (swap_from - 1) if swap_from else max(kept, default=0)
-
-    def predictor(prompt: str, max_new_tokens: int | None = None) -> str:
-        number, begin = sum(c.kind == "model" for c in calls) + 1, clock()
-        if number in edits:
-            who, said = EDIT, edits[number]
-        elif number in kept and number <= last_kept:
-            who, said = RECORDED, kept[number].said
-        else:
-            who, said = brain_name, brain_for(number)(prompt, max_new_tokens)
-        calls.append(Call("model", number, who, prompt, said, clock() - begin))
-        return said
+    predictor = Seam(brain_for, edits, {n: said for n, said in kept.items() if n <= last_kept}, brain_name=brain_name,
+                     calls=calls, clock=clock)
 
     def recorded_tool(tool: Tool) -> Callable[[str], str]:
         def call(argument: str) -> str:

@@ -10,7 +10,7 @@ A tactic's `call` is plain Python, and Python cannot be resumed halfway through 
 edit of call j of an earlier branch runs the tactic again from the start, with fresh agents and
 dialogs as every tactic call has, but the model is not asked again before call j: calls 1 .. j - 1
 are answered with the parent branch's recorded text, call j with the edit, and only the calls after
-it go to the brain (a predictor made fresh per call, `StepPredictor`). So everything before the
+it go to the brain (a predictor made fresh per call: the seam, `seam.Seam`). So everything before the
 edit is what it was, and everything after it follows from the edit. An edit can also give a new
 task (a whole new run).
 
@@ -48,12 +48,13 @@ from typing import Callable
 from lllm.timetravel.runfile import run_record, shown
 from lllm.timetravel.react import sampling_text, step_brains
 from lllm.runtimes.native.tactic import Tactic
-from lllm.timetravel.native_spec import MAX_NEW_TOKENS, StepPredictor, check_native_spec
+from lllm.timetravel.native_spec import MAX_NEW_TOKENS, call_records, check_native_spec
+from lllm.timetravel.seam import Seam
 
 __all__ = ["tactic_config", "tactic_record", "tactic_trace", "reply_text"]
 
 
-def tactic_config(predictor: StepPredictor, agents: list[dict]) -> dict:
+def tactic_config(predictor: Seam, agents: list[dict]) -> dict:
     """Every agent on one predictor (so the calls are counted across the tactic), each with its own config."""
     return {"global": {"invoker": "predictor", "invoker_config": {"predictor": predictor, "max_new_tokens": MAX_NEW_TOKENS},
                        "max_exception_retry": 2},
@@ -68,9 +69,9 @@ def reply_text(content: str, calls: list[dict]) -> str:
 
 # ---- one branch: the tactic run again, the calls before the edit answered from the record --------------
 
-def _steps(session, predictor: StepPredictor) -> list[dict]:
+def _steps(session, predictor: Seam) -> list[dict]:
     """Every model call of the tactic call, in order, with the agent that made it and the tools it ran."""
-    steps, calls = [], iter(predictor.calls)
+    steps, calls = [], iter(call_records(predictor))
     for agent_session in session.agent_sessions:
         for s in agent_session.steps:
             if s.kind == "reply":
@@ -83,8 +84,8 @@ def _steps(session, predictor: StepPredictor) -> list[dict]:
     return steps
 
 
-def _branch(run, task: str, brain_for, answers: dict, sources: dict) -> dict:
-    predictor = StepPredictor(brain_for, answers, sources=sources)
+def _branch(run, task: str, brain_for, kept: dict, edits: dict) -> dict:
+    predictor = Seam(brain_for, edits, kept)
     try:
         session = run(predictor, task)
     except Exception as error:               # an agent gave up, or the output did not fit: the session says which
@@ -114,8 +115,8 @@ def tactic_record(spec: dict, tactic: type[Tactic], agents: Callable[[], list[di
         j = edit["step"]
         if j > len(parent["steps"]):
             raise ValueError(f"field edits[{i}].step is {j}, but branch {edit['parent']} has {len(parent['steps'])} model call(s)")
-        answers = {s["call"]: s["raw"] for s in parent["steps"][:j - 1]} | {j: edit["reply"]}
-        branches.append(_branch(run, parent["task"], brain_for, answers, {k: "kept" for k in range(1, j)}))
+        kept = {s["call"]: s["raw"] for s in parent["steps"][:j - 1]}
+        branches.append(_branch(run, parent["task"], brain_for, kept, {j: edit["reply"]}))
     return run_record(demo, inputs, edits, branches)
 
 
