@@ -122,7 +122,9 @@ def test_a_character_of_the_demos_trace_opens_and_another_goes_to_time_travel(ta
     assert demo.locator(".lllm-demo__inside").count() == 2            # both steps the model wrote
     opened = open_character(demo, 1, 3)
     assert opened["state"] == "done", opened["text"][:300]
-    inputs = {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "max_steps": 2}
+    params = run["params"]                     # the seed and temperature boxes as the reader left them (no effect: greedy)
+    inputs = {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "max_steps": 2, "seed": params["seed"],
+              "temperature": params["temperature"]}
     run_file = ROOT / "build" / "demo-drill-run.json"
     run_file.write_text(json.dumps(travel({"inputs": inputs})), encoding="utf-8")
     want = json.loads(lllm_cli("replay", str(run_file), "--inside", "1:1:3", "--json"))
