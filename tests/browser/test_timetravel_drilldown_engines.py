@@ -5,7 +5,8 @@ to 1e-4 (the cell state to 1e-4 of its size): the agent's glass box with its fou
 characters counted as it drew them (numbers as slots), TinyGPT's every head's attention and the step's
 seed's draw. "Write another character here" makes a prefix branch (the agent's in the run's own text, its
 numbers put back) that differs from that character on, the same record as CPython's `travel`; then the
-agent's branch 1 swaps its brain to TinyGPT at step 2 from the step's form (step 1 kept); each link
+agent's branch 1 swaps its brain to TinyGPT at step 2 from the step's form (step 1 kept, and the timeline
+says who wrote each step); each link
 opened in a fresh profile (Chromium) or a new document (Firefox, WebKit) replays every branch exactly.
 The page function is tests/support/drilldown_scenario.js (then timetravel_link.js for each link)."""
 
@@ -115,6 +116,11 @@ def check(report: dict, linked: list, tmp: str) -> None:
     assert swapped == json.loads(json.dumps(travel({"inputs": AGENT, "edits": swapped["edits"]})))
     first, third = swapped["branches"][0]["steps"], swapped["branches"][2]["steps"]
     assert third[0] == first[0] and third[1]["raw"] != first[1]["raw"] and swapped["branches"][2]["brain"] == "tinygpt"
+    # the timeline of the swapped branch: step 1 kept from branch 1 (its time not re-measured), step 2 TinyGPT's
+    timeline = agent["timeline"][2]
+    assert [r["brain"] for r in timeline] == ["tinyllm-agent", "tinygpt"]
+    assert timeline[0]["kept_from"] == 1 and timeline[0]["ms"] is None and timeline[1]["ms"] >= 0
+    assert agent["timelineRows"] == ["tinyllm-agent", "tinygpt"]
     # TinyGPT: every head's attention over the keys, the logits, the seed's draw
     raw = travel({"inputs": GPT, "edits": []})["branches"][0]["steps"][0]["raw"]
     assert gpt["error"] == "" and gpt["record"] == json.loads(json.dumps(travel({"inputs": GPT, "edits": []})))

@@ -65,6 +65,8 @@ async ({ runs }) => {
         await sleep(50);
         await until(() => root.querySelectorAll("[role=treeitem]").length === 3 && root.dataset.state === "done", "the swapped branch");
         out.swapped = root.lllmRecord;
+        out.timeline = root.lllmTimeline;
+        out.timelineRows = [...root.querySelectorAll(".lllm-tt__times tbody tr")].map((r) => r.querySelector("td")?.textContent ?? "");
         out.link = root.lllmLink;
       }
       report.links.push(out.link);

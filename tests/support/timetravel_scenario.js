@@ -45,6 +45,10 @@ async ({ goal, brain, observation }) => {
     await root.lllmImport('{"schema": "lllm-run", "version": 1, "inputs": {"goal": "x", "seed": -1}}');
     report.malformed = { error: root.querySelector(".lllm-tt__error").textContent, trace: root.querySelector(".lllm-tt__trace").textContent === report.trace,
       branches: root.querySelectorAll("[role=treeitem]").length };
+    // the step shown has its characters (the drilldown's modules load for it): leave only once they have
+    // settled, as a reader would; leaving mid-load is Firefox's cancelled fetch, logged through the worker
+    const deadline = Date.now() + 900_000;
+    while ([...root.querySelectorAll(".lllm-tt__chars")].some((c) => !c.dataset.settled) && Date.now() < deadline) await sleep(100);
     return report;
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };
