@@ -88,8 +88,9 @@ def as_tools(value, where: str) -> tuple[Tool, ...]:
     >>> def shout(text: str) -> str:
     ...     "Upper-cases the text."
     ...     return text.upper()
-    >>> [(t.name, t.description, t.fn("hi")) for t in as_tools(shout, "m:shout")]
-    [('shout', 'Upper-cases the text.', 'HI')]
+    >>> tool, = as_tools(shout, "m:shout")
+    >>> tool.name, tool.description, tool.fn("hi")
+    ('shout', 'Upper-cases the text.', 'HI')
     """
     if isinstance(value, Tool):
         return (value,)

@@ -18,7 +18,7 @@ Tool calls (`toolcalls.py` has the chat template and the parser): `tools` and `t
 auto, required or one function) are honoured for a model tuned to write ReAct actions
 (tinyllm-agent) and refused for one that was not (400, code tools_not_supported). The model writes
 one step (it stops at "Observation:"); an action that fits a tool's schema is the reply's
-`tool_calls` (finish_reason "tool_calls", the thought as content), a final answer is the content.
+`tool_calls` (finish_reason "tool_calls", the thought as reasoning_content), a final answer the content.
 When tool_choice asks for a call the model did not write, the server writes the start of one
 (`Action: ` or `Action: name[`) and lets the model go on from there. Streamed, a tool call is sent
 once the model has finished its step (the parser needs the whole action), as OpenAI's deltas:
@@ -327,12 +327,15 @@ class OpenAIService:
                               done.completion_tokens + more.completion_tokens)
         done = replace(done, finish_reason="tool_calls") if reply.tool_call else done
         message = {"role": "assistant", "content": reply.content} | (
+            {"reasoning_content": reply.thought} if reply.thought else {}) | (
             {"tool_calls": [reply.tool_call]} if reply.tool_call else {})
         if not stream:
             return 200, {**head, "object": "chat.completion", "usage": usage(done), "choices": [
                 {"index": 0, "message": message, "logprobs": None, "finish_reason": done.finish_reason}]}
 
         def pieces():
+            if reply.thought:
+                yield {"reasoning_content": reply.thought}
             if reply.content:
                 yield reply.content
             if reply.tool_call:

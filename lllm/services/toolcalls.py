@@ -18,7 +18,11 @@ A model never sees that JSON. Every local server does two translations, and here
 2. **The parser** (`parse_reply`) turns what the model wrote back into JSON: `Action: calc[17 * 23]`
    becomes a call of `calc` with `{"expression": "17 * 23"}` (the argument text fills the tool's one
    property, or its one required property; text that is a JSON object is taken as the arguments),
-   checked against the tool's schema. `Final Answer: X` becomes the reply's text, X.
+   checked against the tool's schema. `Final Answer: X` becomes the reply's text, X. The model's
+   `Thought:` travels as `reasoning_content`, the field vLLM and DeepSeek use for a model's
+   reasoning (Pydantic AI and LiteLLM read it and send it back), so the next prompt has it again:
+   the agent model needs its thought to read its observation right. `content` stays empty beside
+   a call, as OpenAI's models leave it: a framework that streams takes early text for the answer.
 
 What the parser cannot turn into a valid call (an unknown tool, arguments that break the schema, a
 reply with no action) is returned as text, with the reason in `Reply.problem`: the model wrote
@@ -34,8 +38,8 @@ Usage:
     Question: What is 17 * 23?
     <BLANKLINE>
     >>> reply = parse_reply("Thought: compute 17 * 23\\nAction: calc[17 * 23]\\n", tools, call_id="call_1")
-    >>> reply.content, reply.tool_call["function"]
-    ('compute 17 * 23', {'name': 'calc', 'arguments': '{"expression": "17 * 23"}'})
+    >>> reply.content, reply.thought, reply.tool_call["function"]
+    (None, 'compute 17 * 23', {'name': 'calc', 'arguments': '{"expression": "17 * 23"}'})
     >>> parse_reply("Action: weather[Paris]", tools).problem
     "the model called weather, which is not among the request's tools (calc)"
 """
@@ -154,6 +158,12 @@ def text_of(message: dict, where: str) -> str:
     return " ".join(content.split())
 
 
+def thought_of(message: dict, where: str) -> str:
+    """The reasoning an assistant message carries back (`reasoning_content`, or `reasoning`), one line."""
+    value = message.get("reasoning_content", message.get("reasoning"))
+    return " ".join(value.split()) if isinstance(value, str) else text_of({"content": value}, where) if value else ""
+
+
 def calls_of(message: dict, where: str) -> list[tuple[str, str, str]]:
     """An assistant message's tool calls as (id, name, arguments text), checked."""
     calls = message.get("tool_calls") or []
@@ -197,7 +207,8 @@ def tool_prompt(messages, tools: tuple[ToolSpec, ...], choice: str = "auto") -> 
             lines.append(f"Question: {text}\n")
             asked = True
         elif role == "assistant" and message.get("tool_calls"):
-            lines.append(f"Thought: {text}\n" if text else "")
+            thought = thought_of(message, where) or text
+            lines.append(f"Thought: {thought}\n" if thought else "")
             pending = {call_id: (name, arguments, i) for call_id, name, arguments in calls_of(message, where)}
         elif role == "assistant":
             lines.append(text + "\n" if text.startswith(("Thought:", "Action:", "Final Answer:"))
@@ -240,13 +251,14 @@ def argument_text(arguments: str, spec: ToolSpec | None) -> str:
 
 @dataclass(frozen=True)
 class Reply:
-    """What the model's text means: `content` (its thought before a call, its final answer, or the
-    text itself), a `tool_call` in OpenAI's shape (or None) and, when an action was not turned into a
-    call, the `problem`."""
+    """What the model's text means: `content` (its final answer, or the text itself; None beside a
+    call), its `thought`, a `tool_call` in OpenAI's shape (or None) and, when an action was not
+    turned into a call, the `problem`."""
 
     content: str | None
     tool_call: dict | None = None
     problem: str | None = None
+    thought: str | None = None
 
 
 def arguments_from_text(text: str, spec: ToolSpec) -> dict:
@@ -275,8 +287,8 @@ def parse_reply(text: str, tools: tuple[ToolSpec, ...], choice: str = "auto", ca
     """What the model wrote, as OpenAI's reply: a tool call checked against its schema, a final
     answer as text, or the whole text with the reason it is not a call."""
     step = parse_step(text)
-    if step.final is not None and step.action is None:
-        return Reply(step.final)
+    if step.final is not None:
+        return Reply(step.final, thought=step.thought)
     if step.action is None or choice == "none":
         return Reply(text.strip(), problem="the model wrote no Action" if step.action is None else None)
     name, argument = step.action
@@ -295,7 +307,7 @@ def parse_reply(text: str, tools: tuple[ToolSpec, ...], choice: str = "auto", ca
         return Reply(text.strip(), problem=f"the arguments of {name} do not fit its schema: {'; '.join(wrong)}")
     call = {"id": call_id or "call_" + uuid.uuid4().hex[:24], "type": "function",
             "function": {"name": name, "arguments": json.dumps(arguments)}}
-    return Reply(step.thought, call)
+    return Reply(None, call, thought=step.thought)
 
 
 def forced_prefix(reply_text: str, choice: str) -> str | None:
@@ -313,9 +325,9 @@ def call_deltas(call: dict, piece: int = 16) -> list[dict]:
     """The deltas that stream `call` as OpenAI's do: its id, type and name with empty arguments,
     then the arguments in pieces of `piece` characters.
 
-    >>> [d["tool_calls"][0]["function"] for d in call_deltas({"id": "c", "type": "function",
-    ...     "function": {"name": "calc", "arguments": '{"x": 1}'}}, piece=5)]
-    [{'name': 'calc', 'arguments': ''}, {'arguments': '{"x":'}, {'arguments': ' 1}'}]
+    >>> deltas = call_deltas({"id": "c", "type": "function", "function": {"name": "calc", "arguments": '{"x": 1}'}}, 5)
+    >>> deltas[0]["tool_calls"][0]["function"], deltas[1]["tool_calls"][0]["function"], len(deltas)
+    ({'name': 'calc', 'arguments': ''}, {'arguments': '{"x":'}, 3)
     """
     head = {"index": 0, "id": call["id"], "type": "function", "function": {"name": call["function"]["name"],
                                                                            "arguments": ""}}

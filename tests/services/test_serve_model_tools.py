@@ -8,6 +8,7 @@ only turns the model's text into calls and the results back into text (lllm/serv
 Malformed tool requests are OpenAI-shaped 4xx, never a 500.
 """
 
+import asyncio
 import json
 import os
 
@@ -64,15 +65,29 @@ def test_openais_tool_calling_loop_reaches_391(client):
         messages += answer_calls(message.tool_calls)
     assert calls_made == [("calc", {"expression": "17 * 23"})]
     assert message.content == "391" and reply.choices[0].finish_reason == "stop"
+    assert messages[1].content is None and messages[1].model_extra["reasoning_content"] == "compute 17 * 23"
+
+
+def test_the_thought_goes_round_so_the_model_reads_its_observation_right(client):
+    """Without its thought the agent model misreads this observation and looks up the mill."""
+    lookup = {"type": "function", "function": {"name": "lookup", "description": "a fact about Brookfield",
+                                               "parameters": {"type": "object", "properties": {"topic": {"type": "string"}}}}}
+    messages = [{"role": "user", "content": "Who is Pip?"}]
+    first = client.chat.completions.create(model="tinyllm-agent", messages=messages, tools=[lookup]).choices[0].message
+    assert first.tool_calls[0].function.arguments == '{"topic": "pip"}'
+    messages += [first, {"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": "Pip is Mira's grey cat."}]
+    second = client.chat.completions.create(model="tinyllm-agent", messages=messages, tools=[lookup]).choices[0].message
+    assert second.content == "Pip is Mira's grey cat." and not second.tool_calls
 
 
 def test_openais_streamed_tool_calls_add_up_to_the_same_loop(client):
     messages = [{"role": "user", "content": GOAL}]
     for _ in range(4):
-        content, calls, finish = "", {}, None
+        content, thought, calls, finish = "", "", {}, None
         for chunk in client.chat.completions.create(model="tinyllm-agent", messages=messages, tools=[CALC], stream=True):
             delta, finish = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish
             content += delta.content or ""
+            thought += (delta.model_extra or {}).get("reasoning_content") or ""
             for part in delta.tool_calls or []:          # what every streaming client does: gather by index
                 call = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
                 call["id"] += part.id or ""
@@ -81,7 +96,8 @@ def test_openais_streamed_tool_calls_add_up_to_the_same_loop(client):
         if not calls:
             break
         assert finish == "tool_calls" and len(calls) == 1 and calls[0]["name"] == "calc"
-        messages.append({"role": "assistant", "content": content, "tool_calls": [
+        assert (content, thought) == ("", "compute 17 * 23")
+        messages.append({"role": "assistant", "content": None, "reasoning_content": thought, "tool_calls": [
             {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
             for c in calls.values()]})
         messages.append({"role": "tool", "tool_call_id": calls[0]["id"],
@@ -127,6 +143,11 @@ def test_pydantic_ais_agent_loop_reaches_391(server):
     calls = [part for message in result.all_messages() for part in message.parts if isinstance(part, ToolCallPart)]
     assert [(c.tool_name, c.args_as_dict()) for c in calls] == [("calc", {"expression": "17 * 23"})]
     assert result.output == "391"
+
+    async def streamed():              # streamed, the thought is a thinking part, not text taken for the answer
+        async with agent.run_stream(GOAL) as run:
+            return await run.get_output()
+    assert asyncio.run(streamed()) == "391"
 
 
 def test_the_pages_pydantic_ai_example_runs_against_the_server(server, capsys):

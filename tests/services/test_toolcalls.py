@@ -12,7 +12,7 @@ import pytest
 
 from lllm.agents.react import Step, build_prompt
 from lllm.agents.tools import DEFAULT_TOOLS
-from lllm.services.toolcalls import (ToolRequestError, argument_text, call_deltas, forced_prefix, parse_reply,
+from lllm.services.toolcalls import (Reply, ToolRequestError, argument_text, call_deltas, forced_prefix, parse_reply,
                                      read_tool_choice, read_tools, tool_prompt)
 
 
@@ -33,12 +33,12 @@ def test_an_action_becomes_a_call_whose_arguments_fill_the_tools_one_property():
     reply = parse_reply("Thought: compute 17 * 23\nAction: calc[17 * 23]\n", TOOLS, call_id="call_7")
     assert reply.tool_call == {
         "id": "call_7", "type": "function", "function": {"name": "calc", "arguments": '{"expression": "17 * 23"}'}}
-    assert reply.content == "compute 17 * 23" and reply.problem is None
+    assert (reply.content, reply.thought, reply.problem) == (None, "compute 17 * 23", None)
 
 
 def test_a_final_answer_is_the_replys_text():
-    assert parse_reply("Final Answer: 391", TOOLS) == parse_reply("Thought: done\nFinal Answer: 391\n", TOOLS)
-    assert parse_reply("Final Answer: 391", TOOLS).content == "391"
+    assert parse_reply("Final Answer: 391", TOOLS) == Reply("391")
+    assert parse_reply("Thought: done\nFinal Answer: 391\n", TOOLS) == Reply("391", thought="done")
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -89,6 +89,18 @@ def test_the_template_gives_the_model_what_the_react_loop_gives_it():
     question = "Question: What is 17 * 23?\nThought: compute 17 * 23\nAction: calc[17 * 23]\nObservation: 391\n"
     assert ours.endswith("Final Answer: the answer\n" + question) and theirs.endswith(question)
     assert 'calc: arithmetic Arguments: {"type":"object","properties":{"expression":{"type":"string"}}' in ours
+
+
+def test_the_thought_comes_back_as_reasoning_content_or_as_content():
+    call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"topic": "pip"}'}}
+    asked = [{"role": "user", "content": "Who is Pip?"}]
+    answered = [{"role": "tool", "tool_call_id": "c1", "content": "Pip is Mira's grey cat."}]
+    expected = ("Question: Who is Pip?\nThought: look up pip\nAction: lookup[pip]\n"
+                "Observation: Pip is Mira's grey cat.\n")
+    for assistant in ({"content": None, "reasoning_content": "look up pip"}, {"content": "look up pip"},
+                      {"content": "", "reasoning": "look up pip"}):
+        messages = asked + [{"role": "assistant", "tool_calls": [call], **assistant}] + answered
+        assert tool_prompt(messages, TOOLS).endswith(expected), assistant
 
 
 def test_a_previous_final_answer_and_a_new_question_are_rendered_in_order():
