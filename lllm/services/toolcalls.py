@@ -325,9 +325,10 @@ def call_deltas(call: dict, piece: int = 16) -> list[dict]:
     """The deltas that stream `call` as OpenAI's do: its id, type and name with empty arguments,
     then the arguments in pieces of `piece` characters.
 
-    >>> deltas = call_deltas({"id": "c", "type": "function", "function": {"name": "calc", "arguments": '{"x": 1}'}}, 5)
-    >>> deltas[0]["tool_calls"][0]["function"], deltas[1]["tool_calls"][0]["function"], len(deltas)
-    ({'name': 'calc', 'arguments': ''}, {'arguments': '{"x":'}, 3)
+    >>> call = {"id": "c", "type": "function", "function": {"name": "calc", "arguments": '{"x": 1}'}}
+    >>> head, *rest = (delta.get("tool_calls").pop() for delta in call_deltas(call, piece=5))
+    >>> head.get("function"), len(rest), "".join(part.get("function").get("arguments") for part in rest)
+    ({'name': 'calc', 'arguments': ''}, 2, '{"x": 1}')
     """
     head = {"index": 0, "id": call["id"], "type": "function", "function": {"name": call["function"]["name"],
                                                                            "arguments": ""}}
