@@ -210,3 +210,21 @@ def test_any_json_in_the_tool_fields_is_a_400_or_an_answer():
         status, reply = service.handle("POST", "/v1/chat/completions", json.dumps(body).encode())
         assert status in (200, 400), (status, reply)
     never_500()
+
+
+# ---- the page's runnable cell prints what it says ----------------------------------------------------------
+
+def test_the_pages_cell_runs_and_shows_the_template_and_the_parser(capsys):
+    import pathlib
+    import re
+    page = (pathlib.Path(__file__).resolve().parents[2] / "site" / "agents" / "tool-calls.md").read_text(encoding="utf-8")
+    cells = re.findall(r"```python \{\.runnable\}\n(.*?)```", page, re.S)
+    assert len(cells) == 1
+    exec(compile(cells[0], "tool-calls.md", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == [
+        'calc: arithmetic Arguments: {"type":"object","required":["expression"],"properties":{"expression":'
+        '{"type":"string","minLength":1}}}',
+        "Question: What is 17 * 23?",
+        "{'name': 'calc', 'arguments': '{\"expression\": \"17 * 23\"}'}",
+        "the model called weather, which is not among the request's tools (calc)",
+        "the arguments of calc do not fit its schema: arguments.expression: must be at least 1 characters"]
