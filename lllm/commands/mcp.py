@@ -10,7 +10,9 @@ lllm/services/mcp_tools.py. Needs the `mcp` extra (`pip install 'lllm-learn[mcp]
 
 `--tools MODULE:ATTRIBUTE` names tools the way `lllm serve` names a tactic ('.' is searched first):
 a Tool, a list of Tools, a function of one text argument, or a function returning one of those.
-Over stdio, stdout carries the protocol, so everything else goes to stderr.
+Over stdio, stdout carries the protocol, so everything else goes to stderr. Over HTTP on loopback
+the SDK refuses a request whose Host is not this machine (421) or whose Origin is another site's
+(403), so a web page cannot reach the tools through the reader's browser (DNS rebinding).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 
+import httpx
 import pytest
 from support.model_server import AGENT_MODEL
 from support.server_process import ServerProcess
@@ -107,6 +108,12 @@ def test_the_sdks_client_lists_and_calls_lllm_mcp_over_streamable_http():
         with McpTools(server.base + "/mcp") as served:
             assert [t.name for t in served.listed] == ["calc", "lookup"]
             assert served.tools[1].fn("mill") == "The mill is by the river. Its wheel is blue."
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}
+        headers = {"accept": "application/json, text/event-stream"}
+        for extra, status in [({"host": "evil.example"}, 421), ({"origin": "https://evil.example"}, 403), ({}, 200)]:
+            reply = httpx.post(server.base + "/mcp", json=initialize, headers=headers | extra, timeout=30)
+            assert reply.status_code == status, (extra, reply.text)    # the SDK's guard against DNS rebinding
         taken = lllm("mcp", "--http", "--port", str(server.port), timeout=60)
         assert taken.returncode == 2 and taken.stderr.startswith("lllm mcp: error: cannot listen on 127.0.0.1:")
     finally:
