@@ -17,6 +17,10 @@ SDK (`mcp` on PyPI, the `mcp` extra) does the protocol; this module only maps to
               object), checked against its inputSchema before the call; an error result or
               arguments that do not fit raise ValueError, which the ReAct loop shows as a tool error
 
+For the native runtime's Agent, `McpTools.functions()` gives the same tools as its `Function`
+declarations (the server's schema, properties and required, bound to the call), so the Agent's
+own tool calls, already JSON, go to the server as they are.
+
 `McpTools` holds one connection open for a whole run, on a thread of its own (anyio's blocking
 portal), so the synchronous ReAct loop calls tools as plain functions. SPEC is `mcp:COMMAND`
 (started as a child process, e.g. `mcp:python -m lllm mcp`) or a URL of a streamable HTTP server
@@ -197,6 +201,27 @@ class McpTools:
         except Exception:                    # the server already went away: nothing is left to close
             pass
 
+    def call_json(self, name: str, arguments: dict) -> str:
+        """One `tools/call` with JSON arguments: the result's text, or ValueError with the server's error."""
+        result = self.portal.call(self.client.call_tool, name, arguments)
+        if result.is_error:
+            raise ValueError(result_text(result) or f"{name} failed")
+        return result_text(result)
+
+    def functions(self) -> list:
+        """The server's tools as the native runtime's Functions, bound to this connection."""
+        from lllm.runtimes.native.core.tools import Function
+        found = []
+        for listed in self.listed:
+            schema = dict(listed.input_schema or {})
+            declared = Function(listed.name, listed.description or "", schema.get("properties", {}),
+                                schema.get("required", []))
+            found.append(declared.bind(self.json_caller(listed.name)))
+        return found
+
+    def json_caller(self, name: str):
+        return lambda **arguments: self.call_json(name, arguments)
+
     def caller(self, spec: ToolSpec):
         """The function a ReAct Tool runs: argument text -> checked JSON arguments -> the call -> text."""
         def call(text: str) -> str:
@@ -204,8 +229,5 @@ class McpTools:
             wrong = problems(arguments, spec.parameters)
             if wrong:
                 raise ValueError(f"the arguments of {spec.name} do not fit its schema: {'; '.join(wrong)}")
-            result = self.portal.call(self.client.call_tool, spec.name, arguments)
-            if result.is_error:
-                raise ValueError(result_text(result) or f"{spec.name} failed")
-            return result_text(result)
+            return self.call_json(spec.name, arguments)
         return call

@@ -193,3 +193,41 @@ def test_the_inspectors_cli_lists_and_calls_lllm_mcp():
     refused = inspector(*command, "--method", "tools/call", "--tool-name", "lookup", "--tool-arg", "topic=dragons")
     assert json.loads(refused.stdout)["isError"] is True
     assert "no fact about 'dragons'" in json.loads(refused.stdout)["content"][0]["text"]
+
+
+# ---- the native runtime's Agent with tools from an MCP server -------------------------------------------------
+
+def native_agent(functions, replies):
+    from lllm.runtimes.native import Agent, Prompt
+    from lllm.runtimes.native.invokers.base import ScriptedInvoker
+    return Agent("solver", Prompt(path="s", prompt="You solve arithmetic.", function_list=functions),
+                 ScriptedInvoker(replies))
+
+
+def ask_native(agent, question):
+    from lllm.runtimes.native import DefaultTagParser, Prompt
+    agent.open("main")
+    agent.receive_prompt(Prompt(path="answer", prompt="Question: {question}",
+                                parser=DefaultTagParser(required_xml_tags=["answer"])), {"question": question})
+    return agent.respond()
+
+
+def test_the_native_agent_calls_lllm_mcps_tools_with_its_own_json_calls():
+    call = {"content": "", "function_calls": [{"name": "calc", "arguments": {"expression": "17 * 23"}}]}
+    with McpTools(OURS) as served:
+        functions = served.functions()
+        assert [(f.name, f.required) for f in functions] == [("calc", ["expression"]), ("lookup", ["topic"])]
+        agent = native_agent(functions, [call, "<answer>391</answer>"])
+        reply = ask_native(agent, "What is 17 * 23?")
+    assert reply.parsed["xml_tags"]["answer"] == ["391"]
+    assert [m.content for m in agent.dialog("main").messages][-2:] == ["391", "<answer>391</answer>"]
+
+
+@needs_node
+def test_the_native_agent_calls_a_server_nobody_here_wrote():
+    call = {"content": "", "function_calls": [{"name": "get-sum", "arguments": {"a": 17, "b": 23}}]}
+    with McpTools(f"mcp:node {EVERYTHING}") as served:
+        agent = native_agent(served.functions(), [call, "<answer>40</answer>"])
+        reply = ask_native(agent, "What is 17 + 23?")
+    assert [m.content for m in agent.dialog("main").messages][-2:] == ["The sum of 17 and 23 is 40.", "<answer>40</answer>"]
+    assert reply.parsed["xml_tags"]["answer"] == ["40"]
