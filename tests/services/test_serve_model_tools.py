@@ -116,6 +116,9 @@ def test_tool_choice_for_a_named_tool_gets_a_call_even_where_the_model_would_ans
                                             tool_choice={"type": "function", "function": {"name": "calc"}})
     assert forced.choices[0].finish_reason == "tool_calls"
     assert forced.choices[0].message.tool_calls[0].function.name == "calc"
+    required = client.chat.completions.create(model="tinyllm-agent", messages=done, tools=[CALC], tool_choice="required")
+    assert required.choices[0].finish_reason == "tool_calls"     # a call, though the model had its answer
+    assert required.usage.completion_tokens > auto.usage.completion_tokens   # two writes: its answer, then the call
 
 
 def test_tool_choice_none_gets_text(client):
