@@ -1,8 +1,10 @@
 """Command line · `lllm serve-model`: TinyLLM and the agent-tuned TinyLLM as an OpenAI-compatible server on loopback.
 
 Any OpenAI client can then use them: the `openai` package, LiteLLM, a ReAct agent with
-`--predictor http://127.0.0.1:8080`. The routes, the chat template and what each request field
-does are in lllm/services/openai_compat.py; CORS in lllm/services/openai_app.py. Needs the `serve`
+`--predictor http://127.0.0.1:8080`, and, through JSON tool calls (`tools`, `tool_calls`), the
+tool-calling loops of agent frameworks such as Pydantic AI, with the agent-tuned model. The routes,
+the chat template and what each request field does are in lllm/services/openai_compat.py, tool
+calls in lllm/services/toolcalls.py; CORS in lllm/services/openai_app.py. Needs the `serve`
 extra (FastAPI and uvicorn) and the `model` extra (onnxruntime). Ctrl-C or SIGTERM stops it.
 
     python -m lllm serve-model

@@ -14,6 +14,16 @@ Honoured: max_tokens (or max_completion_tokens; default 200), temperature (0-2; 
 model's: 0.8 for tinyllm, 0 for tinyllm-agent), top_p, top_k, seed (default 0), stop (up to 4).
 n must be 1; other OpenAI fields are accepted and ignored. The model "default" is the first served.
 
+Tool calls (`toolcalls.py` has the chat template and the parser): `tools` and `tool_choice` (none,
+auto, required or one function) are honoured for a model tuned to write ReAct actions
+(tinyllm-agent) and refused for one that was not (400, code tools_not_supported). The model writes
+one step (it stops at "Observation:"); an action that fits a tool's schema is the reply's
+`tool_calls` (finish_reason "tool_calls", the thought as reasoning_content), a final answer the content.
+When tool_choice asks for a call the model did not write, the server writes the start of one
+(`Action: ` or `Action: name[`) and lets the model go on from there. Streamed, a tool call is sent
+once the model has finished its step (the parser needs the whole action), as OpenAI's deltas:
+id and name first, then the arguments in pieces.
+
 The chat template (`chat_prompt`): a character model has no roles, so the prompt is the messages'
 text in order, each message after the first on a new line, nothing added after the last. The
 ReAct agent over HTTP (`HttpPredictor`) sends its whole prompt as one user message, so the model
@@ -46,8 +56,11 @@ import math
 import threading
 import time
 import uuid
+from dataclasses import replace
 
 from lllm.services.served_model import Cancelled, Completion, ServedModel, Settings
+from lllm.services.toolcalls import (ToolRequestError, call_deltas, forced_prefix, parse_reply, read_tool_choice,
+                                     read_tools, tool_prompt, uses_tools)
 
 __all__ = ["OpenAIService", "RequestError", "Chunks", "chat_prompt", "error_body", "read_settings", "openapi_schema"]
 
@@ -165,6 +178,9 @@ class Chunks:
         if self.chat:                          # a chat stream opens with the assistant's role
             yield {**self.head, "choices": [choice(True, "", None, role=True)]}
         for piece in self.pieces:
+            if isinstance(piece, dict):        # a delta as it is (a tool call's, toolcalls.call_deltas)
+                yield {**self.head, "choices": [{"index": 0, "delta": piece, "logprobs": None, "finish_reason": None}]}
+                continue
             if isinstance(piece, str):
                 yield {**self.head, "choices": [choice(self.chat, piece, None)]}
                 continue
@@ -253,7 +269,11 @@ class OpenAIService:
 
     def complete(self, chat: bool, body: dict, cancel=None):
         model = self.model(body.get("model"))
-        prompt = chat_prompt(body.get("messages")) if chat else completion_prompt(body)
+        tooled = self.tool_request(body, model) if chat else None
+        if tooled:
+            prompt = checked(tool_prompt, body.get("messages"), *tooled)
+        else:
+            prompt = chat_prompt(body.get("messages")) if chat else completion_prompt(body)
         if len(prompt) > MAX_PROMPT_CHARS:
             raise RequestError(400, f"the prompt is {len(prompt)} characters; this server reads at most "
                                     f"{MAX_PROMPT_CHARS}", "messages" if chat else "prompt", "context_length_exceeded")
@@ -267,6 +287,9 @@ class OpenAIService:
             raise RequestError(400, "stream_options must be an object", "stream_options")
         head = {"id": ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex[:24], "created": int(time.time()),
                 "model": model.name}
+        if tooled:
+            return self.call_tools(model, prompt, settings, tooled, head, stream, options.get("include_usage") is True,
+                                   cancel)
         if not stream:
             done = model.run(prompt, settings, cancel=cancel)
             return 200, {**head, "object": "chat.completion" if chat else "text_completion",
@@ -274,6 +297,59 @@ class OpenAIService:
         cancel = cancel or threading.Event()
         return 200, Chunks(chat, head, model.stream(prompt, settings, cancel, self.start),
                            options.get("include_usage") is True, cancel)
+
+
+    # ---- tool calls (toolcalls.py) ----
+
+    @staticmethod
+    def tool_request(body: dict, model: ServedModel):
+        """(tools, tool_choice) for a chat with tools or tool turns and a model that can call them; None for a plain chat."""
+        tools = checked(read_tools, body.get("tools"))
+        tool_choice = checked(read_tool_choice, body.get("tool_choice"), tools)
+        if tools and not model.calls_tools:
+            raise RequestError(400, f"the model {model.name} cannot call tools: it was never tuned to write actions "
+                                    "(tinyllm-agent was)", "tools", "tools_not_supported")
+        return (tools, tool_choice) if model.calls_tools and (tools or uses_tools(body.get("messages"))) else None
+
+    @staticmethod
+    def call_tools(model: ServedModel, prompt: str, settings: Settings, tooled, head: dict, stream: bool,
+                   with_usage: bool, cancel=None):
+        """One step of the model, parsed into a tool call or an answer (toolcalls.parse_reply)."""
+        tools, tool_choice = tooled
+        settings = replace(settings, stop=(*settings.stop, "Observation:"))     # one step, then wait for the tool
+        done = model.run(prompt, settings, cancel=cancel)
+        reply = parse_reply(done.text, tools, tool_choice)
+        prefix = forced_prefix(done.text, tool_choice) if reply.tool_call is None else None
+        if prefix:                  # tool_choice asks for a call the model did not write: start one, let it go on
+            more = model.run(prompt + prefix, settings, cancel=cancel)
+            reply = parse_reply(prefix + more.text, tools, tool_choice)
+            done = Completion(prefix + more.text, more.finish_reason, done.prompt_tokens + more.prompt_tokens,
+                              done.completion_tokens + more.completion_tokens)
+        done = replace(done, finish_reason="tool_calls") if reply.tool_call else done
+        message = {"role": "assistant", "content": reply.content} | (
+            {"reasoning_content": reply.thought} if reply.thought else {}) | (
+            {"tool_calls": [reply.tool_call]} if reply.tool_call else {})
+        if not stream:
+            return 200, {**head, "object": "chat.completion", "usage": usage(done), "choices": [
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": done.finish_reason}]}
+
+        def pieces():
+            if reply.thought:
+                yield {"reasoning_content": reply.thought}
+            if reply.content:
+                yield reply.content
+            if reply.tool_call:
+                yield from call_deltas(reply.tool_call)
+            yield done
+        return 200, Chunks(True, head, pieces(), with_usage, cancel)
+
+
+def checked(read, *args):
+    """`read(*args)` with a ToolRequestError as a 400 naming its field."""
+    try:
+        return read(*args)
+    except ToolRequestError as error:
+        raise RequestError(400, error.message, error.param) from None
 
 
 def choice(chat: bool, text: str, finish_reason: str | None, whole: bool = False, role: bool = False) -> dict:
@@ -305,10 +381,25 @@ def openapi_schema(names) -> dict:
               "stop": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 4}]},
               "n": {"const": 1}, "stream": {"type": "boolean"},
               "stream_options": {"type": "object", "properties": {"include_usage": {"type": "boolean"}}}}
+    call = {"type": "object", "required": ["id", "type", "function"],
+            "properties": {"id": {"type": "string"}, "type": {"const": "function"}, "function": {
+                "type": "object", "required": ["name", "arguments"],
+                "properties": {"name": {"type": "string"}, "arguments": {"type": "string"}}}}}
     message = {"type": "object", "required": ["role", "content"],
-               "properties": {"role": {"enum": list(ROLES)}, "content": {"type": "string"}}}
+               "properties": {"role": {"enum": list(ROLES)}, "content": {"type": "string"},
+                              "tool_calls": {"type": "array", "items": call}, "tool_call_id": {"type": "string"}}}
+    function = {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}, "description": {"type": "string"},
+        "parameters": {"type": "object"}}}
+    tools = {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["type", "function"], "properties": {
+        "type": {"const": "function"}, "function": function}}}
+    tool_choice = {"anyOf": [{"enum": ["none", "auto", "required"]}, {
+        "type": "object", "required": ["type", "function"], "properties": {
+            "type": {"const": "function"}, "function": {"type": "object", "required": ["name"],
+                                                        "properties": {"name": {"type": "string"}}}}}]}
     chat = {"type": "object", "required": ["model", "messages"],
-            "properties": {**fields, "messages": {"type": "array", "items": message, "minItems": 1}}}
+            "properties": {**fields, "messages": {"type": "array", "items": message, "minItems": 1},
+                           "tools": tools, "tool_choice": tool_choice}}
     text = {"type": "object", "required": ["model", "prompt"],
             "properties": {**fields, "prompt": {"type": "string", "maxLength": MAX_PROMPT_CHARS}}}
 

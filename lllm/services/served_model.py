@@ -74,12 +74,14 @@ class Cancelled(Exception):
 class ServedModel:
     """A backend and its tokenizer, with what a request needs to know: the model's default
     temperature, its own end of text (`ends`, the agent model's blank line) and how it reads a
-    prompt (`reads_from`, `number_slots`: see lllm/model/generate.py)."""
+    prompt (`reads_from`, `number_slots`: see lllm/model/generate.py); `calls_tools` when it was
+    tuned to write ReAct actions, which `toolcalls.py` turns into OpenAI's tool calls."""
 
     def __init__(self, name: str, backend: Backend, tokenizer: CharTokenizer, *, temperature: float = 0.8,
                  ends: tuple[str, ...] = (), reads_from: str | None = None,
-                 number_slots: NumberSlots | None = None, created: int = 0):
+                 number_slots: NumberSlots | None = None, created: int = 0, calls_tools: bool = False):
         self.name, self.backend, self.tokenizer = name, backend, tokenizer
+        self.calls_tools = calls_tools     # tuned on ReAct text, so it can write tool calls (toolcalls.py)
         self.temperature, self.ends = temperature, tuple(ends)
         self.reads_from, self.number_slots, self.created = reads_from, number_slots, created
 
@@ -200,4 +202,4 @@ def open_model(spec: str) -> ServedModel:
     return ServedModel(name, backend, backend.tokenizer, temperature=0.0 if agent else 0.8,
                        ends=AGENT_ENDS if agent else (), reads_from=card.get("reads_from"),
                        number_slots=NumberSlots.from_card(card.get("number_slots"), card["vocab"]),
-                       created=int(os.path.getmtime(path)))
+                       created=int(os.path.getmtime(path)), calls_tools=agent)

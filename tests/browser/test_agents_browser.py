@@ -27,7 +27,8 @@ MODEL = ROOT / "build" / "model" / "tinyllm.onnx"
 TIMEOUT = 240_000   # ms: a cold boot plus a TinyLLM batch on a busy 2-core machine
 from support.runtime import CELL, run_demo  # noqa: E402
 from support.model_files import require_agent_model  # noqa: E402
-AGENT_PAGES = ["index", "react", "brains", "memory", "memory-explainer", "lab", "evaluator", "inference-playground"]
+AGENT_PAGES = ["index", "react", "brains", "tool-calls", "memory", "memory-explainer", "lab", "evaluator",
+               "inference-playground"]
 
 
 def lllm_cli(*argv) -> str:
