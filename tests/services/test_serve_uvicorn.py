@@ -230,9 +230,13 @@ shout = Ticks(name="ticks")
 '''
 
 
+def nice(pid: int) -> int:
+    return int(pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
 @pytest.mark.parametrize("kind", ["uvicorn", "stdlib"])
 def test_tactics_run_in_worker_processes_that_close_left_streams_and_are_replaced_when_they_die(tmp_path, kind):
-    """The tactic runs in a worker process, not the server's; a client that leaves a stream closes the
+    """The tactic runs in a worker process, not the server's, at a lower CPU priority; a client that leaves a stream closes the
     tactic's generator there (its `finally` runs) a few items after the last one it read, not after
     10,000 (a worker steps a stream only when the server asks for its next frame); a worker that dies costs its request a 500 in the
     service's shape, and the next request is answered by a new worker."""
@@ -242,6 +246,7 @@ def test_tactics_run_in_worker_processes_that_close_left_streams_and_are_replace
         first = httpx.post(running.base + "/run", json={"input": "hi"}, timeout=30).json()["output"]
         worker = int(first.split()[-1])
         assert first.startswith("hi from ") and worker != running.process.pid
+        assert nice(worker) == nice(running.process.pid) + 10     # tactic work yields the CPU to the server's process
         with httpx.stream("POST", running.base + "/stream", json={"input": "left"}, timeout=30) as reply:
             lines = (line for line in reply.iter_lines() if line.startswith("data:"))
             assert [json.loads(next(lines)[5:])["data"] for _ in range(3)] == ["left 0", "left 1", "left 2"]
