@@ -327,6 +327,19 @@ def test_past_the_queue_it_is_503_with_retry_after_and_health_never_waits():
     assert busy.stop()[0] == 0
 
 
+def test_generation_runs_on_threads_of_lower_cpu_priority_than_the_event_loop(server):
+    """The model's threads yield the cores to the thread answering /health and /v1/models (Linux: nice +10)."""
+    assert httpx.post(server.base + "/v1/completions", timeout=60,
+                      json={"model": "tinyllm", "prompt": "Once", "max_tokens": 5}).status_code == 200
+    pid = server.process.pid
+
+    def nice(task: pathlib.Path) -> int:
+        return int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
+    main = nice(pathlib.Path(f"/proc/{pid}/task/{pid}"))
+    lowered = [t for t in pathlib.Path(f"/proc/{pid}/task").iterdir() if nice(t) == main + 10]
+    assert 1 <= len(lowered) <= 2, [nice(t) for t in pathlib.Path(f"/proc/{pid}/task").iterdir()]    # --workers 2
+
+
 def test_clients_that_leave_stop_their_generation():
     """Twenty completions read to the end cost some CPU-seconds; twenty left after the first frame
     (streamed) or 10 ms after sending (plain) must cost under a tenth of that."""
