@@ -9,7 +9,8 @@ request to the same `handle`, so they answer the same routes with the same JSON,
 behind the same door (`door.py`): Host and Origin checked, JSON bodies only, 413 for a body over
 the limit unread, 400 for a Content-Length that lies, 408 for a client too slow, 503 past the
 connection cap; under `http.server` each refusal is still an answer, never a dropped connection
-or a thread held for a body that never comes.
+or a thread held for a body that never comes, and a connection is kept alive between requests
+(HTTP/1.1), each request's head with its own deadline.
 `check_host`, `check_port` and `check_log_level` say what is wrong with where to listen (a
 `ValueError` naming the problem); `python -m lllm serve` (lllm/commands/serve.py) uses them.
 
@@ -155,7 +156,7 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
                 self.connection.settimeout(self.timeout)
             # A client that trickles its head a byte at a time beats a per-read timeout: a deadline for the whole head.
             with self.head_lock:
-                self.head_done = False
+                self.head_done, self.expect_continue = False, False
             deadlines.arm(self, limits.header_timeout)
             try:
                 super().handle_one_request()
@@ -231,7 +232,7 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
         def read_body(self, length: int) -> bytes:
             """`length` bytes within the body timeout; Refusal if they do not come."""
             chunks, left, deadline = [], length, time.monotonic() + limits.body_timeout
-            if length and getattr(self, "expect_continue", False):
+            if length and self.expect_continue:
                 self.expect_continue = False
                 self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             while left:
