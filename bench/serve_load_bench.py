@@ -4,14 +4,16 @@ Not a test: it prints numbers and ratios measured in this one run, and writes th
 bench/results/serve-load.md. Locust (headless, one process, on the same 2 cores as the server)
 drives each scenario for `--seconds`; a probe in the bench's own process asks /health throughout.
 
-    python bench/serve_load_bench.py [--seconds 10] [--servers model,uvicorn,stdlib]
+    python bench/serve_load_bench.py [--seconds 10] [--servers model,uvicorn,stdlib] [--scenarios "plain 256,stream 256"]
 
 Scenarios (clients at once): baseline (1 plain), plain 16/64/256, stream 16/64/256 (read to the
 end), vanish 100 (read the first frame, then close), slow 300 (300 raw sockets sending a header
 byte every 0.5 s, reconnecting when shut out, beside 4 plain clients). Per scenario: requests/s,
-p50/p99 (ms), 503s, other errors, the health probe's p99, the server's RSS after and its
-CPU-seconds per request (RSS and CPU are the server's and its worker processes', summed);
-ratios are to the same run's baseline row. "abandoned CPU" is CPU per
+p50/p99 (ms), 503s, other errors, the health probe's p99 (it asks every 0.05 s on one kept-alive
+connection, as a monitor would), the server's RSS after and its CPU-seconds per request (RSS
+and CPU are the server's and its worker processes', summed); ratios are to the same run's
+baseline row, which always runs. The machine's load average before and after each server's run
+is printed with it (the machine may be shared). "abandoned CPU" is CPU per
 vanished stream over CPU per stream read to the end (at 64 clients).
 """
 
@@ -142,7 +144,7 @@ def probe(base: str, paths: list[str], stop: threading.Event, seen: list[float])
                 except httpx.HTTPError:
                     pass
                 seen.append(time.perf_counter() - began)
-            time.sleep(0.2)
+            time.sleep(0.05)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -158,12 +160,18 @@ def start(kind: str, folder: Path):
     return server
 
 
-def bench(kind: str, seconds: int) -> tuple[list[str], dict]:
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def bench(kind: str, seconds: int, chosen: set[str] | None = None) -> tuple[list[str], dict]:
     with tempfile.TemporaryDirectory() as folder:
         server = start(kind, Path(folder))
         pid, rows, results = server.process.pid, [], {}
         idle = rss_mb(pid)
         for name, load, users in SCENARIOS:
+            if chosen and name != "baseline" and f"{name} {users}" not in chosen:
+                continue
             stop, slow = threading.Event(), None
             if name.startswith("slow"):
                 slow = slow_clients(server.port, 300, stop)
@@ -190,8 +198,9 @@ def bench(kind: str, seconds: int) -> tuple[list[str], dict]:
                     f"({ratio(got['health_p99'], base['health_p99'])}) | {got['rss']:.0f} (+{got['rss'] - idle:.0f}) | "
                     f"{got['cpu_per_request'] * 1000:.1f}" + (f" · {got['shut_out']} shut out" if got["shut_out"] is not None
                                                            else "") + " |")
-    vanish, stream = results["vanish 100"], results["stream 64"]
-    abandoned = vanish["cpu_per_request"] / stream["cpu_per_request"] if stream["cpu_per_request"] else float("nan")
+    vanish, stream = results.get("vanish 100"), results.get("stream 64")
+    abandoned = (vanish["cpu_per_request"] / stream["cpu_per_request"] if vanish and stream and stream["cpu_per_request"]
+                 else float("nan"))
     return rows, {"idle": idle, "abandoned": abandoned}
 
 
@@ -199,6 +208,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--servers", default="model,uvicorn,stdlib")
+    parser.add_argument("--scenarios", default="", help='e.g. "plain 256,stream 256" (the baseline always runs)')
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "serve-load.md"))
     args = parser.parse_args()
     names = {"model": "`lllm serve-model` (tinyllm, 200 characters a request; 2 workers, queue 32)",
@@ -208,8 +218,10 @@ def main() -> int:
              f"CPython {platform.python_version()}), Locust 2.47 headless in one process on the same cores, "
              f"{args.seconds} s a scenario; ratios to the same run's baseline (one client).", ""]
     for kind in args.servers.split(","):
-        rows, extra = bench(kind, args.seconds)
-        lines += [f"#### {names[kind]}", "", f"Idle RSS {extra['idle']:.0f} MB. Abandoned work: a vanished stream costs "
+        before = load_average()
+        rows, extra = bench(kind, args.seconds, {s.strip() for s in args.scenarios.split(",") if s.strip()})
+        lines += [f"#### {names[kind]}", "", f"Load average {before} before, {load_average()} after. "
+                  f"Idle RSS {extra['idle']:.0f} MB. Abandoned work: a vanished stream costs "
                   f"{extra['abandoned']:.2f}x the CPU of a stream read to the end.", "",
                   "| scenario (clients) | answered/s | p50 / p99 ms | 503 | other errors | health p99 ms | RSS after MB | CPU ms a request |",
                   "|---|---|---|---|---|---|---|---|", *rows, ""]

@@ -142,7 +142,10 @@ async def released(frames, pool: Pool):
         async for frame in frames:
             yield frame
     finally:
-        pool.release()
+        try:
+            await frames.aclose()                       # closed now, not when collected: a worker's stream stops here
+        finally:
+            pool.release()
 
 
 def create_tactic_app(tactic, **options):

@@ -9,7 +9,8 @@ request to the same `handle`, so they answer the same routes with the same JSON,
 behind the same door (`door.py`): Host and Origin checked, JSON bodies only, 413 for a body over
 the limit unread, 400 for a Content-Length that lies, 408 for a client too slow, 503 past the
 connection cap; under `http.server` each refusal is still an answer, never a dropped connection
-or a thread held for a body that never comes.
+or a thread held for a body that never comes, and a connection is kept alive between requests
+(HTTP/1.1), each request's head with its own deadline.
 `check_host`, `check_port` and `check_log_level` say what is wrong with where to listen (a
 `ValueError` naming the problem); `python -m lllm serve` (lllm/commands/serve.py) uses them.
 
@@ -86,6 +87,40 @@ def protocol_shape(status: int, code: str, message: str) -> dict:
     return error(status, code, message)[1]
 
 
+KEEP_ALIVE = 5.0          # seconds a kept-alive connection may wait for its next request (uvicorn's default too)
+
+
+class Deadlines:
+    """The request heads' deadlines, all watched by one thread (a `threading.Timer` each would start a
+    thread for every request): `arm(handler, seconds)`, `disarm(handler)`; a head still unread when
+    its time is up gets `handler.too_slow()`, within a tenth of a second."""
+
+    TICK = 0.1
+
+    def __init__(self):
+        self.lock, self.due = threading.Lock(), {}
+        threading.Thread(target=self.watch, name="lllm-head-deadlines", daemon=True).start()
+
+    def arm(self, handler, seconds: float) -> None:
+        with self.lock:
+            self.due[handler] = time.monotonic() + seconds
+
+    def disarm(self, handler) -> None:
+        with self.lock:
+            self.due.pop(handler, None)
+
+    def watch(self) -> None:
+        while True:
+            time.sleep(self.TICK)
+            now = time.monotonic()
+            with self.lock:
+                late = [handler for handler, due in self.due.items() if due <= now]
+                for handler in late:
+                    del self.due[handler]
+            for handler in late:
+                handler.too_slow()
+
+
 def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning",
                 limits: Limits = Limits(), origins=DEFAULT_ORIGINS, pool: Pool | None = None):
     """`app` is anything with `handle(method, path, body)`: a ProtocolService, or a stand-in in a test.
@@ -95,20 +130,44 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     verbose = log_level in ("info", "debug", "trace") or bool(os.environ.get("LLLM_SERVE_LOG"))
     allowed = origin_matcher(tuple(origins))
+    deadlines = Deadlines()
 
     class Handler(BaseHTTPRequestHandler):
+        # Keep-alive: a client's next request (a health probe's, the openai package's) comes on the same
+        # connection and thread, not through the accepting thread again behind a crowd's new connections.
+        protocol_version = "HTTP/1.1"
+        # The head and the body are two writes: without TCP_NODELAY the body waits for the client's delayed
+        # acknowledgement of the head (40 ms on Linux), which a closed connection used to flush.
+        disable_nagle_algorithm = True
         # No read or write waits longer than this; later than the head's deadline, which answers 408 first.
         timeout = limits.header_timeout + 5
 
         def setup(self):
             super().setup()
-            # A client that trickles its head a byte at a time beats a per-read timeout: a deadline for the whole head.
-            self.head_lock, self.head_done = threading.Lock(), False
-            self.deadline = threading.Timer(limits.header_timeout, self.too_slow)
-            self.deadline.daemon = True
-            self.deadline.start()
+            self.head_lock, self.head_done, self.kept = threading.Lock(), True, False
 
-        def too_slow(self):
+        def handle_one_request(self):
+            if self.kept:                      # a kept-alive connection: quietly closed if no next request begins
+                self.connection.settimeout(KEEP_ALIVE)
+                try:
+                    began = self.rfile.peek(1)
+                except OSError:                # TimeoutError included
+                    began = b""
+                if not began:
+                    self.close_connection = True
+                    return
+                self.connection.settimeout(self.timeout)
+            # A client that trickles its head a byte at a time beats a per-read timeout: a deadline for the whole head.
+            with self.head_lock:
+                self.head_done, self.expect_continue = False, False
+            deadlines.arm(self, limits.header_timeout)
+            try:
+                super().handle_one_request()
+            finally:
+                deadlines.disarm(self)
+                self.kept = True
+
+        def too_slow(self):                    # on the deadlines' thread
             with self.head_lock:
                 if self.head_done:
                     return
@@ -123,13 +182,18 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
             parsed = super().parse_request()
             with self.head_lock:
                 if self.head_done:                 # the deadline answered 408 meanwhile
+                    self.close_connection = True
                     return False
                 self.head_done = True
-            self.deadline.cancel()
+            deadlines.disarm(self)
             return parsed
 
+        def handle_expect_100(self):               # "100 Continue" only once the door let the body in (read_body)
+            self.expect_continue = True
+            return True
+
         def finish(self):
-            self.deadline.cancel()
+            deadlines.disarm(self)
             super().finish()
 
         def _answer(self, method):
@@ -171,6 +235,9 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
         def read_body(self, length: int) -> bytes:
             """`length` bytes within the body timeout; Refusal if they do not come."""
             chunks, left, deadline = [], length, time.monotonic() + limits.body_timeout
+            if length and self.expect_continue:
+                self.expect_continue = False
+                self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             while left:
                 self.connection.settimeout(max(0.001, deadline - time.monotonic()))
                 try:
@@ -181,6 +248,7 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, log_level: str =
                     raise Refusal(400, "body_incomplete", f"the body ended after {length - left} of {length} bytes")
                 chunks.append(chunk)
                 left -= len(chunk)
+            self.connection.settimeout(self.timeout)
             return b"".join(chunks)
 
         def refuse(self, refused: Refusal) -> None:

@@ -63,8 +63,12 @@ class EventStream:
         self.tactic, self.value, self.context, self.endpoint = tactic, value, context, endpoint
 
     async def frames(self):
+        # Closed explicitly: `aclose()` on this generator (a client that left) throws GeneratorExit at
+        # our `yield`, and `async for` would leave `items` for the garbage collector to close, some time
+        # later on some loop; in a worker process (workers.py) that loop may never run again.
+        items = self.items()
         try:
-            async for item in self.items():
+            async for item in items:
                 yield sse_frame(item)
         except asyncio.CancelledError:
             raise
@@ -72,6 +76,8 @@ class EventStream:
             yield sse_frame(TacticEvent(kind="error", data={"message": str(exc)}, metadata={
                 "error_type": type(exc).__name__, "tactic": self.tactic.tactic_name, "endpoint": self.endpoint,
                 "request_id": self.context.request_id if self.context else None}))
+        finally:
+            await items.aclose()
 
     # --8<-- [start:items]
     async def items(self):

@@ -8,7 +8,11 @@ percentile with 256 clients, and a shorter switch interval did not help (bench/s
 site/native/configuration.md). `ProcessPool` keeps the door's admission and moves the work out:
 
     workers   `workers` processes (spawned, so the same on every platform), each calling `build()`
-              once to get its own `ProtocolService`; a tactic's state in memory is per worker
+              once to get its own `ProtocolService`; a tactic's state in memory is per worker. They
+              run at a lower CPU priority (nice +10): on a machine with fewer cores than busy
+              processes, the server's own process, which answers /health and passes the frames
+              on, is scheduled before tactic work (measured: it spent half as long waiting for a
+              core at 256 streaming clients on 2 cores, bench/serve_load_bench.py)
     dispatch  a request's work goes to the first free worker; a stream stays on the worker that
               opened it, stepped one item per request for the next one (so a client that reads
               slowly holds no worker, and one that left stops the tactic after the step in flight)
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import signal
 import threading
 from collections import deque
@@ -44,6 +49,7 @@ __all__ = ["ProcessPool", "RemoteStream", "example_service"]
 
 SPAWN = multiprocessing.get_context("spawn")
 STOP_SECONDS = 5.0
+WORKER_NICE = 10          # added to each worker's nice value (a lower CPU priority than the server's process)
 
 
 def example_service() -> ProtocolService:
@@ -60,6 +66,10 @@ def example_service() -> ProtocolService:
 def worker_main(build, conn) -> None:
     """Build the service once, then answer jobs from `conn` until it closes or says None."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)          # Ctrl-C reaches the whole group: the server stops us
+    try:
+        os.nice(WORKER_NICE)                              # the server's own process wins the CPU: /health never waits behind us
+    except OSError:                                       # not allowed here: the workers run at the server's priority
+        pass
     try:
         service = build()
     except BaseException as exc:                          # the user's module may raise anything while it loads

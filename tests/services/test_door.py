@@ -145,6 +145,61 @@ def test_a_foreign_host_is_refused_and_loopback_names_pass(server):
     assert status == 200, body
 
 
+def one_answer(s: socket.socket, interim: bool = False) -> tuple[int, bytes]:
+    """Read one answer with a Content-Length off a kept-alive socket: (status, body); with `interim`, a
+    "100 Continue" before it (which a client that asked for one may get) is passed over."""
+    answer = b""
+    while b"\r\n\r\n" not in answer or (interim and answer.startswith(b"HTTP/1.1 100 ")):
+        if interim and answer.startswith(b"HTTP/1.1 100 ") and b"\r\n\r\n" in answer:
+            answer = answer.partition(b"\r\n\r\n")[2]
+            continue
+        chunk = s.recv(65536)
+        assert chunk, f"the server closed the connection after {answer[:200]!r}"
+        answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        chunk = s.recv(65536)
+        assert chunk, "the server closed the connection mid-body"
+        body += chunk
+    return status_of(head), body
+
+
+def test_a_kept_alive_connection_answers_again_and_its_next_head_has_the_deadline_too(server):
+    """A client's next request on the same connection is answered there (a health probe never waits for
+    the accepting thread again), and a next head that trickles is shut out like a first one."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        for _ in range(3):
+            s.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
+            status, body = one_answer(s)
+            assert status == 200 and b"error" not in body, body
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")          # and no more: the head never ends
+        began, answer = time.monotonic(), b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    assert status_of(answer) == 408 and time.monotonic() - began < 3, answer
+
+
+def test_expect_100_continue_is_not_granted_to_a_body_the_door_refuses(server):
+    """curl asks `Expect: 100-continue` before a large body: a body over the limit gets 413 at once, never
+    "100 Continue" first (which would invite the client to send it); one within the limit is let in."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(post_head(server, str(10 ** 9)).replace("Connection: close\n", "Expect: 100-continue\n")
+                  .replace("\n", "\r\n").encode())
+        assert status_of(s.recv(65536)) == 413
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(post_head(server, str(len(server.good))).replace("Connection: close\n", "Expect: 100-continue\n")
+                  .replace("\n", "\r\n").encode())
+        assert status_of(s.recv(65536)) == 100
+        s.sendall(server.good)
+        assert one_answer(s)[0] == 200
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:     # no body: nothing to grant
+        s.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\n\r\n".encode())
+        assert one_answer(s, interim=True)[0] == 200                # uvicorn grants it anyway: asked, harmless
+        s.sendall(post_head(server, str(len(server.good))).replace("\n", "\r\n").encode() + server.good)
+        assert one_answer(s)[0] == 200                           # not an unasked "100 Continue" first
+
+
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024

@@ -309,22 +309,38 @@ def test_a_prompt_longer_than_the_server_reads_is_refused_before_any_work(server
 
 def test_past_the_queue_it_is_503_with_retry_after_and_health_never_waits():
     busy = ModelServer("--models", "tinyllm", "--workers", "1", "--max-queue", "2").wait_until_up()
-    long = {"model": "tinyllm", "prompt": "Once", "max_tokens": 1500}
-    with ThreadPoolExecutor(12) as pool:
-        replies = [pool.submit(httpx.post, busy.base + "/v1/completions", json=long, timeout=120) for _ in range(8)]
-        time.sleep(0.5)
-        probes = []
-        for path in ["/health", "/v1/models"] * 10:
-            began = time.monotonic()
-            assert httpx.get(busy.base + path, timeout=30).status_code == 200
-            probes.append(time.monotonic() - began)
-        replies = [r.result() for r in replies]
-    assert sorted(r.status_code for r in replies) == [200] * 3 + [503] * 5
-    refused = next(r for r in replies if r.status_code == 503)
-    assert refused.headers["retry-after"] == "1" and refused.json()["error"]["code"] == "server_busy"
-    assert all(len(r.json()["choices"][0]["text"]) == 1500 for r in replies if r.status_code == 200)   # nothing lost
-    assert max(probes) < 0.1, probes
-    assert busy.stop()[0] == 0
+    try:
+        long = {"model": "tinyllm", "prompt": "Once", "max_tokens": 1500}
+        with ThreadPoolExecutor(12) as pool:
+            replies = [pool.submit(httpx.post, busy.base + "/v1/completions", json=long, timeout=120) for _ in range(8)]
+            time.sleep(0.5)
+            probes = []
+            for path in ["/health", "/v1/models"] * 10:
+                began = time.monotonic()
+                assert httpx.get(busy.base + path, timeout=30).status_code == 200
+                probes.append(time.monotonic() - began)
+            replies = [r.result() for r in replies]
+        assert sorted(r.status_code for r in replies) == [200] * 3 + [503] * 5
+        refused = next(r for r in replies if r.status_code == 503)
+        assert refused.headers["retry-after"] == "1" and refused.json()["error"]["code"] == "server_busy"
+        assert all(len(r.json()["choices"][0]["text"]) == 1500 for r in replies if r.status_code == 200)   # nothing lost
+        assert max(probes) < 0.1, probes
+    finally:
+        status = busy.stop()[0]          # stopped even when an assertion failed: no server left behind
+    assert status == 0
+
+
+def test_generation_runs_on_threads_of_lower_cpu_priority_than_the_event_loop(server):
+    """The model's threads yield the cores to the thread answering /health and /v1/models (Linux: nice +10)."""
+    assert httpx.post(server.base + "/v1/completions", timeout=60,
+                      json={"model": "tinyllm", "prompt": "Once", "max_tokens": 5}).status_code == 200
+    pid = server.process.pid
+
+    def nice(task: pathlib.Path) -> int:
+        return int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
+    main = nice(pathlib.Path(f"/proc/{pid}/task/{pid}"))
+    lowered = [t for t in pathlib.Path(f"/proc/{pid}/task").iterdir() if nice(t) == main + 10]
+    assert 1 <= len(lowered) <= 2, [nice(t) for t in pathlib.Path(f"/proc/{pid}/task").iterdir()]    # --workers 2
 
 
 def test_clients_that_leave_stop_their_generation():
