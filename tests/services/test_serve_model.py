@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from support.model_server import AGENT_MODEL, ModelServer
+from support.model_server import AGENT_MODEL, ModelServer, openai_client, running_server
 from support.runtime import MODEL, cli_generate
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")      # LiteLLM: no download of its price list
@@ -31,16 +31,12 @@ pytestmark = pytest.mark.skipif(not (MODEL.exists() and AGENT_MODEL.exists()),
 
 @pytest.fixture(scope="module")
 def server():
-    running = ModelServer().wait_until_up()
-    yield running
-    status, _, err = running.stop()
-    assert status == 0, err
+    yield from running_server()
 
 
 @pytest.fixture(scope="module")
 def client(server):
-    from openai import OpenAI
-    return OpenAI(base_url=server.base + "/v1", api_key="not-needed", max_retries=0, timeout=60)
+    return openai_client(server)
 
 
 # ---- the official openai package --------------------------------------------------------------------
@@ -310,21 +306,22 @@ def test_a_prompt_longer_than_the_server_reads_is_refused_before_any_work(server
 def test_past_the_queue_it_is_503_with_retry_after_and_health_never_waits():
     busy = ModelServer("--models", "tinyllm", "--workers", "1", "--max-queue", "2").wait_until_up()
     try:
-        long = {"model": "tinyllm", "prompt": "Once", "max_tokens": 1500}
+        long = {"model": "tinyllm", "prompt": "Once upon a time " * 4000, "max_tokens": 1500}   # seconds of work each
         with ThreadPoolExecutor(12) as pool:
-            replies = [pool.submit(httpx.post, busy.base + "/v1/completions", json=long, timeout=120) for _ in range(8)]
+            futures = [pool.submit(httpx.post, busy.base + "/v1/completions", json=long, timeout=120) for _ in range(8)]
             time.sleep(0.5)
-            probes = []
             for path in ["/health", "/v1/models"] * 10:
-                began = time.monotonic()
                 assert httpx.get(busy.base + path, timeout=30).status_code == 200
-                probes.append(time.monotonic() - began)
-            replies = [r.result() for r in replies]
+            # the probes never queued behind generation: all twenty answered while the admitted completions,
+            # one after another on the one worker, were still being written (a behaviour, not a time bound:
+            # how fast they answer under load is the load bench's figure)
+            still_writing = sum(not f.done() for f in futures)
+            replies = [r.result() for r in futures]
         assert sorted(r.status_code for r in replies) == [200] * 3 + [503] * 5
         refused = next(r for r in replies if r.status_code == 503)
         assert refused.headers["retry-after"] == "1" and refused.json()["error"]["code"] == "server_busy"
         assert all(len(r.json()["choices"][0]["text"]) == 1500 for r in replies if r.status_code == 200)   # nothing lost
-        assert max(probes) < 0.1, probes
+        assert still_writing >= 1
     finally:
         status = busy.stop()[0]          # stopped even when an assertion failed: no server left behind
     assert status == 0

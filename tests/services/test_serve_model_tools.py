@@ -14,7 +14,7 @@ import os
 
 import httpx
 import pytest
-from support.model_server import AGENT_MODEL, ModelServer
+from support.model_server import AGENT_MODEL, ModelServer, openai_client, running_server
 from support.runtime import MODEL
 
 from lllm.agents.calc import calc as run_calc
@@ -32,16 +32,12 @@ CALC = {"type": "function", "function": {
 
 @pytest.fixture(scope="module")
 def server():
-    running = ModelServer().wait_until_up()
-    yield running
-    status, _, err = running.stop()
-    assert status == 0, err
+    yield from running_server()
 
 
 @pytest.fixture(scope="module")
 def client(server):
-    from openai import OpenAI
-    return OpenAI(base_url=server.base + "/v1", api_key="not-needed", max_retries=0, timeout=60)
+    return openai_client(server)
 
 
 def answer_calls(calls) -> list[dict]:

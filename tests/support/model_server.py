@@ -25,3 +25,18 @@ class ModelServer(ServerProcess):
     def __init__(self, *options: str):
         super().__init__([sys.executable, "-m", "lllm", "serve-model", "--log-level", "warning", *options],
                          cwd=ROOT, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+
+
+def running_server(*args: str):
+    """A module's `serve-model` (a fixture's body: `yield from running_server()`): yielded once it
+    answers, then stopped, and it must exit cleanly."""
+    running = ModelServer(*args).wait_until_up()
+    yield running
+    status, _, err = running.stop()
+    assert status == 0, err
+
+
+def openai_client(server):
+    """The official `openai` client pointed at `server`: no retries, so a failure shows at once."""
+    from openai import OpenAI
+    return OpenAI(base_url=server.base + "/v1", api_key="not-needed", max_retries=0, timeout=60)
