@@ -1,0 +1,90 @@
+"""A phone in real Chromium: every built page at 390 x 844 CSS px (touch, a mobile viewport) scrolls
+no sideways and offers no target under 44 x 44 CSS px; disabled controls look disabled.
+
+What counts as a target (WCAG 2.5.5 "Target Size", the 44 px level; 2.5.8's exceptions): every
+visible link, button, input, select, text area, summary, ARIA button or tab, and Material's header
+buttons (labels for its hidden toggles). A radio or checkbox is measured together with its labels,
+which click it: its hit area is the box around both. A target counts as visible when it has a size,
+is not hidden or transparent, and is not off the screen to the side (Material's closed drawers).
+
+Exempt: a link inline in running text, as WCAG's "Inline" exception has it (its size is set by the
+line height of the sentence around it): a link drawn inline whose nearest block holds words besides
+the link's own. A link that is the whole of its paragraph, list item or table cell is a target.
+
+The sweep is one browser context, the pages one after another (the site built once, shared with
+every browser test through tests/conftest.py); the fixes are in site/assets/stylesheets/touch.css.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import origin, watch
+from test_site_browser import mermaid_blocks, site_pages, wait_for_diagrams
+
+pytestmark = pytest.mark.browser
+WIDTH, MIN = 390, 44
+LONG = 180_000          # ms: pages start their widgets late on a busy 2-core machine
+
+TARGETS = """([W, MIN]) => {
+  const SEL = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=tab], label[for]';
+  const transparent = (el) => { for (let e = el; e; e = e.parentElement) if (getComputedStyle(e).opacity === '0') return true; return false; };
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.right > 0 && r.left < W
+      && getComputedStyle(el).visibility !== 'hidden' && !transparent(el);
+  };
+  const blockOf = (el) => { let e = el.parentElement; while (e && getComputedStyle(e).display.startsWith('inline')) e = e.parentElement; return e; };
+  const inlineInText = (el) => {
+    if (el.tagName !== 'A' || getComputedStyle(el).display !== 'inline') return false;
+    const block = blockOf(el);
+    return !!block && /[A-Za-z]{2,}/.test(block.textContent.replace(el.textContent, ''));
+  };
+  const hitArea = (el) => {
+    const boxes = [el, ...(el.labels || [])].map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0);
+    const left = Math.min(...boxes.map((r) => r.left)), right = Math.max(...boxes.map((r) => r.right));
+    const top = Math.min(...boxes.map((r) => r.top)), bottom = Math.max(...boxes.map((r) => r.bottom));
+    return [right - left, bottom - top];
+  };
+  const name = (el) => `<${el.tagName.toLowerCase()}${el.type ? ' type=' + el.type : ''}${el.className && typeof el.className === 'string' ? ' class="' + el.className + '"' : ''}> "${(el.textContent || el.value || el.getAttribute('aria-label') || el.title || '').trim().slice(0, 40)}"`;
+  const small = [];
+  let measured = 0;
+  for (const el of document.querySelectorAll(SEL)) {
+    if (el.tagName === 'LABEL' && el.control && visible(el.control)) continue;   // measured with its control
+    if (!visible(el) || inlineInText(el)) continue;
+    measured += 1;
+    const [w, h] = hitArea(el);
+    if (w < MIN - 0.5 || h < MIN - 0.5) small.push(`${name(el)} is ${w.toFixed(0)} x ${h.toFixed(0)} px`);
+  }
+  return {scrollWidth: document.documentElement.scrollWidth, measured, small};
+}"""
+
+
+def open_page(pg, url: str, html_file) -> None:
+    pg.goto(url, wait_until="load", timeout=LONG)
+    wait_for_diagrams(pg, mermaid_blocks(html_file.read_text(encoding="utf-8")))
+    pg.wait_for_load_state("networkidle", timeout=LONG)          # the widgets' modules and data are in
+    pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def test_no_page_scrolls_sideways_or_has_a_target_under_44px_at_390px(browser, site_server):
+    context = browser.new_context(service_workers="block", viewport={"width": WIDTH, "height": 844},
+                                  is_mobile=True, has_touch=True, reduced_motion="reduce")
+    context.set_default_timeout(LONG)
+    pg = watch(context, {origin(site_server.url)}).page
+    wide, small, pages, measured = [], [], 0, 0
+    try:
+        for path, html_file, _status in site_pages(site_server.dir):
+            open_page(pg, site_server.url + path, html_file)
+            report = pg.evaluate(TARGETS, [WIDTH, MIN])
+            pages += 1
+            measured += report["measured"]
+            if report["scrollWidth"] > WIDTH:
+                wide.append(f"/{path}: scrolls sideways ({report['scrollWidth']} px wide at {WIDTH} px)")
+            small += [f"/{path}: {s}" for s in report["small"]]
+    finally:
+        context.close()
+    assert pages > 40 and measured > 20 * pages, (pages, measured)   # the sweep saw the site, not empty pages
+    problems = wide + small
+    assert not problems, (f"at {WIDTH} px, {len(wide)} pages scroll sideways and {len(small)} targets are under {MIN} px:\n"
+                          + "\n".join(problems[:200]))
