@@ -88,3 +88,70 @@ def test_no_page_scrolls_sideways_or_has_a_target_under_44px_at_390px(browser, s
     problems = wide + small
     assert not problems, (f"at {WIDTH} px, {len(wide)} pages scroll sideways and {len(small)} targets are under {MIN} px:\n"
                           + "\n".join(problems[:200]))
+
+
+# ---- disabled controls ---------------------------------------------------------------------------------
+
+LOOK = """(b) => {
+  const s = getComputedStyle(b);
+  let bg = 'rgba(0, 0, 0, 0)';
+  for (let e = b.parentElement; e; e = e.parentElement) {
+    const c = getComputedStyle(e).backgroundColor;
+    if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') { bg = c; break; }
+  }
+  return {cursor: s.cursor, color: s.color, background: s.backgroundColor, border: s.borderTopStyle + ' ' + s.borderTopColor,
+          borderColor: s.borderTopColor, page: bg};
+}"""
+
+
+def rgba(css: str) -> tuple[float, float, float, float]:
+    parts = [float(x) for x in css[css.index("(") + 1:css.index(")")].replace("/", ",").split(",")]
+    return (*parts[:3], parts[3] if len(parts) > 3 else 1.0)
+
+
+def contrast(fg: str, bg: str) -> float:
+    """WCAG contrast of a colour (its alpha laid over the page's colour) against the page's colour."""
+    r, g, b, a = rgba(fg)
+    base = rgba(bg)[:3]
+    laid = [a * c + (1 - a) * p for c, p in zip((r, g, b), base)]
+
+    def luminance(rgb):
+        lin = [(c / 255) / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((luminance(laid), luminance(base)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_disabled_buttons_look_and_point_disabled(browser, site_server, scheme):
+    """The training tab opens with Pause, Stop and "Write with your model" disabled (nothing to pause,
+    no model yet). Each is measured as the page leaves it, hovered, and then enabled as the tab enables
+    it when training starts: the pointer says not-allowed only when disabled, the look (text, fill,
+    outline) differs, and the disabled text and outline keep >= 3:1 against the page behind them."""
+    context = browser.new_context(service_workers="block", color_scheme=scheme, reduced_motion="reduce")   # no transitions mid-measure
+    context.set_default_timeout(LONG)
+    pg = watch(context, {origin(site_server.url)}).page
+    try:
+        pg.goto(site_server.url + "tinyllm/train/", wait_until="load")
+        pg.wait_for_function("() => document.querySelector('.lllm-train[data-state=idle]')")
+        if scheme == "dark" and pg.evaluate("document.body.getAttribute('data-md-color-scheme')") != "slate":
+            pg.locator("label[title='Switch to dark mode']").click()
+            pg.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+        for name in ("Pause", "Stop", "Write with your model"):
+            button = pg.locator(".lllm-train button", has_text=name).first
+            assert button.is_disabled(), f"{name} should open disabled"
+            off = button.evaluate(LOOK)
+            button.hover(force=True)
+            hovered = button.evaluate(LOOK)
+            pg.mouse.move(0, 0)
+            button.evaluate("b => { b.disabled = false; }")
+            on = button.evaluate(LOOK)
+            button.evaluate("b => { b.disabled = true; }")
+            where = f"{name} ({scheme})"
+            assert off["cursor"] == "not-allowed" and on["cursor"] != "not-allowed", (where, off, on)
+            assert (off["color"], off["background"], off["border"]) != (on["color"], on["background"], on["border"]), (where, off, on)
+            assert hovered == off, f"{where}: hovering a disabled button changed its look: {off} -> {hovered}"
+            assert contrast(off["color"], off["page"]) >= 3, (where, off)
+            assert contrast(off["borderColor"], off["page"]) >= 3, (where, off)
+    finally:
+        context.close()

@@ -163,7 +163,7 @@ function drawSummary(root, states) {
   root.replaceChildren(
     el("p", { class: "lllm-course-summary__title" }, el("strong", {}, `${course.title}: all ${course.units.length} units completed`), ` on ${day(finished)}.`),
     el("p", {}, `Each unit: every page read part by part, a demo or cell run, its quiz passed on a first attempt (80 % or better) and its code exercise passed against hidden checks before its solution was shown. Kept in this browser only; printed ${day(Date.now())}.`),
-    el("div", { class: "md-typeset__table" }, table),
+    el("div", { class: "md-typeset__scrollwrap" }, el("div", { class: "md-typeset__table" }, table)),
     el("p", { class: "lllm-course-summary__actions" }, el("button", { type: "button", class: "md-button md-button--primary", onclick: () => window.print() }, "Print the summary")));
 }
 
