@@ -155,3 +155,51 @@ def test_disabled_buttons_look_and_point_disabled(browser, site_server, scheme):
             assert contrast(off["borderColor"], off["page"]) >= 3, (where, off)
     finally:
         context.close()
+
+
+# ---- the Course page: the units first, and the marks explained --------------------------------------------
+
+COURSE = """() => {
+  const top = (el) => el.getBoundingClientRect().top + scrollY;
+  const unit1 = document.querySelector("h3[id^='unit-']");
+  const diagrams = [...document.querySelectorAll('.md-content div.mermaid')].map(top);
+  const legend = document.querySelector('.md-content [data-course-legend]');
+  const shown = (el) => !!el && el.getBoundingClientRect().height > 0 && getComputedStyle(el).visibility !== 'hidden';
+  return {unit1: unit1 && top(unit1), unit1Text: unit1 && unit1.textContent, diagrams,
+          legend: shown(legend) ? legend.textContent : null, legendTop: legend && top(legend)};
+}"""
+
+
+def test_the_course_page_opens_on_its_units_with_the_marks_explained(browser, site_server):
+    """On a phone (390 x 844) Unit 1's heading is on the first screen and a half, above any diagram,
+    with a visible legend of the marks above it; the navigation's list ends with the same legend once
+    course.mjs has drawn its marks (a wide screen, where the navigation is a sidebar)."""
+    phone = browser.new_context(service_workers="block", viewport={"width": WIDTH, "height": 844},
+                                is_mobile=True, has_touch=True)
+    phone.set_default_timeout(LONG)
+    try:
+        pg = watch(phone, {origin(site_server.url)}).page
+        html = site_server.dir / "course" / "index.html"
+        open_page(pg, site_server.url + "course/", html)
+        got = pg.evaluate(COURSE)
+        assert got["unit1Text"] and got["unit1Text"].startswith("Unit 1 ·"), got
+        assert got["unit1"] < 1.5 * 844, f"Unit 1 starts {got['unit1']:.0f} px down, below the first screen and a half"
+        assert got["diagrams"] and all(d > got["unit1"] for d in got["diagrams"]), f"a diagram comes before Unit 1: {got}"
+        legend = got["legend"]
+        assert legend is not None and got["legendTop"] < got["unit1"], f"no visible legend above Unit 1: {got}"
+        for mark, words in (("✓", "done"), ("◐", "started"), ("○", "not started")):
+            assert f"{mark} " in legend and words in legend, (mark, legend)
+    finally:
+        phone.close()
+    wide = browser.new_context(service_workers="block", viewport={"width": 1280, "height": 900})
+    wide.set_default_timeout(LONG)
+    try:
+        pg = watch(wide, {origin(site_server.url)}).page
+        pg.goto(site_server.url + "tinyllm/", wait_until="load")
+        nav = pg.locator(".md-nav--primary [data-course-legend='nav']").first
+        nav.wait_for(state="visible")
+        text = nav.text_content()
+        assert all(m in text for m in ("✓", "◐", "○")) and "not started" in text, text
+        assert pg.locator(".md-nav--primary .lllm-course-mark").count() > 0      # the marks it explains are there
+    finally:
+        wide.close()

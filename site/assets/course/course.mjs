@@ -185,6 +185,13 @@ function markNav(states) {
       el("span", { "aria-hidden": "true" }, { done: "✓", started: "◐", todo: "○" }[state]),
       el("span", { class: "md-visually-hidden lllm-visually-hidden" }, ` (course unit ${i + 1}: ${words})`)));
   }
+  // The marks' legend, under the navigation's list (the Course page has it in full).
+  document.querySelectorAll(".lllm-course-legend--nav").forEach((l) => l.remove());
+  const list = document.querySelector(".md-nav--primary > .md-nav__list");
+  if (list && list.querySelector(".lllm-course-mark")) {
+    list.append(el("li", { class: "md-nav__item lllm-course-legend--nav", "data-course-legend": "nav" },
+      "Course marks: ✓ unit done · ◐ started · ○ not started"));
+  }
 }
 
 function draw() {
