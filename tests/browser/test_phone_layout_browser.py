@@ -203,3 +203,43 @@ def test_the_course_page_opens_on_its_units_with_the_marks_explained(browser, si
         assert pg.locator(".md-nav--primary .lllm-course-mark").count() > 0      # the marks it explains are there
     finally:
         wide.close()
+
+
+# ---- TinyGPT's attention tables open on the weights that matter ------------------------------------------
+
+SHARES = """() => [...document.querySelectorAll('.lllm-inside-gpt .lllm-inside__tablewrap')].map((wrap) => {
+  const box = wrap.getBoundingClientRect();
+  const rows = [...wrap.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')]);
+  const weight = (inside) => rows.reduce((sum, row) => sum + row.reduce((s, td) => s + (inside(td) ? Number(td.dataset.value) : 0), 0), 0);
+  const shown = (td) => { const r = td.getBoundingClientRect(); return r.left >= box.left - 0.5 && r.right <= box.right + 0.5; };
+  const total = weight(() => true);
+  const scrolled = wrap.scrollLeft, shownNow = weight(shown);
+  wrap.scrollLeft = 0;
+  const shownAtStart = weight(shown);
+  wrap.scrollLeft = scrolled;
+  return {overflows: wrap.scrollWidth > wrap.clientWidth, scrolled, columns: rows[0].length,
+          now: shownNow / total, atStart: shownAtStart / total};
+})"""
+
+
+def test_tinygpts_attention_tables_open_on_the_weights_that_matter(browser, site_server):
+    """At 390 px a heads table (up to 64 characters wide) is wider than the screen. Each opens scrolled
+    on the window of columns that holds the most attention. About 8 of its up to 64 columns fit, so the
+    floor is a fifth of all the weight, and more than twice what the oldest characters (the left end,
+    where it used to open, on rows of 0.00: 0.1 % to 4 % of the weight) show."""
+    context = browser.new_context(service_workers="block", viewport={"width": WIDTH, "height": 844},
+                                  is_mobile=True, has_touch=True)
+    context.set_default_timeout(LONG)
+    try:
+        pg = watch(context, {origin(site_server.url)}).page
+        pg.goto(site_server.url + "tinyllm/inside/", wait_until="load")
+        pg.locator(".lllm-inside__switch select").select_option("tinygpt")        # as a reader picks it
+        pg.wait_for_function("() => ['ready', 'error'].includes(document.querySelector('.lllm-inside-gpt')?.dataset.state)",
+                             timeout=600_000)
+        assert pg.evaluate("document.querySelector('.lllm-inside-gpt').dataset.state") == "ready"
+        tables = pg.evaluate(SHARES)
+        assert tables and all(t["overflows"] for t in tables), tables              # the case this is about
+        for layer, t in enumerate(tables):
+            assert t["now"] >= 0.2 and t["now"] > 2 * t["atStart"], f"layer {layer}: {t}"
+    finally:
+        context.close()
