@@ -175,11 +175,20 @@ def quiz_page(unit: Unit) -> str:
     return next(p for p in unit.pages if f"<!-- quiz: {unit.quiz} -->" in (SITE / p).read_text(encoding="utf-8"))
 
 
+# What the marks mean, in words beside them: the navigation's marks (course.mjs) and each unit's steps.
+LEGEND = ('<p class="lllm-course-legend" data-course-legend><strong>The marks:</strong> beside a page in the '
+          'navigation, <span class="lllm-course-legend__mark">✓</span> its unit is done, '
+          '<span class="lllm-course-legend__mark">◐</span> started, '
+          '<span class="lllm-course-legend__mark">○</span> not started; in a unit\'s steps '
+          'below, ✓ done and ○ not yet.</p>\n')
+
+
 def course_markdown(course: Course, here: str) -> str:
     """The Course page's body: the progress bar and the units in order."""
     total = sum(u.minutes for u in course.units)
     out = [f'<div class="lllm-course-progress" data-course-progress="course"></div>\n',
-           f"{len(course.units)} units, about {total // 60} h {total % 60:02d} min in all.\n"]
+           f"{len(course.units)} units, about {total // 60} h {total % 60:02d} min in all.\n",
+           LEGEND]
     for n, unit in enumerate(course.units, 1):
         reads = ", ".join(f"[{page_title(p)}]({rel(p, here)})" for p in unit.pages)
         run_kind = "the demo" if 'class="lllm-demo"' in (SITE / unit.run).read_text(encoding="utf-8") else "a code cell"

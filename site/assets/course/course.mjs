@@ -163,7 +163,7 @@ function drawSummary(root, states) {
   root.replaceChildren(
     el("p", { class: "lllm-course-summary__title" }, el("strong", {}, `${course.title}: all ${course.units.length} units completed`), ` on ${day(finished)}.`),
     el("p", {}, `Each unit: every page read part by part, a demo or cell run, its quiz passed on a first attempt (80 % or better) and its code exercise passed against hidden checks before its solution was shown. Kept in this browser only; printed ${day(Date.now())}.`),
-    el("div", { class: "md-typeset__table" }, table),
+    el("div", { class: "md-typeset__scrollwrap" }, el("div", { class: "md-typeset__table" }, table)),
     el("p", { class: "lllm-course-summary__actions" }, el("button", { type: "button", class: "md-button md-button--primary", onclick: () => window.print() }, "Print the summary")));
 }
 
@@ -184,6 +184,13 @@ function markNav(states) {
     a.append(el("span", { class: "lllm-course-mark", "data-state": state, title: `Course unit ${i + 1}: ${words}` },
       el("span", { "aria-hidden": "true" }, { done: "✓", started: "◐", todo: "○" }[state]),
       el("span", { class: "md-visually-hidden lllm-visually-hidden" }, ` (course unit ${i + 1}: ${words})`)));
+  }
+  // The marks' legend, under the navigation's list (the Course page has it in full).
+  document.querySelectorAll(".lllm-course-legend--nav").forEach((l) => l.remove());
+  const list = document.querySelector(".md-nav--primary > .md-nav__list");
+  if (list && list.querySelector(".lllm-course-mark")) {
+    list.append(el("li", { class: "md-nav__item lllm-course-legend--nav", "data-course-legend": "nav" },
+      "Course marks: ✓ unit done · ◐ started · ○ not started"));
   }
 }
 

@@ -90,6 +90,25 @@ export function headsTable(view, l) {
       })))));
 }
 
+/** Scroll a heads table's box sideways to the weights that matter: of every window of columns the box
+ * can show, the one holding the most attention (summed over the heads), the most recent on a tie. A
+ * long context is wider than a phone, and its oldest characters, on the left, are mostly 0.00. */
+export function openOnWeights(wrap) {
+  const table = wrap.querySelector("table");
+  const heads = table ? [...table.tBodies[0].rows].map((tr) => [...tr.cells].slice(1)) : [];
+  if (!heads.length || wrap.scrollWidth <= wrap.clientWidth) return;
+  const columns = heads[0].map((cell, j) => ({ left: cell.offsetLeft, right: cell.offsetLeft + cell.offsetWidth,
+    weight: heads.reduce((sum, row) => sum + Number(row[j].dataset.value), 0) }));
+  const first = columns[0].left, room = wrap.clientWidth - first;        // the head column stays in the window's room
+  let best = 0, bestWeight = -1;
+  for (const [j, c] of columns.entries()) {
+    const weight = columns.reduce((sum, d) => sum + (d.left >= c.left && d.right <= c.left + room ? d.weight : 0), 0);
+    if (weight >= bestWeight - 1e-9) { best = j; bestWeight = weight; }
+    if (c.left + room >= columns[columns.length - 1].right) break;         // later windows show less
+  }
+  wrap.scrollLeft = columns[best].left - first;
+}
+
 function positionView(trace, p) {
   const first = trace.firstKey[p];
   return { position: p, char: trace.vocab[trace.ids[p]], firstKey: first, layers: trace.rows[p],
@@ -124,7 +143,10 @@ export function mount(root) {
       { class: q < trace.promptLength ? "lllm-inside__prompt" : null, "data-position": q }, shown(trace.vocab[id]))));
     positionLabel.textContent = `position ${p} of ${trace.ids.length - 1}: ${JSON.stringify(view.char)} attends over ${view.keys.length} characters`;
     heads.replaceChildren(el("p", { class: "lllm-inside__legend" }, "One row per head, one column per character it can see (itself and "
-      + "those before it); pale is 0, indigo 1, and each row sums to 1."), ...view.layers.map((_, l) => el("div", { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": `layer ${l} attention` }, headsTable(view, l))));
+      + "those before it); pale is 0, indigo 1, and each row sums to 1. A table wider than the screen opens "
+      + "scrolled to the characters with the most attention; scroll left for the older ones."),
+      ...view.layers.map((_, l) => el("div", { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": `layer ${l} attention` }, headsTable(view, l))));
+    heads.querySelectorAll(".lllm-inside__tablewrap").forEach(openOnWeights);
   };
   slider.addEventListener("input", show);
   text.addEventListener("click", (e) => {

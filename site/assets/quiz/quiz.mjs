@@ -136,7 +136,7 @@ function mountProgress(root, quizzes) {
   }, "Export progress");
   const importButton = el("button", { type: "button", class: "md-button lllm-progress__import", onclick: () => file.click() }, "Import progress…");
   const table = el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "Quiz"), el("th", {}, "Answered"), el("th", {}, "Right"), el("th", {}, "First attempt"), el("th", {}, "Code exercise"), el("th", {}, "Due now"))), body);
-  root.replaceChildren(el("div", { class: "md-typeset__table" }, table), el("p", {}, exportButton, " ", importButton, file), message);
+  root.replaceChildren(el("div", { class: "md-typeset__scrollwrap" }, el("div", { class: "md-typeset__table" }, table)), el("p", {}, exportButton, " ", importButton, file), message);
   draw();
 }
 
