@@ -181,7 +181,8 @@ const gpt = {
       el("p", { class: "lllm-inside__legend" }, "One row per head, one column per character it can see (itself and those before it); pale is 0, indigo 1, and each row sums to 1."),
       ...view.layers.map((_, l) => el("div", { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": `layer ${l} attention` }, g.headsTable(shown, l))),
       el("h3", {}, "3 · Logits, softmax and the cut"), w.distribution(view, t.vocab), el("h3", {}, "4 · The draw"), w.drawText(view)];
-    return { view, runs: t.fed, unit: "positions computed, its key/value cache carried", before: text.slice(0, c - 1), nodes };
+    return { view, runs: t.fed, unit: "positions computed, its key/value cache carried", before: text.slice(0, c - 1), nodes,
+      shown: (panel) => panel.querySelectorAll(".lllm-inside__tablewrap").forEach(g.openOnWeights) };   // on the weights that matter
   },
 };
 

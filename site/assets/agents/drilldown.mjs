@@ -108,6 +108,7 @@ export function drill(slot, { record, branchId, stepIndex, onPrefix, seed, noPre
             : ` went in (${out.runs} ${out.unit ?? "model runs"})`, ". Python prints the same numbers: ",
           el("code", {}, command?.(view) ?? `python -m lllm replay RUN.json --inside ${branchId}:${stepIndex}:${c}`)),
         ...out.nodes, another);
+      out.shown?.(panel);                          // laid out now: TinyGPT's attention tables open on their weights
       slot.dataset.state = "done";
     } catch (e) {
       brains = import("./drill-brains.mjs").then((m) => m.BRAINS);
