@@ -149,23 +149,22 @@ def number_problems(value, schema, where: str) -> list[str]:
             for key, holds, sign in rules if key in schema and not holds(value, schema[key])]
 
 
+def length_problems(size: int, schema, where: str, low: str, high: str, what: str) -> list[str]:
+    """A text's or a list's length against the schema's bounds (`low`/`high`: minLength/maxLength, minItems/maxItems)."""
+    bounds = (("at least", low, size < schema.get(low, 0)), ("at most", high, high in schema and size > schema[high]))
+    return [f"{where}: must {what} {word} {schema[key]} {'characters' if what == 'be' else 'items'}"
+            for word, key, broken in bounds if broken]
+
+
 def text_problems(value: str, schema, where: str) -> list[str]:
-    found = []
-    if len(value) < schema.get("minLength", 0):
-        found.append(f"{where}: must be at least {schema['minLength']} characters")
-    if "maxLength" in schema and len(value) > schema["maxLength"]:
-        found.append(f"{where}: must be at most {schema['maxLength']} characters")
+    found = length_problems(len(value), schema, where, "minLength", "maxLength", "be")
     if "pattern" in schema and not re.search(schema["pattern"], value):
         found.append(f"{where}: does not match the pattern {schema['pattern']!r}")
     return found
 
 
 def list_problems(value: list, schema, where: str) -> list[str]:
-    found = []
-    if len(value) < schema.get("minItems", 0):
-        found.append(f"{where}: must have at least {schema['minItems']} items")
-    if "maxItems" in schema and len(value) > schema["maxItems"]:
-        found.append(f"{where}: must have at most {schema['maxItems']} items")
+    found = length_problems(len(value), schema, where, "minItems", "maxItems", "have")
     if "items" in schema:
         for i, item in enumerate(value):
             found += problems(item, schema["items"], f"{where}[{i}]")

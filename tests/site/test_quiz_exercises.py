@@ -145,86 +145,6 @@ def parse_action(text):
     match = re.search(r"Action:[ \\t]*([A-Za-z_][\\w-]*)[ \\t]*\\[(.*)\\]", text)
     return (match.group(1), match.group(2).strip()) if match else None
 """, "the arguments end at the first ]"),
-    ("toolcalls-parse-code", "the argument stripped", """
-import re
-
-ACTION_RE = re.compile(r"Action:[ \\t]*([A-Za-z_][\\w-]*)[ \\t]*\\[([^\\]\\n]*)\\]")
-
-def to_tool_call(reply, tools):
-    text = reply.split("Observation:")[0]
-    action = ACTION_RE.search(text)
-    final = text.find("Final Answer:")
-    if action is None or 0 <= final < action.start():
-        return None
-    name, argument = action.group(1), action.group(2)
-    if name not in tools or not argument.strip():
-        return None
-    return {"name": name, "arguments": {tools[name]: argument}}
-""", "strip the spaces around the argument"),
-    ("toolcalls-parse-code", "a Final Answer before the action is no call", """
-import re
-
-ACTION_RE = re.compile(r"Action:[ \\t]*([A-Za-z_][\\w-]*)[ \\t]*\\[([^\\]\\n]*)\\]")
-
-def to_tool_call(reply, tools):
-    text = reply.split("Observation:")[0]
-    action = ACTION_RE.search(text)
-    final = text.find("Final Answer:")
-    if action is None:
-        return None
-    name, argument = action.group(1), action.group(2).strip()
-    if name not in tools or not argument:
-        return None
-    return {"name": name, "arguments": {tools[name]: argument}}
-""", "a Final Answer before the action"),
-    ("toolcalls-parse-code", "a model-written Observation is cut off", """
-import re
-
-ACTION_RE = re.compile(r"Action:[ \\t]*([A-Za-z_][\\w-]*)[ \\t]*\\[([^\\]\\n]*)\\]")
-
-def to_tool_call(reply, tools):
-    text = reply
-    action = ACTION_RE.search(text)
-    final = text.find("Final Answer:")
-    if action is None or 0 <= final < action.start():
-        return None
-    name, argument = action.group(1), action.group(2).strip()
-    if name not in tools or not argument:
-        return None
-    return {"name": name, "arguments": {tools[name]: argument}}
-""", "an action after a model-written Observation"),
-    ("toolcalls-parse-code", "a tool not in tools is no call", """
-import re
-
-ACTION_RE = re.compile(r"Action:[ \\t]*([A-Za-z_][\\w-]*)[ \\t]*\\[([^\\]\\n]*)\\]")
-
-def to_tool_call(reply, tools):
-    text = reply.split("Observation:")[0]
-    action = ACTION_RE.search(text)
-    final = text.find("Final Answer:")
-    if action is None or 0 <= final < action.start():
-        return None
-    name, argument = action.group(1), action.group(2).strip()
-    if not argument:
-        return None
-    return {"name": name, "arguments": {tools.get(name, "input"): argument}}
-""", "a tool that is not in tools"),
-    ("toolcalls-parse-code", "an empty argument is no call", """
-import re
-
-ACTION_RE = re.compile(r"Action:[ \\t]*([A-Za-z_][\\w-]*)[ \\t]*\\[([^\\]\\n]*)\\]")
-
-def to_tool_call(reply, tools):
-    text = reply.split("Observation:")[0]
-    action = ACTION_RE.search(text)
-    final = text.find("Final Answer:")
-    if action is None or 0 <= final < action.start():
-        return None
-    name, argument = action.group(1), action.group(2).strip()
-    if name not in tools:
-        return None
-    return {"name": name, "arguments": {tools[name]: argument}}
-""", "an empty argument does not fit the schema"),
     ("typed-transition-code", "after an action only its observation", """
 NEXT = {"goal": {"thought", "action", "final", "error"}, "thought": {"action", "final", "error"},
         "action": {"observation", "final"}, "observation": {"thought", "action", "final", "error"},
@@ -234,6 +154,42 @@ def legal(kinds):
     return bool(kinds) and kinds[0] == "goal" and all(b in NEXT[a] for a, b in zip(kinds, kinds[1:]))
 """, "after an action comes its observation"),
 ]
+
+# toolcalls-parse-code: the reference parser, and each wrong one a single change of it
+TO_TOOL_CALL = """
+import re
+
+ACTION_RE = re.compile(r"Action:[ \\t]*([A-Za-z_][\\w-]*)[ \\t]*\\[([^\\]\\n]*)\\]")
+
+def to_tool_call(reply, tools):
+    text = reply.split("Observation:")[0]
+    action = ACTION_RE.search(text)
+    final = text.find("Final Answer:")
+    if action is None or 0 <= final < action.start():
+        return None
+    name, argument = action.group(1), action.group(2).strip()
+    if name not in tools or not argument:
+        return None
+    return {"name": name, "arguments": {tools[name]: argument}}
+"""
+
+
+def _parser_without(old: str, new: str) -> str:
+    assert old in TO_TOOL_CALL, old
+    return TO_TOOL_CALL.replace(old, new)
+
+
+SKIPS += [("toolcalls-parse-code", requirement, _parser_without(old, new), message) for requirement, old, new, message in [
+    ("the argument stripped", "name, argument = action.group(1), action.group(2).strip()\n    if name not in tools or not argument:",
+     "name, argument = action.group(1), action.group(2)\n    if name not in tools or not argument.strip():", "strip the spaces around the argument"),
+    ("a Final Answer before the action is no call", "if action is None or 0 <= final < action.start():", "if action is None:",
+     "a Final Answer before the action"),
+    ("a model-written Observation is cut off", 'text = reply.split("Observation:")[0]', "text = reply",
+     "an action after a model-written Observation"),
+    ("a tool not in tools is no call", 'if name not in tools or not argument:\n        return None\n    return {"name": name, "arguments": {tools[name]: argument}}',
+     'if not argument:\n        return None\n    return {"name": name, "arguments": {tools.get(name, "input"): argument}}', "a tool that is not in tools"),
+    ("an empty argument is no call", "if name not in tools or not argument:", "if name not in tools:", "an empty argument does not fit the schema"),
+]]
 
 
 def code_questions() -> dict[str, dict]:
