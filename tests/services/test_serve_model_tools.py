@@ -11,6 +11,7 @@ Malformed tool requests are OpenAI-shaped 4xx, never a 500.
 import asyncio
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -125,6 +126,14 @@ def test_tool_choice_none_gets_text(client):
 
 # ---- two frameworks' own loops -----------------------------------------------------------------------------
 
+def in_a_fresh_thread(work):
+    """`work()` in a thread of its own, as a reader's script runs it: with no event loop around it. In the
+    full run, Playwright's sync API keeps an asyncio loop running in the main thread while a browser
+    fixture lives, and Pydantic AI's `run_sync` refuses to start inside a running loop."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(work).result()
+
+
 def test_pydantic_ais_agent_loop_reaches_391(server):
     from pydantic_ai import Agent
     from pydantic_ai.messages import ToolCallPart
@@ -138,7 +147,7 @@ def test_pydantic_ais_agent_loop_reaches_391(server):
         """Arithmetic with + - * / ** and parentheses."""
         return run_calc(expression)
 
-    result = agent.run_sync(GOAL)
+    result = in_a_fresh_thread(lambda: agent.run_sync(GOAL))
     calls = [part for message in result.all_messages() for part in message.parts if isinstance(part, ToolCallPart)]
     assert [(c.tool_name, c.args_as_dict()) for c in calls] == [("calc", {"expression": "17 * 23"})]
     assert result.output == "391"
@@ -146,7 +155,7 @@ def test_pydantic_ais_agent_loop_reaches_391(server):
     async def streamed():              # streamed, the thought is a thinking part, not text taken for the answer
         async with agent.run_stream(GOAL) as run:
             return await run.get_output()
-    assert asyncio.run(streamed()) == "391"
+    assert in_a_fresh_thread(lambda: asyncio.run(streamed())) == "391"
 
 
 def test_the_pages_pydantic_ai_example_runs_against_the_server(server, capsys):
@@ -155,7 +164,7 @@ def test_the_pages_pydantic_ai_example_runs_against_the_server(server, capsys):
     page = (pathlib.Path(__file__).resolve().parents[2] / "site" / "agents" / "brains.md").read_text(encoding="utf-8")
     code = re.search(r'```python title="drive it with Pydantic AI"\n(.*?)```', page, re.S).group(1)
     assert "http://127.0.0.1:8080/v1" in code
-    exec(compile(code.replace("http://127.0.0.1:8080", server.base), "brains.md", "exec"), {})
+    in_a_fresh_thread(lambda: exec(compile(code.replace("http://127.0.0.1:8080", server.base), "brains.md", "exec"), {}))
     assert capsys.readouterr().out == "391\n"
 
 
