@@ -37,7 +37,9 @@ import numpy as np
 
 from export.agent_recipe import (READS_FROM, AgentSettings, lexicon, onnx_accuracy, slots_for, train_agent,
                                  vocabulary)
+from export import recipe
 from export.code_key import code_digest
+from export.recipe import COMMITTED, ROOT, card_json, copy_model, kernels, reuse, same_as_committed, write_atomic
 from export.onnx_export import WEIGHTS
 from lllm.commands.args import ArgParser, non_negative_int, positive_int
 from lllm.labs.factory.episodes import load_corpus
@@ -45,7 +47,6 @@ from lllm.labs.factory.reshape import reshape
 
 __all__ = ["SEEDS", "COMMITTED", "build_key", "build", "train_seeds", "verify", "up_to_date", "main"]
 
-ROOT = Path(__file__).resolve().parent.parent
 ENTRY = ("export.agent_build", "build")      # where the build key's code digest starts (code_key.py)
 
 
@@ -54,51 +55,17 @@ ENTRY = ("export.agent_build", "build")      # where the build key's code digest
 SEEDS = 4                                    # trained two at a time (one per core here)
 KEEP = ("all", "best")                       # all: the seeds' ensemble (default); best: the best seed alone
 STORED = "int8"                              # how the ensemble's matrices are stored (onnx_export.WEIGHTS)
-COMMITTED = ROOT / "export" / "trained"      # the full recipe's result, rebuilt by `make agent-model`
 FILES = ("tinyllm-agent.onnx", "tinyllm-agent.json")
 
 
-def kernels() -> dict:
-    """What decides the bits besides the sources: numpy's version, the CPU features it found and
-    the OpenBLAS kernel asked for (export/__init__.py pins it). Two machines that agree here train
-    the same model from the same sources."""
-    import os
-    import platform
-    from numpy._core._multiarray_umath import __cpu_features__ as features
-    return {"numpy": np.__version__, "machine": platform.machine(),
-            "cpu_features": sorted(name for name, found in features.items() if found),
-            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE")}
-
-
 def up_to_date(folder: Path, key: str) -> bool:
-    """`folder` holds a model whose card has this build key and whose bytes match the card."""
-    from export.build import sha256_file
-    try:
-        card = json.loads((folder / FILES[1]).read_text())
-        return card["build_key"] == key and sha256_file(folder / FILES[0]) == card["onnx_sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
+    """`folder` holds the agent model whose card has this build key (`recipe.up_to_date`)."""
+    return recipe.up_to_date(folder, FILES, key)
 
 
-def copy_model(source: Path, target: Path) -> None:
-    """Both files, each written whole (a reader never sees half of one)."""
-    from export.build import write_atomic
-    target.mkdir(parents=True, exist_ok=True)
-    for name in FILES:
-        write_atomic(target / name, (source / name).read_bytes())
-
-
-def verify(out: Path, committed: Path = COMMITTED) -> bool:
+def verify(out: Path) -> bool:
     """Is the model in `out` bit for bit the committed one? Prints the answer and, if not, why."""
-    mine, theirs = (json.loads((folder / FILES[1]).read_text()) for folder in (out, committed))
-    same = mine["onnx_sha256"] == theirs["onnx_sha256"]
-    print(f"{out / FILES[0]}: " + ("bit for bit the committed model" if same else
-          f"differs from the committed model (sha256 {mine['onnx_sha256'][:12]} vs {theirs['onnx_sha256'][:12]})"))
-    if not same:
-        for field in ("build_key", "data_sha256", "kernels"):
-            if mine.get(field) != theirs.get(field):
-                print(f"  {field}: {mine.get(field)} here, {theirs.get(field)} committed")
-    return same
+    return same_as_committed(out, FILES, ("build_key", "data_sha256", "kernels"))
 
 
 def build_key(settings: AgentSettings, seeds: int = 1, corpus: list[str] | None = None, keep: str = "all",
@@ -184,23 +151,14 @@ def build(settings: AgentSettings, out: Path, force: bool = False, progress: boo
     """Train, export and write the card into `out` - or reuse the model there if up to date.
     With seeds > 1, train that many seeds and keep them all as one ensemble (keep="all", its
     matrices stored as `weights`) or the best on validation alone (keep="best")."""
-    from export.build import CARD_FORMAT, card_json, write_atomic
+    from export.build import CARD_FORMAT
     from export.onnx_export import to_onnx, to_onnx_ensemble
     if keep not in KEEP:
         raise ValueError(f"keep must be one of {', '.join(KEEP)}, got {keep!r}")
     key = build_key(settings, seeds, corpus, keep, weights)
     onnx_path, card_path = out / FILES[0], out / FILES[1]
-    if not force and up_to_date(out, key):
-        print(f"reusing {onnx_path}: up to date (build key {key[:12]})")
+    if not force and reuse(out, FILES, key, "`make agent-model` (~50 min on two cores)"):
         return onnx_path
-    if not force and up_to_date(COMMITTED, key):
-        copy_model(COMMITTED, out)
-        print(f"{onnx_path}: the committed model ({COMMITTED.relative_to(ROOT)}/, build key {key[:12]}); "
-              f"`make agent-model` retrains it from the sources")
-        return onnx_path
-    if not force and (COMMITTED / FILES[1]).is_file():
-        print(f"{COMMITTED.relative_to(ROOT)}/ is out of date with its sources: training (~50 min on two "
-              f"cores); `python -m export.agent_build --force --commit` then replaces it", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     validation = validation_suite() if settings.checkpoints else None
 
@@ -299,7 +257,7 @@ def main(argv=None) -> int:
     build(AgentSettings(steps=args.steps, seed=args.seed, mask=not args.no_mask), out, args.force,
           seeds=args.seeds, corpus=corpus, keep=args.keep, weights=args.weights)
     if args.commit:
-        copy_model(out, COMMITTED)
+        copy_model(out, COMMITTED, FILES)
         print(f"committed: {COMMITTED.relative_to(ROOT)}/ now holds this model (git add it)")
     return 0 if not args.verify or verify(out) else 1
 

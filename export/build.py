@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # before numpy loads: same bits every run
@@ -43,6 +42,7 @@ from export.data import STORY_PATH, build_vocab, load_story, windows  # noqa: E4
 from export.model import PRESETS, NumpyBackend, forward, preset
 from export.onnx_export import run, session_for, to_onnx
 from export.plot import loss_svg
+from export.recipe import card_json, sha256_file, write_atomic
 from export.train import train
 from lllm.commands.args import ArgParser, positive_int
 from lllm.model.tokenizer import CharTokenizer
@@ -80,23 +80,6 @@ def build_key(story: str, config) -> str:
     return digest.hexdigest()
 
 
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temp file in the same folder, then rename: readers never see half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)                 # mkstemp makes it private; the site serves it
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def up_to_date(out: Path, key: str) -> bool:
     try:
         card = json.loads((out / "tinyllm.json").read_text())
@@ -106,15 +89,6 @@ def up_to_date(out: Path, key: str) -> bool:
                 and (out / "loss.json").is_file() and (out / "loss.svg").is_file())
     except (OSError, ValueError, KeyError, TypeError):
         return False
-
-
-def card_json(card: dict) -> str:
-    """The card, indented, with its two long lists (vocab, the loss curve) kept on one line each."""
-    curve = "loss_per_epoch" if "loss_per_epoch" in card["metrics"] else "loss_per_100_steps"
-    metrics = {**card["metrics"], curve: "@LOSS@"}
-    text = json.dumps({**card, "vocab": "@VOCAB@", "metrics": metrics}, indent=1)
-    text = text.replace('"@VOCAB@"', json.dumps(card["vocab"]))
-    return text.replace('"@LOSS@"', json.dumps(card["metrics"][curve])) + "\n"
 
 
 # ---- checks on the trained model ---------------------------------------------------------------

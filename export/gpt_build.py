@@ -7,8 +7,9 @@ Contract: `python -m export.gpt_build --out DIR [--steps N] [--seed S] [--force]
 [--commit]` leaves in DIR `tinygpt.onnx` (see gpt_onnx.py) and its card `tinygpt.json` (format
 `lllm.tinygpt/1`: vocab, config, metrics, parameters, onnx_sha256, build_key, kernels).
 
-The build key is a hash of the story, the configuration and the bytes of every file that shapes
-the model (`SOURCES`). Training takes about five minutes on two cores, so the result is committed in
+The build key is a hash of the story, the configuration and the code the build runs
+(`code_key.code_digest` from `build`, as the agent model's key: by name, wherever it lives, so a
+move, a rename of a file or a docstring never retrains). Training takes about five minutes on two cores, so the result is committed in
 `export/trained/` and CI never trains it: a build whose key matches the committed card copies it.
 `--force` trains anyway; `--verify` then checks the result is bit for bit the committed model (on
 a machine whose numpy and CPU agree with the card's `kernels`); `--commit` replaces it.
@@ -31,14 +32,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import sys
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # before numpy loads: same bits every run
 import numpy as np  # noqa: E402
 
-from export.build import card_json, sha256_file, write_atomic  # noqa: E402
+from export.code_key import code_digest
+from export.recipe import COMMITTED, ROOT, card_json, copy_model, kernels, reuse, same_as_committed, write_atomic
 from export.data import STORY_PATH, build_vocab, load_story, windows
 from export.gpt import NumpyBackend, count_parameters, forward, gpt_preset
 from export.gpt_onnx import empty_past, run, session_for, to_onnx
@@ -47,13 +48,9 @@ from lllm.commands.args import ArgParser, non_negative_int, positive_int
 from lllm.model.gpt_backend import GPT_CARD_FORMAT
 from lllm.model.tokenizer import CharTokenizer
 
-__all__ = ["SOURCES", "COMMITTED", "build_key", "onnx_max_diff", "main"]
+__all__ = ["ENTRY", "COMMITTED", "build_key", "onnx_max_diff", "main"]
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = [ROOT / "export" / name for name in ("data.py", "model.py", "train.py", "onnx_export.py", "build.py",
-                                               "gpt.py", "gpt_train.py", "gpt_onnx.py", "gpt_build.py")]
-SOURCES += [ROOT / "lllm" / "model" / "tokenizer.py", ROOT / "lllm" / "model" / "gpt_backend.py"]
-COMMITTED = ROOT / "export" / "trained"
+ENTRY = ("export.gpt_build", "build")      # where the build key's code digest starts (code_key.py)
 FILES = ("tinygpt.onnx", "tinygpt.json")
 SAMPLE_PROMPT = "Once"
 
@@ -63,31 +60,8 @@ SAMPLE_PROMPT = "Once"
 def build_key(story: str, config) -> str:
     digest = hashlib.sha256(story.encode())
     digest.update(json.dumps(config.to_dict(), sort_keys=True).encode())
-    for path in SOURCES:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest.update(b"code\0" + code_digest([ENTRY], ROOT).encode())
     return digest.hexdigest()
-
-
-def up_to_date(folder: Path, key: str) -> bool:
-    """`folder` holds a TinyGPT whose card has this key and whose bytes match the card."""
-    try:
-        card = json.loads((folder / FILES[1]).read_text())
-        return card["build_key"] == key and sha256_file(folder / FILES[0]) == card["onnx_sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-
-
-def copy_model(source: Path, target: Path) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    for name in FILES:
-        write_atomic(target / name, (source / name).read_bytes())
-
-
-def kernels() -> dict:
-    """Besides the sources, what decides the bits: numpy's version and the CPU features it uses."""
-    from numpy._core._multiarray_umath import __cpu_features__ as features
-    return {"numpy": np.__version__, "machine": platform.machine(),
-            "cpu_features": sorted(name for name, found in features.items() if found)}
 
 
 # ---- checks on the trained model ---------------------------------------------------------------
@@ -122,12 +96,7 @@ def build(config, out: Path, force: bool = False, progress: bool = True) -> Path
     tok = CharTokenizer(build_vocab(story))
     key = build_key(story, config)
     onnx_path = out / FILES[0]
-    if not force and up_to_date(out, key):
-        print(f"reusing {onnx_path}: up to date (build key {key[:12]})")
-        return onnx_path
-    if not force and up_to_date(COMMITTED, key):
-        copy_model(COMMITTED, out)
-        print(f"{onnx_path}: the committed model ({COMMITTED.relative_to(ROOT)}/, build key {key[:12]})")
+    if not force and reuse(out, FILES, key, "`python -m export.gpt_build --force` (~20 min on two cores)"):
         return onnx_path
     out.mkdir(parents=True, exist_ok=True)
     x, y = windows(tok.encode(story), config.block)
@@ -174,12 +143,10 @@ def main(argv=None) -> int:
     story = load_story(STORY_PATH)
     build(gpt_preset("default", vocab_size=len(build_vocab(story)), **overrides), out, args.force)
     if args.commit:
-        copy_model(out, COMMITTED)
+        copy_model(out, COMMITTED, FILES)
         print(f"committed: {COMMITTED.relative_to(ROOT)}/ now holds this model (git add it)")
     if args.verify:
-        same = sha256_file(out / FILES[0]) == sha256_file(COMMITTED / FILES[0])
-        print(f"{out / FILES[0]}: " + ("bit for bit the committed model" if same else "differs from the committed model"))
-        return 0 if same else 1
+        return 0 if same_as_committed(out, FILES, ("build_key", "kernels")) else 1
     return 0
 
 

@@ -240,10 +240,9 @@ def run(session, ids, state=None):
 
 
 def session_for(model_or_path):
-    """An onnxruntime InferenceSession on one CPU thread, from a ModelProto or a file path."""
-    import onnxruntime as ort
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
-    source = model_or_path.SerializeToString() if isinstance(model_or_path, onnx.ModelProto) \
-        else str(model_or_path)
-    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+    """An onnxruntime session on one CPU thread (the package's one loader, `lllm.model.files`), from a
+    ModelProto or a file path."""
+    from lllm.model.files import open_session, session_from_bytes
+    if isinstance(model_or_path, onnx.ModelProto):
+        return session_from_bytes(model_or_path.SerializeToString(), "the exported model")
+    return open_session(str(model_or_path))[0]

@@ -29,11 +29,10 @@ Usage:
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from typing import Any, Sequence
 
+from lllm.model.files import open_model, read_card
 from lllm.model.generate import BackendPredictor
 from lllm.model.tokenizer import CharTokenizer
 
@@ -59,51 +58,14 @@ def refill_rule(history: list[int], new: Sequence[int], cached: int, block: int,
 # --8<-- [end:refill]
 
 
-# ---- 2. the model card -------------------------------------------------------------------------
+# ---- 2. the model card: opened by `files.py`, as every model is ---------------------------------
 
 def load_gpt_card(path: str) -> dict:
-    """Read and check a TinyGPT card; ValueError naming the file and the problem."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            card = json.load(f)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: model card not found (it is written next to the .onnx by `make model`)") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path}: model card is not valid JSON ({e})") from None
-    if not isinstance(card, dict) or card.get("format") != GPT_CARD_FORMAT:
-        raise ValueError(f"{path}: not a TinyGPT model card (expected format {GPT_CARD_FORMAT!r})")
-    for key in ("vocab", "config", "onnx_sha256"):
-        if key not in card:
-            raise ValueError(f"{path}: model card has no {key!r} field")
-    for key in ("layers", "heads", "embed", "block", "refill"):
-        if not isinstance(card["config"].get(key), int) or card["config"][key] < 1:
-            raise ValueError(f"{path}: config.{key} must be a positive integer")
-    return card
+    """Read and check a TinyGPT card; ModelError naming the file and the problem."""
+    return read_card(path, GPT_CARD_FORMAT, "a TinyGPT model card", ("layers", "heads", "embed", "block", "refill"))
 
 
-# ---- 3. opening a model -----------------------------------------------------------------------
-
-def open_session(model_path: str):
-    """(an onnxruntime session on one thread, the file's bytes); ValueError naming the file."""
-    try:
-        with open(model_path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ValueError(f"{model_path}: model file not readable ({e.strerror}; run `make model` to build it)") from None
-    try:
-        import onnxruntime as ort
-    except ImportError:
-        raise ValueError("onnxruntime is not installed: pip install 'lllm-learn[model]'") from None
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.log_severity_level = 3
-    try:
-        return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"]), data
-    except Exception as e:  # onnxruntime raises its own exception types for bad bytes
-        raise ValueError(f"{model_path}: not a valid ONNX model ({str(e).strip()[:200]})") from None
-
-
-# ---- 4. the backend ----------------------------------------------------------------------------
+# ---- 3. the backend ----------------------------------------------------------------------------
 
 # --8<-- [start:gpt-backend]
 class GPTBackend:
@@ -114,10 +76,7 @@ class GPTBackend:
     the model computed in all (the cache's saving is the difference from re-reading everything)."""
 
     def __init__(self, model_path: str = DEFAULT_GPT):
-        self.card = load_gpt_card(os.path.splitext(model_path)[0] + ".json")
-        self.session, data = open_session(model_path)
-        if hashlib.sha256(data).hexdigest() != self.card["onnx_sha256"]:
-            raise ValueError(f"{model_path}: does not match its card (sha256 differs; rebuild both with `make model`)")
+        self.session, self.card = open_model(model_path, load_gpt_card)
         self.tokenizer = CharTokenizer(self.card["vocab"])
         self.vocab_size = len(self.tokenizer)
         c = self.card["config"]
@@ -146,7 +105,7 @@ class GPTBackend:
 # --8<-- [end:gpt-backend]
 
 
-# ---- 5. as a Predictor -------------------------------------------------------------------------
+# ---- 4. as a Predictor -------------------------------------------------------------------------
 
 def from_gpt_onnx(path: str = DEFAULT_GPT, temperature: float = 0.8, top_k: int = 0, top_p: float = 1.0,
                   seed: int = 0, max_new_tokens: int = 200, stop: Sequence[str] = ()) -> BackendPredictor:

@@ -3,7 +3,7 @@
 Read `generate.py` and `sampling.py` first, then `export/inspect_export.py`, which writes the
 model this module runs: TinyLLM's own weights in a graph that reads one character per run and
 hands out each stage (embedding, the LSTM's gates, candidate, cell and hidden state, logits).
-onnxruntime is imported only when a model is opened, as in `onnx_backend.py`.
+Its files are opened by `files.py`, as every model's are.
 
 `trace(model, prompt, length, seed, ...)` is `generate()`'s loop run one character at a time:
 the model reads every character of the text once (the prompt, then each character it draws, then
@@ -14,8 +14,9 @@ per draw as in `sampling.sample`. `position_view(trace, p, ...)` lays out one po
 its knobs (temperature, top-k, top-p) may differ from the generation's, which redraws that one
 position with the same random number and never runs the model again.
 
-`draw(logits, temperature, top_k, top_p, u)` is `sampling.sample` steps 1-7 with every
-intermediate kept; the page (site/assets/inside/draw.mjs) mirrors it line for line.
+`draw(logits, temperature, top_k, top_p, u)` is the sampler's own `sampling.draw` (steps 1-7 with
+every intermediate kept, which `sampling.sample` runs too); the page (site/assets/inside/draw.mjs)
+mirrors it line for line.
 
 Usage: a draw shows its work (order by logit, top-k, weights, target = u * total, the pick), and
 draw d's random number is the seed's d-th:
@@ -47,19 +48,17 @@ as slots) and writes greedily (temperature 0: the view's draw is an argmax, `"gr
 
 from __future__ import annotations
 
-import hashlib
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from lllm.model.generate import EMPTY_PROMPT, NumberSlots, check_count, model_view
-from lllm.model.onnx_backend import ModelError, card_path_for
-from lllm.model.sampling import Mulberry32, check_sampling, sample, softmax
+from lllm.model.files import ModelError, card_path_for, open_model, read_card
+from lllm.model.sampling import Mulberry32, candidates_by_logit, check_sampling, draw, sample, softmax
 from lllm.model.tokenizer import CharTokenizer
 
 __all__ = ["INSIDE_MODEL", "INSIDE_AGENT_MODEL", "CARD_FORMAT", "STAGES", "InsideModel", "Trace", "trace", "draw",
-           "uniform_of_draw", "draw_view", "position_view", "candidates_by_logit", "open_session"]
+           "uniform_of_draw", "draw_view", "position_view", "candidates_by_logit", "load_inside_card"]
 
 INSIDE_MODEL = os.path.join("build", "model", "tinyllm-inside.onnx")
 INSIDE_AGENT_MODEL = os.path.join("build", "model", "tinyllm-agent-inside.onnx")   # the agent model's (`make models`)
@@ -70,34 +69,9 @@ TOP = 5   # how many of the likeliest next characters a view lists
 
 # ---- the model: one character per run --------------------------------------------------------------
 
-def candidates_by_logit(logits: Sequence[float]) -> list[int]:
-    """Ids by logit, largest first, ties by id: the sampler's step 2 (a stable sort, as sampling.py)."""
-    return sorted(range(len(logits)), key=logits.__getitem__, reverse=True)
-
-
-def open_session(path: str):
-    """(an onnxruntime session on one thread, the file's bytes); ModelError naming the file if it cannot."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except (FileNotFoundError, IsADirectoryError):
-        raise ModelError(f"{path}: inspection model not found (run `make model` to build it)") from None
-    try:
-        import onnxruntime as ort
-    except ImportError:
-        raise ModelError("onnxruntime is not installed: pip install 'lllm-learn[model]'") from None
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.log_severity_level = 3
-    # The graph as written: int8 weights dequantized, then float matmuls, which is what onnxruntime-web
-    # computes in the page. Left on, the CPU's QDQ fusion also rounds the activations to 8 bits (the
-    # agent ensemble's logits then move by ~0.05), and the page could not show the terminal's numbers.
-    options.add_session_config_entry("session.disable_quant_qdq", "1")
-    try:
-        return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"]), data
-    except Exception as e:  # onnxruntime raises its own exception types for bad bytes
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise ModelError(f"{path}: not a valid ONNX model ({first[:200]})") from None
+def load_inside_card(path: str) -> dict:
+    """Read and check an inspection graph's card (`files.read_card`); ModelError naming the file."""
+    return read_card(path, CARD_FORMAT, "an inspection model card", ("layers", "hidden"))
 
 
 class InsideModel:
@@ -109,20 +83,8 @@ class InsideModel:
     how the model reads a prompt (`lllm.model.generate.model_view`), None for the story model."""
 
     def __init__(self, path: str = INSIDE_MODEL):
-        import json
         card_path = card_path_for(path)
-        self.session, data = open_session(path)
-        try:
-            with open(card_path, encoding="utf-8") as f:
-                self.card = json.load(f)
-        except FileNotFoundError:
-            raise ModelError(f"{card_path}: model card not found (`make model` writes it beside the .onnx)") from None
-        except ValueError as e:
-            raise ModelError(f"{card_path}: model card is not valid JSON ({e})") from None
-        if not isinstance(self.card, dict) or self.card.get("format") != CARD_FORMAT:
-            raise ModelError(f"{card_path}: not an inspection model card (expected format {CARD_FORMAT!r})")
-        if hashlib.sha256(data).hexdigest() != self.card.get("onnx_sha256"):
-            raise ModelError(f"{path}: does not match its card {card_path} (rebuild both with `make model`)")
+        self.session, self.card = open_model(path, load_inside_card, card_path, exact_graph=True)
         self.tokenizer = CharTokenizer(self.card["vocab"])
         self.layers, self.hidden = self.card["config"]["layers"], self.card["config"]["hidden"]
         ensemble = self.card.get("ensemble") or {"members": 1, "hidden": self.hidden}
@@ -216,39 +178,6 @@ def trace(model: InsideModel, prompt: str, length: int = 40, seed: int = 0, temp
 
 
 # ---- one draw, every intermediate kept ---------------------------------------------------------------
-
-def draw(logits: Sequence[float], temperature: float, top_k: int, top_p: float, u: float | None) -> dict:
-    """`sampling.sample` with uniform `u` (steps 1-7), showing its work: the kept candidates with their
-    weights p = exp((z - z_first) / T), the mass `total` after the cuts, `target` = u * total, the id."""
-    check_sampling(temperature, top_k, top_p)
-    if temperature == 0:                                              # 1. greedy: no number drawn
-        best = max(range(len(logits)), key=lambda i: (logits[i], -i))
-        return {"greedy": True, "kept": [best], "weights": [1.0], "total": 1.0, "target": None, "id": best}
-    order = candidates_by_logit(logits)                               # 2.
-    if top_k > 0:
-        order = order[:top_k]                                         # 3.
-    z_first = logits[order[0]]
-    weights = [math.exp((logits[i] - z_first) / temperature) for i in order]   # 4.
-    total = 0.0
-    for w in weights:                                                 # 5.
-        total += w
-    if top_p < 1:                                                     # 6.
-        c, keep = 0.0, len(order)
-        for j, w in enumerate(weights):
-            c += w
-            if c >= top_p * total:
-                keep = j + 1
-                break
-        order, weights, total = order[:keep], weights[:keep], c
-    target = u * total                                                # 7.
-    acc, chosen = 0.0, order[-1]
-    for i, w in zip(order, weights):
-        acc += w
-        if acc > target:
-            chosen = i
-            break
-    return {"greedy": False, "kept": order, "weights": weights, "total": total, "target": target, "id": chosen}
-
 
 def uniform_of_draw(seed: int, index: int) -> float:
     """The random number draw `index` (0 = the first character drawn) uses: the seed's index-th uniform."""

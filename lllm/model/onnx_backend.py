@@ -5,8 +5,8 @@ imported only when a model is opened, so `import lllm` stays stdlib-only. In the
 model runs on onnxruntime-web (`lllm.web.browser`).
 
 A model is two files side by side: `tinyllm.onnx` and its card `tinyllm.json` (vocabulary,
-config, training metrics, sha256 of the .onnx). Opening checks that they belong together; any
-problem is a `ModelError` whose message names the file.
+config, training metrics, sha256 of the .onnx). Opening them is `files.py`'s, as for every model:
+any problem is a `ModelError` whose message names the file.
 
 Usage (after `make model`):
 
@@ -17,11 +17,10 @@ Usage (after `make model`):
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from typing import Any, Sequence
 
+from lllm.model.files import ModelError, open_model, read_card
 from lllm.model.generate import BackendPredictor, NumberSlots
 from lllm.model.tokenizer import CharTokenizer
 
@@ -31,37 +30,11 @@ DEFAULT_MODEL = os.path.join("build", "model", "tinyllm.onnx")
 CARD_FORMAT = "lllm.tinyllm/1"
 
 
-class ModelError(ValueError):
-    """A model file or its card is missing, damaged, or does not match."""
-
-
 # ---- the model card ----------------------------------------------------------------------------
 
-def card_path_for(model_path: str) -> str:
-    return os.path.splitext(model_path)[0] + ".json"
-
-
 def load_card(path: str) -> dict:
-    """Read and check a model card; raises ModelError naming the file and the problem."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            card = json.load(f)
-    except FileNotFoundError:
-        raise ModelError(f"{path}: model card not found (it is written next to the .onnx by `make model`)") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelError(f"{path}: model card is not valid JSON ({e})") from None
-    if not isinstance(card, dict) or card.get("format") != CARD_FORMAT:
-        raise ModelError(f"{path}: not a TinyLLM model card (expected format {CARD_FORMAT!r})")
-    for key in ("vocab", "config", "onnx_sha256"):
-        if key not in card:
-            raise ModelError(f"{path}: model card has no {key!r} field")
-    try:
-        CharTokenizer(card["vocab"])
-    except (ValueError, TypeError) as e:
-        raise ModelError(f"{path}: bad vocab: {e}") from None
-    for key in ("layers", "hidden"):
-        if not isinstance(card["config"].get(key), int):
-            raise ModelError(f"{path}: config.{key} must be an integer")
+    """Read and check a TinyLLM card (`files.read_card`, then what TinyLLM's cards add); ModelError naming the file."""
+    card = read_card(path, CARD_FORMAT, "a TinyLLM model card", ("layers", "hidden"))
     reads_from = card.get("reads_from")
     if reads_from is not None and not (isinstance(reads_from, str) and reads_from.strip()):
         raise ModelError(f"{path}: reads_from must be a non-empty string (where the model's prompt starts)")
@@ -79,13 +52,7 @@ class OnnxBackend:
     """`backend(ids, state) -> (logits for the last position, state)` on onnxruntime; state = (h, c)."""
 
     def __init__(self, model_path: str = DEFAULT_MODEL, card_path: str | None = None):
-        card_path = card_path or card_path_for(model_path)
-        self.session, data = _open_session(model_path)
-        self.card = load_card(card_path)
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != self.card["onnx_sha256"]:
-            raise ModelError(f"{model_path}: does not match its card {card_path} (sha256 differs; "
-                             "rebuild both with `make model`)")
+        self.session, self.card = open_model(model_path, load_card, card_path)
         self.tokenizer = CharTokenizer(self.card["vocab"])
         self.vocab_size = len(self.tokenizer)
         self.layers, self.hidden = self.card["config"]["layers"], self.card["config"]["hidden"]
@@ -100,29 +67,6 @@ class OnnxBackend:
         logits, h, c = self.session.run(None, {"input_ids": x, "h0": state[0], "c0": state[1]})
         return logits[0, -1].tolist(), (h, c)                          # (V,), (L, 1, H) x 2
 # --8<-- [end:onnx-backend]
-
-
-def _open_session(model_path: str):
-    try:
-        with open(model_path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise ModelError(f"{model_path}: model file not found (run `make model` to build it)") from None
-    except IsADirectoryError:
-        raise ModelError(f"{model_path}: is a directory, not a model file") from None
-    try:
-        import onnxruntime as ort
-    except ImportError:
-        raise ModelError("onnxruntime is not installed: pip install 'lllm-learn[model]'") from None
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.log_severity_level = 3
-    try:
-        session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
-    except Exception as e:  # onnxruntime raises its own exception types for bad bytes
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ModelError(f"{model_path}: not a valid ONNX model ({first[:200]})") from None
-    return session, data
 
 
 def _check_graph(session, path: str, layers: int, hidden: int, vocab: int) -> None:

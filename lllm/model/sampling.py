@@ -44,7 +44,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["Mulberry32", "SamplingConfig", "sample", "softmax", "top_predictions"]
+__all__ = ["Mulberry32", "SamplingConfig", "candidates_by_logit", "draw", "sample", "softmax", "top_predictions"]
 
 MASK32 = 0xFFFFFFFF
 
@@ -102,49 +102,62 @@ def check_sampling(temperature: float, top_k: int, top_p: float) -> None:
         raise ValueError(f"top-p must be in (0, 1], got {top_p!r}")
 
 
-def _candidates(logits: Sequence[float]) -> list[int]:
+def candidates_by_logit(logits: Sequence[float]) -> list[int]:
     """Ids by logit, largest first; a stable sort keeps equal logits in id order (even reversed)."""
     return sorted(range(len(logits)), key=logits.__getitem__, reverse=True)
 
 
 # --8<-- [start:sampler]
-def sample(logits: Sequence[float], temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
-           rng: Mulberry32 | None = None) -> int:
-    """Pick one token id from `logits` following steps 1–7 of the module docstring."""
+def draw(logits: Sequence[float], temperature: float, top_k: int, top_p: float, u: float | None) -> dict:
+    """Steps 1-7 of the module docstring with uniform `u`, every step's result kept: the candidates
+    kept (in order), their weights p, the mass `total` after the cuts, `target` = u * total, the id.
+    The glass box shows exactly this (`lllm.model.inside`); `sample` is it with the generator's u."""
     check_sampling(temperature, top_k, top_p)
     if not logits:
         raise ValueError("cannot sample from empty logits")
-    if temperature == 0:                                              # 1. greedy
+    if temperature == 0:                                              # 1. greedy: no number drawn
         best = 0
         for i in range(1, len(logits)):
             if logits[i] > logits[best]:
                 best = i
-        return best
-    if rng is None:
-        raise ValueError("sampling with temperature > 0 needs an rng (Mulberry32(seed))")
-    order = _candidates(logits)                                       # 2.
+        return {"greedy": True, "kept": [best], "weights": [1.0], "total": 1.0, "target": None, "id": best}
+    order = candidates_by_logit(logits)                               # 2.
     if top_k > 0:
         order = order[:top_k]                                         # 3.
     z_first = logits[order[0]]
-    probs = [math.exp((logits[i] - z_first) / temperature) for i in order]   # 4.
+    weights = [math.exp((logits[i] - z_first) / temperature) for i in order]   # 4.
     total = 0.0
-    for p in probs:                                                   # 5.
-        total += p
+    for w in weights:                                                 # 5.
+        total += w
     if top_p < 1:                                                     # 6.
         c, keep = 0.0, len(order)
-        for j, p in enumerate(probs):
-            c += p
+        for j, w in enumerate(weights):
+            c += w
             if c >= top_p * total:
                 keep = j + 1
                 break
-        order, probs, total = order[:keep], probs[:keep], c
-    target = rng.uniform() * total                                    # 7.
-    acc = 0.0
-    for i, p in zip(order, probs):
-        acc += p
+        order, weights, total = order[:keep], weights[:keep], c
+    target = u * total                                                # 7.
+    acc, chosen = 0.0, order[-1]             # the last kept one if rounding runs past the end
+    for i, w in zip(order, weights):
+        acc += w
         if acc > target:
-            return i
-    return order[-1]
+            chosen = i
+            break
+    return {"greedy": False, "kept": order, "weights": weights, "total": total, "target": target, "id": chosen}
+
+
+def sample(logits: Sequence[float], temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
+           rng: Mulberry32 | None = None) -> int:
+    """Pick one token id from `logits`: `draw` with the next uniform of `rng` (none drawn when greedy)."""
+    check_sampling(temperature, top_k, top_p)
+    if not logits:
+        raise ValueError("cannot sample from empty logits")
+    if temperature == 0:
+        return draw(logits, temperature, top_k, top_p, None)["id"]
+    if rng is None:
+        raise ValueError("sampling with temperature > 0 needs an rng (Mulberry32(seed))")
+    return draw(logits, temperature, top_k, top_p, rng.uniform())["id"]
 # --8<-- [end:sampler]
 
 
@@ -163,4 +176,4 @@ def softmax(logits: Sequence[float], temperature: float = 1.0) -> list[float]:
 def top_predictions(logits: Sequence[float], k: int = 5, temperature: float = 1.0) -> list[tuple[int, float]]:
     """The k most likely next ids with their probabilities, most likely first (ties by id)."""
     probs = softmax(logits, temperature)
-    return [(i, probs[i]) for i in _candidates(logits)[:k]]
+    return [(i, probs[i]) for i in candidates_by_logit(logits)[:k]]

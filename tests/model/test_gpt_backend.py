@@ -80,7 +80,7 @@ def test_generate_cli_takes_predictor_tinygpt():
     assert record["predictor"] == "tinygpt" and record["model"].endswith("tinygpt.onnx")
     assert first.stdout == again.stdout and json.loads(lstm.stdout)["completion"] != record["completion"]
     bad = cli("--predictor", "tinygpt", "--model", "nope/tinygpt.onnx")
-    assert bad.returncode == 2 and "model card not found" in bad.stderr
+    assert bad.returncode == 2 and "nope/tinygpt.onnx: model file not found" in bad.stderr   # one loader (files.py): the model file first, as for TinyLLM
 
 
 def test_card_problems_name_the_card(tmp_path):
