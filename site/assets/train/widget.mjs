@@ -103,6 +103,7 @@ export function mount(root) {
     pause.disabled = stop.disabled = true;
     pause.textContent = "Pause";
     exportBtn.disabled = !state.weights;
+    mode.disabled = patience.disabled = false;
   };
 
   function onMessage({ data: m }) {
@@ -179,7 +180,7 @@ export function mount(root) {
     startedAt = performance.now();
     worker.postMessage({ type: "start", settings, steps: state.total, every: EVERY });
     setState("training");
-    go.disabled = exportBtn.disabled = true;
+    go.disabled = exportBtn.disabled = mode.disabled = patience.disabled = true;   // the run keeps the choice it started with
     pause.disabled = stop.disabled = false;
     stage.textContent = "Starting…";
   });
