@@ -24,7 +24,7 @@ export function startHere(root, { focusFirst }) {
   const box = el("nav", { class: "lllm-inside__guide", "aria-labelledby": "lllm-inside-start" },
     el("p", { class: "lllm-inside__guide-title", id: "lllm-inside-start" }, el("strong", {}, "Start here."),
       " The widget shows a lot at once; look at these four parts first, in this order."),
-    el("ol", {}, STEPS.map(([, , says], k) => el("li", {}, buttons[k], " ", says))));
+    el("ol", {}, STEPS.map(([, , says], k) => el("li", {}, buttons[k], el("span", {}, says)))));
   root.dataset.guide = "";
 
   /** Outline the current step's parts and put its "next" button after the last of them. */

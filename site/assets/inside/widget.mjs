@@ -132,7 +132,7 @@ export function drawText(view) {
     view.next ? `Nothing is drawn here: the next character, ${spoken(view.next.char)}, is the prompt's.` : "");
   const lead = d.uniform === null
     ? "Temperature 0 is greedy: the largest logit wins and no random number is used."
-    : `Draw ${d.index} uses random number u = ${d.uniform.toFixed(6)}. The kept weights sum to ${d.total.toFixed(6)}, so the target is u × total = ${d.target.toFixed(6)}; walking the kept characters in order, the first whose running sum passes it is`;
+    : `Draw ${d.index + 1} uses random number u = ${d.uniform.toFixed(6)}. The kept weights sum to ${d.total.toFixed(6)}, so the target is u × total = ${d.target.toFixed(6)}; walking the kept characters in order, the first whose running sum passes it is`;
   return el("p", { class: "lllm-inside__draw", "data-char": d.char, "data-uniform": d.uniform ?? "" },
     lead, " ", el("strong", {}, `${spoken(d.char)}.`),
     view.next && view.next.char !== d.char ? ` (The text has ${spoken(view.next.char)}: it was drawn with the knobs Generate used.)` : "");
