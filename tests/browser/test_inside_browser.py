@@ -105,3 +105,56 @@ def test_the_page_shows_the_terminals_numbers_in(engine, site_server):
     out = getattr(engines, engine)(site_server.url + PAGE, ARG, script=SCRIPT)
     check(out["report"], site_server.dir)
     assert out["console"] == []
+
+
+GUIDE = """() => {
+  const root = document.querySelector('.lllm-inside'), active = document.activeElement;
+  const lit = [...root.querySelectorAll('.lllm-inside__lit')];
+  const top = lit.length ? lit[0].getBoundingClientRect().top : null;
+  return {step: root.dataset.guide, lit: lit.map(e => e.dataset.part), top, height: innerHeight,
+    active: active.tagName + (active.name ? '[name=' + active.name + ']' : '') + ' ' + active.textContent.trim().slice(0, 30),
+    trail: [...root.querySelectorAll('.lllm-inside__trail button')].map(b => b.textContent)};
+}"""
+
+
+def test_start_here_leads_through_character_probabilities_draw_and_state_by_keyboard_at_390px(browser, site_server):
+    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, reduced_motion="reduce")
+    watched = watch(context, {origin(site_server.url)})
+    page = watched.page
+    root = ".lllm-inside"
+    try:
+        page.goto(site_server.url + PAGE)
+        page.wait_for_function(f"() => document.querySelector('{root}')?.dataset.state === 'ready'", timeout=120_000)
+        # the position counts from 1, as the character count does: the prompt's last character, "e" of "Once"
+        count = page.evaluate(f"() => document.querySelector('{root}').lllmTrace.ids.length")
+        assert page.inner_text(f"{root} .lllm-inside__status").startswith(f"{count} characters")
+        assert page.inner_text(f"{root} .lllm-inside__pos") == f"character 4 of {count}"
+        assert page.get_attribute(f"{root} input[name=position]", "aria-valuetext") == f'character 4 of {count}: "e"'
+        # "Start here": the first step is reached by keyboard and puts the focus on the slider
+        page.focus(f"{root} .lllm-inside__guide button[data-step=char]")
+        page.keyboard.press("Enter")
+        shown = page.evaluate(GUIDE)
+        assert shown["step"] == "char" and shown["active"].startswith("INPUT[name=position]"), shown
+        assert set(shown["lit"]) == {"char"} and len(shown["lit"]) == 4                # the text, the slider, the input character
+        page.keyboard.press("ArrowRight")                                              # the outline stays on a redraw
+        assert page.inner_text(f"{root} .lllm-inside__pos") == f"character 5 of {count}"
+        assert page.evaluate(GUIDE)["lit"] == shown["lit"]
+        for step, heading in [("probs", "4 · Logits"), ("draw", "5 · The draw"), ("state", "3 · LSTM layer 0")]:
+            page.focus(f"{root} .lllm-inside__trail button >> nth=0")                 # "Next: ..." at the end of the part
+            page.keyboard.press("Enter")
+            shown = page.evaluate(GUIDE)
+            assert shown["step"] == step and shown["active"].startswith("H3 " + heading), shown
+            assert set(shown["lit"]) == {step} and 0 <= shown["top"] < shown["height"], shown   # scrolled to, in view
+        assert shown["trail"] == ["Back to the start"]
+        page.focus(f"{root} .lllm-inside__trail button")
+        page.keyboard.press("Enter")
+        shown = page.evaluate(GUIDE)
+        assert shown["step"] == "" and shown["lit"] == [] and shown["active"].startswith("BUTTON 1 · The character"), shown
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
+        small = page.evaluate("""() => [...document.querySelectorAll('.lllm-inside__guide button, .lllm-inside__trail button')]
+          .map(b => b.getBoundingClientRect()).filter(r => r.width < 44 || r.height < 44).length""")
+        assert small == 0
+        watched.assert_clean()
+    finally:
+        context.close()

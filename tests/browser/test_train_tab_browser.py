@@ -130,3 +130,66 @@ def test_the_page_trains_and_the_terminal_agrees_in(engine, site_server, tmp_pat
     out = getattr(engines, engine)(site_server.url + PAGE, ARG, script=SCRIPT)
     check(out["report"], tmp_path)
     assert out["console"] == []
+
+
+TRAIN = ".lllm-train"
+OVERFIT = {"hidden": 256, "steps": 3000, "patience": 2}   # 256 units: validation turned at step 150 (bench/train_tab_overfit.mjs)
+SAVED = """() => { const b = document.querySelector('.lllm-train__saved');
+  return {saved: b.dataset.saved, hidden: b.hidden, text: b.innerText, links: b.querySelectorAll('a[download]').length}; }"""
+
+
+def test_early_stopping_keeps_the_best_weights_and_the_saved_model_survives_a_reload_until_discarded(browser, site_server):
+    context = browser.new_context(service_workers="block")
+    watched = watch(context, {origin(site_server.url)})
+    page = watched.page
+    try:
+        page.goto(site_server.url + PAGE)
+        page.wait_for_function(f"() => document.querySelector('{TRAIN} .lllm-train__saved')?.dataset.saved === 'no'", timeout=120_000)
+        assert page.evaluate(SAVED)["hidden"]                                       # a fresh browser: nothing saved yet
+        page.fill(f"{TRAIN} input[name=patience]", "0")
+        page.click(f"{TRAIN} button.md-button--primary")
+        assert page.inner_text(f"{TRAIN} .lllm-train__stage") == \
+            "The number of checkpoints without improvement must be a whole number, at least 1."
+        for name, value in [("hidden", OVERFIT["hidden"]), ("steps", OVERFIT["steps"]), ("patience", OVERFIT["patience"])]:
+            page.fill(f"{TRAIN} input[name={name}]", str(value))
+        page.select_option(f"{TRAIN} select[name=early]", "stop")
+        page.click(f"{TRAIN} button.md-button--primary")
+        page.wait_for_function(f"() => document.querySelector('{TRAIN}').dataset.exported === 'yes'", timeout=900_000)
+        run = page.evaluate(f"""() => {{ const r = document.querySelector('{TRAIN}'), s = r.lllmTrain;
+          return {{stopped: Number(r.dataset.stoppedEarly), state: r.dataset.state, points: s.points, card: s.card,
+            stage: r.querySelector('.lllm-train__stage').textContent, note: r.querySelector('.lllm-train__turn-note').textContent,
+            marker: r.querySelector('.lllm-train__svg .lllm-train__turn') !== null,
+            bold: [...r.querySelectorAll('.lllm-train__best td')].map(td => td.textContent)}}; }}""")
+        points = [p for p in run["points"] if p["step"] > 0]
+        best = min(points, key=lambda p: p["validation"])
+        assert run["state"] == "done" and run["stopped"] < OVERFIT["steps"], run["stage"]
+        assert run["stopped"] == best["step"] + 50 * OVERFIT["patience"] == points[-1]["step"]   # two checkpoints no better
+        assert run["stage"].startswith(f"Stopped early after step {run['stopped']}") and f"step {best['step']}" in run["stage"]
+        assert run["marker"] and run["bold"][0] == str(best["step"]) and run["bold"][2].endswith("(lowest)")
+        assert f"lowest at step {best['step']}" in run["note"] and "overfitting" in run["note"]
+        metrics = run["card"]["metrics"]                                             # the best checkpoint's weights were saved
+        assert (metrics["steps"], metrics["validation_loss"], metrics["trained_steps"]) == (best["step"], best["validation"], run["stopped"])
+        assert metrics["early_stopping"] == "stop"
+
+        page.wait_for_load_state("networkidle")
+        page.reload()                                                                # the saved model is shown again
+        page.wait_for_function(f"() => document.querySelector('{TRAIN} .lllm-train__saved')?.dataset.saved === 'yes'", timeout=120_000)
+        saved = page.evaluate(SAVED)
+        assert not saved["hidden"] and saved["links"] == 2, saved
+        assert f"{OVERFIT['hidden']} hidden units, learning rate 0.01, seed 0, {run['stopped']} steps, saved from step {best['step']}" in saved["text"]
+        assert f"validation loss {best['validation']:.3f}" in saved["text"] and "Trained " in saved["text"]
+        page.fill(f"{TRAIN} input[name=length]", "20")
+        page.click(f"{TRAIN} .lllm-train__export button >> text=Write with your model")
+        page.wait_for_function(f"() => document.querySelector('{TRAIN}').dataset.written", timeout=300_000)
+        assert page.evaluate(f"() => document.querySelector('{TRAIN}').dataset.written") == "yes"
+        page.click(f"{TRAIN} .lllm-train__saved button >> text=Discard your saved model")
+        page.wait_for_function(f"() => document.querySelector('{TRAIN} .lllm-train__saved').dataset.saved === 'discarded'", timeout=60_000)
+        assert "Discarded" in page.evaluate(SAVED)["text"]
+        assert page.evaluate("() => caches.has('tinyllm-yours')") is False
+        page.reload()
+        page.wait_for_function(f"() => document.querySelector('{TRAIN} .lllm-train__saved')?.dataset.saved === 'no'", timeout=120_000)
+        assert page.evaluate(SAVED)["hidden"]
+        assert page.is_disabled(f"{TRAIN} .lllm-train__export button >> text=Write with your model")
+        watched.assert_clean()
+    finally:
+        context.close()

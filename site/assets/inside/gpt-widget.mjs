@@ -13,9 +13,9 @@ import { el, field, input } from "../runtime/dom.mjs";
 import { openModel } from "./session.mjs";
 import { Mulberry32, sample } from "../runtime/sampler.mjs";
 import { gptForward } from "../runtime/gpt.mjs";
+import { characterOf, shown } from "./widget.mjs";
 
 const PALE = [243, 244, 251], INDIGO = [40, 53, 147];
-const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);
 
 
 const loadModel = () => openModel((m) => m.models?.tinygpt, "TinyGPT", "This build has no TinyGPT: run `make model`");
@@ -127,12 +127,12 @@ export function mount(root) {
   const status = el("p", { class: "lllm-inside__status", role: "status" }, "Loading TinyGPT…");
   const saving = el("p", { class: "lllm-inside__saving" });
   const slider = input("position", 0, { type: "range", min: 0, max: 0, step: 1, disabled: true });
-  slider.setAttribute("aria-label", "position in the text");
+  slider.setAttribute("aria-label", "character of the text");
   const positionLabel = el("span", { class: "lllm-inside__pos" });
   const text = el("p", { class: "lllm-inside__text", "aria-hidden": "true" });
   const heads = el("div", { class: "lllm-inside__stages" });
   root.replaceChildren(el("div", { class: "lllm-inside__controls" }, field("prompt", prompt), field("seed", seed), field("length", length), go),
-    status, saving, text, el("div", { class: "lllm-inside__scrub" }, field("position", slider), positionLabel), heads);
+    status, saving, text, el("div", { class: "lllm-inside__scrub" }, field("character", slider), positionLabel), heads);
   let trace = null;
   const show = () => {
     let p = Number(slider.value);
@@ -141,7 +141,8 @@ export function mount(root) {
     root.lllmView = view;
     text.replaceChildren(...trace.ids.map((id, q) => el(q === p ? "mark" : "span",
       { class: q < trace.promptLength ? "lllm-inside__prompt" : null, "data-position": q }, shown(trace.vocab[id]))));
-    positionLabel.textContent = `position ${p} of ${trace.ids.length - 1}: ${JSON.stringify(view.char)} attends over ${view.keys.length} characters`;
+    positionLabel.textContent = `${characterOf(p, trace.ids.length)}: ${JSON.stringify(view.char)} attends over ${view.keys.length} characters`;
+    slider.setAttribute("aria-valuetext", `${characterOf(p, trace.ids.length)}: ${JSON.stringify(view.char)}`);
     heads.replaceChildren(el("p", { class: "lllm-inside__legend" }, "One row per head, one column per character it can see (itself and "
       + "those before it); pale is 0, indigo 1, and each row sums to 1. A table wider than the screen opens "
       + "scrolled to the characters with the most attention; scroll left for the older ones."),

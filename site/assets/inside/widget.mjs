@@ -8,6 +8,9 @@
 // thread (a run takes well under a millisecond). Moving a knob recomputes the selected position's
 // distribution and draw from the logits already in hand; only Generate runs the model again.
 //
+// "Start here" (guide.mjs) leads a first visit through the parts marked data-part, in order.
+// Readers count characters from 1 ("character 4 of 44"); the view's position, as the terminal's
+// --position, counts from 0.
 // For tests and curious readers: root.dataset.state is loading | ready | running | error,
 // root.dataset.runs counts model runs, root.lllmView is the shown view (the object
 // `python -m lllm inside --json` prints) and root.lllmTrace the text and its per-position outputs.
@@ -19,6 +22,7 @@ import { openModel } from "./session.mjs";
 import { Mulberry32, sample } from "../runtime/sampler.mjs";
 import { positionView } from "./draw.mjs";
 import { heatmap, stageTable } from "./heatmap.mjs";
+import { startHere } from "./guide.mjs";
 
 const STAGES = [["input_gate", "input gate i"], ["forget_gate", "forget gate f"], ["output_gate", "output gate o"],
   ["candidate", "candidate g"], ["cn", "cell state c"], ["hn", "hidden state h"]];
@@ -91,29 +95,36 @@ function render(parts, view) {
   const { vocab } = parts.trace;
   parts.text.replaceChildren(...parts.trace.ids.map((id, p) => el(p === view.position ? "mark" : "span",
     { class: p < parts.trace.promptLength ? "lllm-inside__prompt" : null, "data-position": p }, shown(vocab[id]))));
-  parts.positionLabel.textContent = `position ${view.position} of ${parts.trace.ids.length - 1}`;
+  parts.positionLabel.textContent = characterOf(view.position, parts.trace.ids.length);
+  parts.slider.setAttribute("aria-valuetext", `${characterOf(view.position, parts.trace.ids.length)}: ${spoken(view.char)}`);
   parts.stages.replaceChildren(...stagesOf(view, vocab));
+  parts.guide.refresh();
 }
+
+/** A position (from 0) as readers count: "character 4 of 44". */
+export const characterOf = (position, count) => `character ${position + 1} of ${count}`;
 
 /** The view's stages, as this page draws them: input, embedding, each layer's gates and states, the cut, the draw. */
 export function stagesOf(view, vocab) {
-  const stages = [el("h3", {}, "1 · Input character"),
-    el("p", { class: "lllm-inside__char" }, el("code", {}, shown(view.char)), ` ${spoken(view.char)}, id ${view.id}`),
+  const stages = [el("h3", { "data-part": "char" }, "1 · Input character"),
+    el("p", { class: "lllm-inside__char", "data-part": "char" }, el("code", {}, shown(view.char)), ` ${spoken(view.char)}, id ${view.id}`),
     el("h3", {}, `2 · Embedding (${view.embedding.length} numbers)`),
     heatmap(view.embedding, { signed: true, label: "embedding" }), stageTable([["embedding", view.embedding]], "embedding")];
   view.layers.forEach((layer, l) => {
-    stages.push(el("h3", {}, `3 · LSTM layer ${l}: gates, candidate, cell and hidden state (${layer.hn.length} units each)`));
-    const grid = el("div", { class: "lllm-inside__grid" });
+    stages.push(el("h3", { "data-part": "state" }, `3 · LSTM layer ${l}: gates, candidate, cell and hidden state (${layer.hn.length} units each)`));
+    const grid = el("div", { class: "lllm-inside__grid", "data-part": "state" });
     for (const [key, name] of STAGES)
       grid.append(el("figure", { "data-stage": key, "data-layer": l }, el("figcaption", {}, name),
         heatmap(layer[key], { signed: !key.endsWith("_gate"), label: `layer ${l} ${name}` })));
-    stages.push(el("p", { class: "lllm-inside__legend" }, "Gates: pale is 0, indigo 1. Candidate, cell and hidden state: "
+    stages.push(el("p", { class: "lllm-inside__legend", "data-part": "state" }, "Gates: pale is 0, indigo 1. Candidate, cell and hidden state: "
       + "orange below 0, pale 0, indigo above 0. One cell per unit, left to right, top to bottom."), grid, stageTable(STAGES.map(([key, name]) => [name, layer[key]]), `layer ${l}`));
   });
-  stages.push(el("h3", {}, "4 · Logits, softmax and the cut"), distribution(view, vocab));
-  stages.push(el("h3", {}, "5 · The draw"), drawText(view));
+  stages.push(el("h3", { "data-part": "probs" }, "4 · Logits, softmax and the cut"), part(distribution(view, vocab), "probs"));
+  stages.push(el("h3", { "data-part": "draw" }, "5 · The draw"), part(drawText(view), "draw"));
   return stages;
 }
+
+const part = (node, key) => { node.dataset.part = key; return node; };
 
 export function drawText(view) {
   const d = view.draw;
@@ -121,7 +132,7 @@ export function drawText(view) {
     view.next ? `Nothing is drawn here: the next character, ${spoken(view.next.char)}, is the prompt's.` : "");
   const lead = d.uniform === null
     ? "Temperature 0 is greedy: the largest logit wins and no random number is used."
-    : `Draw ${d.index} uses random number u = ${d.uniform.toFixed(6)}. The kept weights sum to ${d.total.toFixed(6)}, so the target is u × total = ${d.target.toFixed(6)}; walking the kept characters in order, the first whose running sum passes it is`;
+    : `Draw ${d.index + 1} uses random number u = ${d.uniform.toFixed(6)}. The kept weights sum to ${d.total.toFixed(6)}, so the target is u × total = ${d.target.toFixed(6)}; walking the kept characters in order, the first whose running sum passes it is`;
   return el("p", { class: "lllm-inside__draw", "data-char": d.char, "data-uniform": d.uniform ?? "" },
     lead, " ", el("strong", {}, `${spoken(d.char)}.`),
     view.next && view.next.char !== d.char ? ` (The text has ${spoken(view.next.char)}: it was drawn with the knobs Generate used.)` : "");
@@ -144,20 +155,21 @@ export function mount(root) {
   const go = el("button", { type: "button", class: "md-button md-button--primary" }, "Generate");
   const status = el("p", { class: "lllm-inside__status", role: "status" }, "Loading the model…");
   const slider = input("position", 0, { type: "range", min: 0, max: 0, step: 1, disabled: true });
-  slider.setAttribute("aria-label", "position in the text");
+  slider.setAttribute("aria-label", "character of the text");
   const prev = el("button", { type: "button", class: "md-button", disabled: true }, "◀ previous");
   const next = el("button", { type: "button", class: "md-button", disabled: true }, "next ▶");
   const positionLabel = el("span", { class: "lllm-inside__pos" });
-  const text = el("p", { class: "lllm-inside__text", "aria-hidden": "true" });
+  const text = el("p", { class: "lllm-inside__text", "aria-hidden": "true", "data-part": "char" });
   const stages = el("div", { class: "lllm-inside__stages", "aria-live": "off" });
-  root.replaceChildren(
+  const guide = startHere(root, { focusFirst: slider });
+  root.replaceChildren(guide.box,
     el("div", { class: "lllm-inside__controls" }, field("prompt", prompt), field("seed", seed), field("length", length), go),
     el("div", { class: "lllm-inside__controls" }, field("temperature", temperature), tOut,
       field("top-k", topK), field("top-p", topP), pOut),
     status, text,
-    el("div", { class: "lllm-inside__scrub" }, prev, field("position", slider), next, positionLabel),
+    el("div", { class: "lllm-inside__scrub", "data-part": "char" }, prev, field("character", slider), next, positionLabel),
     stages);
-  const parts = { text, stages, positionLabel, trace: null };
+  const parts = { text, stages, positionLabel, slider, guide, trace: null };
   const knobs = () => ({ temperature: Number(temperature.value), topK: Math.max(0, Math.floor(Number(topK.value) || 0)), topP: Number(topP.value) });
   const show = () => {
     if (!parts.trace) return;

@@ -3,12 +3,18 @@
 // weights as an ONNX model made in this tab (onnx.mjs), kept in this browser as "your trained model"
 // (yours.mjs) for every page's generation, offered for download with its card, and run here by the
 // same onnxruntime-web code as the site's own models (window.lllm, ../runtime/model.mjs).
+// Early stopping (early.mjs) watches each checkpoint's validation loss: the learner chooses to keep
+// the last weights, keep the best ones, or stop once validation has not improved for N checkpoints.
+// "Your saved model" (saved.mjs) shows the stored model whenever the page opens, after a reload too.
 // Read train-worker.mjs first. State for tests: root.dataset.state (idle, training, paused, stopped,
-// done, error) and root.dataset.exported ("yes" once the model is stored); root.lllmTrain holds the
-// numbers shown.
+// done, error), root.dataset.exported ("yes" once the model is stored) and root.dataset.stoppedEarly
+// (the step, when early stopping ended the run); root.lllmTrain holds the numbers shown.
 
-import { el, field, input, svgCanvas, table } from "../runtime/dom.mjs";
+import { el, field, input, select, table } from "../runtime/dom.mjs";
+import { drawCurves } from "./curves.mjs";
+import { MODES, earlyStop } from "./early.mjs";
 import { toOnnx } from "./onnx.mjs";
+import { downloadLinks, savedPanel } from "./saved.mjs";
 import { YOURS, sha256Hex, storeYours } from "./yours.mjs";
 import { countParameters } from "./tinyllm.mjs";
 
@@ -21,30 +27,6 @@ const KNOBS = [
 ];
 const EVERY = 50;   // steps between checkpoints
 const STAGES = { forward: "#stage-forward", loss: "#stage-loss", backward: "#stage-backward", update: "#stage-update" };
-
-/** The loss curves: training (mean over each checkpoint's steps) and validation, against the step. */
-function drawCurves(box, points) {
-  const W = 600, H = 220, pad = 36;
-  const { svg, add } = svgCanvas({ viewBox: `0 0 ${W} ${H}`, class: "lllm-train__svg", role: "img",
-    "aria-label": "Training and validation loss against the step; the table below has the same numbers" });
-  const all = points.flatMap((p) => [p.train, p.validation]).filter((v) => v !== null);
-  const top = Math.max(...all, 1), maxStep = Math.max(...points.map((p) => p.step), 1);
-  const x = (s) => pad + ((W - 2 * pad) * s) / maxStep, y = (v) => H - pad - ((H - 2 * pad) * v) / top;
-  add("line", { x1: pad, y1: H - pad, x2: W - pad, y2: H - pad, class: "lllm-train__axis" });
-  add("line", { x1: pad, y1: pad, x2: pad, y2: H - pad, class: "lllm-train__axis" });
-  add("text", { x: pad, y: H - 8, class: "lllm-train__label" }, "0");
-  add("text", { x: W - pad, y: H - 8, "text-anchor": "end", class: "lllm-train__label" }, `step ${maxStep}`);
-  add("text", { x: 4, y: pad, class: "lllm-train__label" }, top.toFixed(1));
-  for (const [key, cls] of [["train", "lllm-train__line--train"], ["validation", "lllm-train__line--val"]]) {
-    const kept = points.filter((p) => p[key] !== null);
-    if (kept.length) add("polyline", { points: kept.map((p) => `${x(p.step)},${y(p[key])}`).join(" "), class: `lllm-train__line ${cls}` });
-  }
-  add("line", { x1: W - 250, y1: 18, x2: W - 220, y2: 18, class: "lllm-train__line lllm-train__line--train" });
-  add("text", { x: W - 214, y: 22, class: "lllm-train__label" }, "training");
-  add("line", { x1: W - 140, y1: 18, x2: W - 110, y2: 18, class: "lllm-train__line lllm-train__line--val" });
-  add("text", { x: W - 104, y: 22, class: "lllm-train__label" }, "validation");
-  box.replaceChildren(svg);
-}
 
 export function mount(root) {
   if (root.dataset.lllmReady) return;
@@ -59,6 +41,11 @@ export function mount(root) {
   const go = button("Train", true), pause = button("Pause"), stop = button("Stop");
   pause.disabled = stop.disabled = true;
   knobs.append(go, pause, stop);
+  const mode = select("early", Object.entries(MODES), "off");
+  const patience = input("patience", 3, { type: "number", min: 1, max: 1000, step: 1 });
+  const early = el("div", { class: "lllm-train__controls" }, field("when validation loss stops improving", mode, "lllm-train__field"),
+    field("after checkpoints without improvement", patience, "lllm-train__field"));
+  const saved = savedPanel({ onChange: (card) => { write.disabled = !card; } });
 
   const stage = el("p", { class: "lllm-train__stage" }, "Not training yet.");
   const news = el("p", { class: "lllm-train__news", role: "status" });          // checkpoints, for screen readers
@@ -83,9 +70,11 @@ export function mount(root) {
   const exportBox = el("div", { class: "lllm-train__export" }, exportBtn, exportNote, downloads,
     el("div", { class: "lllm-train__controls" }, field("prompt", gen.prompt), field("seed", gen.seed),
       field("temperature", gen.temperature), field("length", gen.length), write), written, command);
-  root.replaceChildren(knobs, stage, news, chart, lossTable, samplesBox, exportBox);
+  root.replaceChildren(saved.box, knobs, early, stage, news, chart, lossTable, samplesBox, exportBox);
+  saved.load();
 
-  const state = { seen: {}, ms: [], points: [], weights: null, config: null, vocab: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null };
+  const fresh = () => ({ seen: {}, ms: [], points: [], weights: null, best: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null });
+  const state = { ...fresh(), config: null, vocab: null, watch: earlyStop() };
   root.lllmTrain = state;
   let worker = null, frame = 0, startedAt = 0;
   const setState = (s) => { root.dataset.state = s; };
@@ -101,18 +90,24 @@ export function mount(root) {
   };
   const addPoint = (p) => {
     state.points.push(p);
-    drawCurves(chart, state.points);
-    lossRows.tBodies[0].append(el("tr", {}, el("td", {}, String(p.step)), el("td", {}, p.train?.toFixed(4) ?? "–"), el("td", {}, p.validation.toFixed(4))));
+    state.turn = drawCurves(chart, state.points);
+    lossRows.tBodies[0].replaceChildren(...state.points.map((q) => el("tr", { class: q === state.turn ? "lllm-train__best" : null },
+      el("td", {}, String(q.step)), el("td", {}, q.train?.toFixed(4) ?? "–"),
+      el("td", {}, q.validation.toFixed(4) + (q === state.turn ? " (lowest)" : "")))));
   };
+  // The weights to save: the best checkpoint's when early stopping keeps them, else the latest.
+  const chosen = () => (state.watch.keepsBest && state.best ? state.best : { ...state.points.at(-1), weights: state.weights });
   const finish = (how) => {
     setState(how);
     go.disabled = false;
     pause.disabled = stop.disabled = true;
     pause.textContent = "Pause";
     exportBtn.disabled = !state.weights;
+    mode.disabled = patience.disabled = false;
   };
 
   function onMessage({ data: m }) {
+    if (!worker) return;                      // early stopping ended it: what was on its way is stale
     if (m.type === "started") {
       Object.assign(state, { config: m.config, vocab: m.vocab, kernels: m.kernels });
       addPoint({ step: 0, train: null, validation: m.validation });
@@ -127,9 +122,13 @@ export function mount(root) {
       state.lastTrain = m.loss;
     } else if (m.type === "checkpoint") {
       Object.assign(state, { weights: m.weights, lastValidation: m.validation });
-      addPoint({ step: m.step, train: m.train, validation: m.validation });
+      const point = { step: m.step, train: m.train, validation: m.validation };
+      const { improved, stop: enough } = state.watch.observe(m.step, m.validation);
+      if (improved) state.best = { ...point, weights: m.weights };
+      addPoint(point);
       samples.append(el("li", {}, el("span", { class: "lllm-train__at" }, `step ${m.step}: `), el("code", {}, "Once" + m.sample)));
-      news.textContent = `Step ${m.step}: validation loss ${m.validation.toFixed(3)}.`;
+      news.textContent = `Step ${m.step}: validation loss ${m.validation.toFixed(3)}.${state.turn ? ` It was lowest at step ${state.turn.step}.` : ""}`;
+      if (enough) stopEarly(m.step);
     } else if (m.type === "paused") {
       state.weights = m.weights;
       setState("paused");
@@ -140,12 +139,23 @@ export function mount(root) {
       worker.terminate();
       worker = null;
       finish("done");
-      stage.textContent = `Done: ${m.step} steps in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`;
+      stage.textContent = `Done: ${m.step} steps in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.${keptNote()}`;
       saveModel();
     } else if (m.type === "error") {
       finish("error");
       stage.textContent = `Training failed: ${m.error}`;
     }
+  }
+
+  const keptNote = () => (state.watch.keepsBest && state.best && state.best.step !== state.points.at(-1).step
+    ? ` Saving the weights of step ${state.best.step}, where validation loss was lowest.` : "");
+  function stopEarly(step) {
+    worker?.terminate();
+    worker = null;
+    finish("done");
+    root.dataset.stoppedEarly = String(step);
+    stage.textContent = `Stopped early after step ${step}: validation loss has not improved for ${state.watch.patience} checkpoints.${keptNote()}`;
+    saveModel();
   }
 
   go.addEventListener("click", () => {
@@ -155,7 +165,12 @@ export function mount(root) {
       stage.textContent = "Hidden units must be at least 1, the learning rate above 0 and the seed a whole number.";
       return;
     }
-    Object.assign(state, { seen: {}, ms: [], points: [], weights: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null });
+    if (!(Number.isInteger(Number(patience.value)) && Number(patience.value) >= 1)) {
+      stage.textContent = "The number of checkpoints without improvement must be a whole number, at least 1.";
+      return;
+    }
+    Object.assign(state, fresh(), { watch: earlyStop({ mode: mode.value, patience: Number(patience.value) }) });
+    delete root.dataset.stoppedEarly;
     samples.replaceChildren();
     lossRows.tBodies[0].replaceChildren();
     chart.replaceChildren();
@@ -165,7 +180,7 @@ export function mount(root) {
     startedAt = performance.now();
     worker.postMessage({ type: "start", settings, steps: state.total, every: EVERY });
     setState("training");
-    go.disabled = exportBtn.disabled = true;
+    go.disabled = exportBtn.disabled = mode.disabled = patience.disabled = true;   // the run keeps the choice it started with
     pause.disabled = stop.disabled = false;
     stage.textContent = "Starting…";
   });
@@ -179,28 +194,30 @@ export function mount(root) {
     worker?.terminate();              // ends it now, even mid-step
     worker = null;
     finish("stopped");
-    stage.textContent = `Stopped after step ${state.step}.${state.weights ? " The weights of the last checkpoint can be saved." : ""}`;
+    stage.textContent = `Stopped after step ${state.step}.${state.weights ? ` The weights of the ${state.watch.keepsBest ? "best" : "last"} checkpoint can be saved.` : ""}`;
   });
   exportBtn.addEventListener("click", saveModel);
 
   async function saveModel() {
     if (!state.weights) return;
     exportNote.textContent = "Writing the ONNX model…";
-    const bytes = toOnnx(state.weights, state.config);
-    const last = state.points.at(-1);
+    const kept = chosen(), last = state.points.at(-1);
+    const bytes = toOnnx(kept.weights, state.config);
     const card = { format: "lllm.tinyllm/1", vocab: state.vocab, config: { ...state.config, epochs: 1 },
-      metrics: { steps: last.step, final_loss: last.train, validation_loss: last.validation, trained_in: "a browser tab (/tinyllm/train/)" },
-      parameters: countParameters(state.weights), onnx_file: `${YOURS}.onnx`, onnx_sha256: await sha256Hex(bytes), preset: "trained in the tab" };
+      metrics: { steps: kept.step, final_loss: kept.train, validation_loss: kept.validation, trained_steps: last.step,
+        early_stopping: state.watch.mode, trained_at: new Date().toISOString(), trained_in: "a browser tab (/tinyllm/train/)" },
+      parameters: countParameters(kept.weights), onnx_file: `${YOURS}.onnx`, onnx_sha256: await sha256Hex(bytes), preset: "trained in the tab" };
     state.card = card;
     state.onnx = bytes;
-    const link = (data, name, type) => el("a", { href: URL.createObjectURL(new Blob([data], { type })), download: name, class: "md-button" }, `Download ${name}`);
-    downloads.replaceChildren(link(bytes, `${YOURS}.onnx`, "application/octet-stream"), " ", link(JSON.stringify(card, null, 1), `${YOURS}.json`, "application/json"));
+    downloads.replaceChildren();
     try {
       await storeYours(bytes, card);
-      exportNote.textContent = `Saved in this browser as your model (${(bytes.length / 1024).toFixed(0)} KB, after step ${last.step}): the playground offers it too, and the ReAct demo and time travel as a brain.`;
+      exportNote.textContent = `Saved in this browser as your model (${(bytes.length / 1024).toFixed(0)} KB, the weights of step ${kept.step}): the playground offers it too, and the ReAct demo and time travel as a brain.`;
+      await saved.load();
       root.dataset.exported = "yes";
     } catch (e) {
-      exportNote.textContent = `The model could not be saved in this browser (${e.message}); the downloads still work.`;
+      exportNote.textContent = `The model could not be saved in this browser (${e.message}); download its two files instead.`;
+      downloads.replaceChildren(...downloadLinks(bytes, card));
     }
     write.disabled = false;
   }

@@ -5,6 +5,7 @@
 //
 //   await storeYours(onnxBytes, card)        // the train page, after an export
 //   await readYours()                        // -> {bytes, card} or null (nothing trained here yet)
+//   await discardYours()                     // the train page's Discard: no model kept any more
 
 export const YOURS = "tinyllm-yours";
 const CACHE = "tinyllm-yours";
@@ -38,4 +39,9 @@ export async function readYours() {
   const [model, card] = await Promise.all([cache.match(MODEL_URL), cache.match(CARD_URL)]);
   if (!model || !card) return null;
   return { bytes: new Uint8Array(await model.arrayBuffer()), card: await card.json() };
+}
+
+/** Forget the stored model: every page then says that none was trained in this browser. */
+export async function discardYours() {
+  if (globalThis.caches) await caches.delete(CACHE);
 }
