@@ -102,6 +102,7 @@ bench: venv models
 	$(PY) bench/page_bench.py
 	$(PY) bench/page_sandbox_bench.py
 	$(PY) bench/train_tab_bench.py
+	node bench/train_tab_overfit.mjs
 	$(PY) bench/engine_bench.py --out bench/results/first-visit.md
 	$(PY) bench/byte_budget.py
 	$(PY) bench/lighthouse_bench.py --out bench/results/lighthouse.md

@@ -103,7 +103,7 @@ def render(view: dict) -> str:
     """The view as the text the terminal prints, stage by stage."""
     text, p = view["text"], view["position"]
     lines = [f"text      {text!r}",
-             f"position  {p} of {len(text)}: reads {view['char']!r} (id {view['id']})",
+             f"position  {p} (character {p + 1} of {len(text)}, as the page counts): reads {view['char']!r} (id {view['id']})",
              f"embedding ({len(view['embedding'])} numbers)  {_first(view['embedding'])}"]
     names = {"input_gate": "input gate i", "forget_gate": "forget gate f", "output_gate": "output gate o",
              "candidate": "candidate g", "cn": "cell c", "hn": "hidden h"}
