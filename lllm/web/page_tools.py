@@ -47,8 +47,7 @@ from lllm.agents.grounding import label
 from lllm.agents.react import Outcome, grounding, run_react, trajectory_json
 from lllm.agents.tools import Tool
 from lllm.services.mcp_tools import checked_caller, spec_of
-from lllm.web.demos import _steps, browser_models, make_brain
-from lllm.web.yourmodel import _settle
+from lllm.web.demos import MAX_STEPS_LIMIT, browser_models, make_brain
 
 __all__ = ["BRAINS", "McpPageError", "browser_models", "page_call", "run_demo", "run_json"]
 
@@ -60,6 +59,14 @@ class McpPageError(RuntimeError):
     """The server could not be used from the page (stopped, refusing, not MCP): the page's one sentence."""
 
 
+def settled(answer: Any) -> Any:
+    """As browser.py: a Promise (the JSPI path) is blocked on; a value (the Atomics path) is the answer."""
+    if not hasattr(answer, "then"):
+        return answer
+    from pyodide.ffi import run_sync
+    return run_sync(answer)
+
+
 def page_call(url: str) -> Callable[[str, dict], str]:
     """`call_json(name, arguments) -> text` for the server at `url`, sent by the page: a tool's error
     result is a ValueError (an observation), a server that cannot be used McpPageError."""
@@ -69,7 +76,7 @@ def page_call(url: str) -> Callable[[str, dict], str]:
         except ImportError:
             raise McpPageError("the page sends MCP calls; in a terminal use --tools-from URL") from None
         try:
-            answer = json.loads(str(_settle(_lllm_page.mcp(json.dumps({"url": url, "name": name, "arguments": arguments})))))
+            answer = json.loads(str(settled(_lllm_page.mcp(json.dumps({"url": url, "name": name, "arguments": arguments})))))
         except Exception as error:          # the page's sentence (a JavaScript Error) as ours
             raise McpPageError(str(error).removeprefix("Error: ")) from None
         if answer["isError"]:
@@ -78,8 +85,8 @@ def page_call(url: str) -> Callable[[str, dict], str]:
     return call_json
 
 
-def checked(p: dict) -> tuple[str, list[dict], str]:
-    """(url, listed tools, brain) from the widget's params; ValueError in one sentence otherwise."""
+def checked(p: dict) -> tuple[str, list[dict], str, int]:
+    """(url, listed tools, brain, max_steps) from the widget's params; ValueError in one sentence otherwise."""
     url, listed, brain = p.get("url"), p.get("tools"), p.get("brain", "tinyllm-agent")
     if not isinstance(url, str) or not LOOPBACK.fullmatch(url):
         raise ValueError(f"the MCP server must be on this computer, http://127.0.0.1:PORT/mcp, got {url!r}")
@@ -89,15 +96,18 @@ def checked(p: dict) -> tuple[str, list[dict], str]:
         raise ValueError("the MCP server lists no tools, so the agent would have nothing to call")
     if brain not in BRAINS:
         raise ValueError(f"brain {brain!r} is not one of: {', '.join(BRAINS)}")
-    return url, listed, brain
+    steps = p.get("max_steps", 5)
+    if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_STEPS_LIMIT:
+        raise ValueError(f"max_steps must be between 1 and {MAX_STEPS_LIMIT}, got {steps!r}")
+    return url, listed, brain, steps
 
 
 def run_demo(params: Any, models: dict | None = None, call_json: Callable[[str, dict], str] | None = None) -> dict:
     """One goal with the server's tools; bad input is {"ok": False, "error": ...}, never a traceback."""
     try:
-        url, listed, brain = checked(params if isinstance(params, dict) else {})
-        max_steps, model = _steps(params, 5), make_brain(brain, models=models)
-        return run_goal(params.get("goal", ""), listed, model, max_steps, call_json or page_call(url))
+        url, listed, brain, max_steps = checked(params if isinstance(params, dict) else {})
+        return run_goal(params.get("goal", ""), listed, make_brain(brain, models=models), max_steps,
+                        call_json or page_call(url))
     except ValueError as error:
         return {"ok": False, "error": str(error)}
 

@@ -135,3 +135,32 @@ def test_the_console_shows_only_the_refusals_the_scenario_asked_for(engine_run):
     unexpected = [line for line in engine_run["console"]
                   if not any(word in line for word in (*ports, "Failed to load resource", "CORS"))]
     assert unexpected == [], engine_run["console"]
+
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SERIOUS = """(root) => axe.run(document.querySelector(root), {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}})
+  .then(r => r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id))"""
+
+
+def test_chromium_lists_tools_by_keyboard_at_390_px_and_axe_finds_nothing_serious(browser, site_server):
+    server = mcp_server("--allow-origin", site_server.url.rstrip("/"))
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(site_server.url + PAGE)
+        widget = page.locator(".lllm-mcp")
+        widget.locator("[name=mcp_url]").focus()
+        page.keyboard.press("Control+a")
+        page.keyboard.type(server.base + "/mcp")
+        page.keyboard.press("Tab")                   # the goal
+        page.keyboard.press("Tab")                   # List tools
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.querySelector('.lllm-mcp').dataset.state === 'listed'", timeout=60_000)
+        page.add_script_tag(path=str(AXE))
+        assert page.evaluate(SERIOUS, ".lllm-mcp") == []
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
+        assert widget.locator(".lllm-mcp__command").text_content() == \
+            f"python -m lllm mcp --http --port {server.port} --allow-origin {site_server.url.rstrip('/')}"
+    finally:
+        context.close()
+        server.stop()
