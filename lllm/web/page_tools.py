@@ -16,8 +16,8 @@ The widget (`site/assets/tools/mcp.mjs`) sends one JSON object,
 
 and gets back `{"ok": true, "trajectory", "trace", "calls", "sent"}`: the trajectory and the labelled
 trace as `react --json` and `--verbose` give them, each call that went to the server with its JSON
-arguments and its result or error, and the indexes of the steps whose observation came from the
-server (arguments that do not fit the tool's schema are refused here, before any call). A tool's error result is an observation, as in the terminal.
+arguments and its result or error, and the indexes of the steps whose observation the server
+gave (arguments that do not fit the tool's schema are refused here, before any call). A tool's error result is an observation, as in the terminal.
 A server that stops answering mid-run is not the model's doing: the run ends there, and the answer
 is `{"ok": false, "error": the page's sentence, ...}` with the trace so far.
 
@@ -114,16 +114,18 @@ def run_demo(params: Any, models: dict | None = None, call_json: Callable[[str, 
 
 def run_goal(goal: str, listed: list[dict], model, max_steps: int, send: Callable[[str, dict], str]) -> dict:
     """The ReAct loop on `goal` with the listed tools, each call recorded as it went to the server."""
-    calls, lost = [], []
+    calls, answered, lost = [], [], []                 # every call sent; those the server answered
 
     def recorded(name: str, arguments: dict) -> str:
         call = {"name": name, "arguments": arguments}
         calls.append(call)
         try:
             call["result"] = send(name, arguments)
+            answered.append(call)
             return call["result"]
         except ValueError as error:         # the tool's error result: an observation
             call["error"] = str(error)
+            answered.append(call)
             raise
         except McpPageError as error:       # the server is gone: the run ends at the next model call
             call["error"] = str(error)
@@ -134,15 +136,15 @@ def run_goal(goal: str, listed: list[dict], model, max_steps: int, send: Callabl
         if lost:
             raise McpPageError(lost[0])
         return model(prompt, max_new_tokens)
-    sent = []                                          # per tool run: did it send a call? (a schema refusal does not)
+    sent = []                                          # per tool run: did the server answer it? (a schema refusal is not sent)
 
     def counted(fn):
         def run(text: str) -> str:
-            before = len(calls)
+            before = len(answered)
             try:
                 return fn(text)
             finally:
-                sent.append(len(calls) > before)
+                sent.append(len(answered) > before)
         return run
     tools = [Tool(spec.name, spec.description, counted(checked_caller(spec, recorded))) for spec in map(spec_of, listed)]
     terminal = io.StringIO()

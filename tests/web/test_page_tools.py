@@ -52,4 +52,5 @@ def test_a_server_that_stops_mid_run_ends_the_run_with_its_sentence():
     out = run_demo(params(), call_json=gone)
     assert out["ok"] is False and out["error"].startswith("Nothing answers at")
     assert out["trajectory"]["stop_reason"] == "predictor error" and len(out["trajectory"]["steps"]) == 2
+    assert out["sent"] == [] and out["calls"][0]["error"].startswith("Nothing answers at")   # no answer to mark
     assert json.dumps(out)                            # the widget parses it

@@ -34,6 +34,8 @@ export class McpError extends Error {
   constructor(message) { super(message); this.name = "McpError"; }
 }
 
+class SessionGone extends McpError {}   // 404 for a session the server no longer has (it was restarted)
+
 /** The server's address as the reader wrote it, checked: http://127.0.0.1:PORT/PATH or localhost. */
 export function serverUrl(url) {
   const text = String(url ?? "").trim();
@@ -80,9 +82,9 @@ async function post(url, method, params, ms) {
     response = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
       mode: "cors", credentials: "omit", signal: controller.signal });
     answered.add(url);
+    if (response.status === 404 && session.id) throw new SessionGone(`${url} forgot this page's session.`);
     if (!response.ok && response.status !== 202)
-      throw new McpError(response.status === 404 && session.id ? "session"
-        : `${url} answered ${method} with HTTP ${response.status} (${(await response.text()).replace(/\s+/g, " ").slice(0, 80)}): is this the address of an MCP server? \`lllm mcp --http\` serves at /mcp.`);
+      throw new McpError(`${url} answered ${method} with HTTP ${response.status} (${(await response.text()).replace(/\s+/g, " ").slice(0, 80)}): is this the address of an MCP server? \`lllm mcp --http\` serves at /mcp.`);
     if (id === undefined) return { result: null, response };
     const reply = await replyIn(response, id, url);
     if (reply.error) throw new McpError(`The MCP server at ${url} refused ${method}: ${reply.error.message ?? JSON.stringify(reply.error)}.`);
@@ -113,7 +115,7 @@ async function request(url, method, params, ms) {
   try {
     return (await post(url, method, params, ms)).result;
   } catch (e) {
-    if (e.message !== "session") throw e;
+    if (!(e instanceof SessionGone)) throw e;
     await connect(url);                 // the server was restarted: a new session
     return (await post(url, method, params, ms)).result;
   }
