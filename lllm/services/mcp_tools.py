@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
+import re
 import shlex
 from typing import Sequence
 
@@ -48,8 +49,8 @@ from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.services.schema_check import problems
 from lllm.services.toolcalls import ToolSpec, arguments_from_text
 
-__all__ = ["INSTALL_MCP", "ARGUMENT_NAMES", "require_mcp", "as_tools", "mcp_server", "listed_tools", "server_target",
-           "McpTools"]
+__all__ = ["INSTALL_MCP", "ARGUMENT_NAMES", "require_mcp", "as_tools", "mcp_server", "check_origin", "http_app",
+           "listed_tools", "server_target", "checked_caller", "spec_of", "McpTools"]
 
 INSTALL_MCP = "pip install 'lllm-learn[mcp]'"
 ARGUMENT_NAMES = {"calc": "expression", "lookup": "topic"}     # the one argument's name; "input" for other tools
@@ -67,17 +68,26 @@ def require_mcp() -> None:
 
 # ---- serving: ReAct tools as an MCP server --------------------------------------------------------------
 
-def tool_function(tool: Tool, argument: str):
+def tool_function(tool: Tool, argument: str, log=None):
     """`tool` as a function of one named string argument, which is how the SDK reads a tool's schema.
     A refusal (ValueError, LookupError) is raised as the SDK's ToolError, so its sentence reaches the
-    client (any other exception is reported as "Error executing tool NAME", its details kept here)."""
+    client (any other exception is reported as "Error executing tool NAME", its details kept here).
+    `log(line)`, when given, hears each call: `calc {"expression": "17 * 23"} -> 391`."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     def run(**arguments) -> str:
+        said = f"{tool.name} {json.dumps(arguments)} -> "
         try:
-            return str(tool.fn(arguments[argument]))
+            result = str(tool.fn(arguments[argument]))
         except (ValueError, LookupError) as error:
-            raise ToolError(str(error.args[0]) if error.args else str(error)) from None
+            sentence = str(error.args[0]) if error.args else str(error)
+            log and log(said + f"error: {sentence}")
+            raise ToolError(sentence) from None
+        except Exception as error:
+            log and log(said + f"error: {type(error).__name__}: {error}")
+            raise
+        log and log(said + result)
+        return result
     run.__signature__ = inspect.Signature([inspect.Parameter(argument, inspect.Parameter.KEYWORD_ONLY, annotation=str)],
                                           return_annotation=str)
     run.__annotations__ = {argument: str, "return": str}
@@ -111,17 +121,89 @@ def as_tools(value, where: str) -> tuple[Tool, ...]:
                      "returning one of those")
 
 
-def mcp_server(tools: Sequence[Tool] = DEFAULT_TOOLS, name: str = "lllm"):
+def mcp_server(tools: Sequence[Tool] = DEFAULT_TOOLS, name: str = "lllm", log=None):
     """An MCP server (the SDK's MCPServer) offering `tools`; run it with `.run()` (stdio) or serve
-    its `.streamable_http_app()`."""
+    `http_app(server, ...)`. `log(line)` hears each tool call and its result."""
     require_mcp()
     from mcp.server.mcpserver import MCPServer
     server = MCPServer(name, instructions="Tools of LLLM's ReAct agent: each takes one text argument.",
                        log_level="WARNING")
     for tool in tools:
-        server.add_tool(tool_function(tool, ARGUMENT_NAMES.get(tool.name, "input")), name=tool.name,
+        server.add_tool(tool_function(tool, ARGUMENT_NAMES.get(tool.name, "input"), log), name=tool.name,
                         description=tool.description, structured_output=False)
     return server
+
+
+# ---- serving over HTTP to web pages: the SDK's guard, and CORS for the origins named ------------------------
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+SDK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]             # the SDK's own guard on loopback
+SDK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+EXPOSED = "mcp-session-id, mcp-protocol-version"                  # response headers a page may read
+ORIGIN = re.compile(r"https?://(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]+)(:([0-9]{1,5}|\*))?")
+
+
+def check_origin(text: str) -> str:
+    """An `--allow-origin` value: one page's origin (`https://lllm.pages.dev`) or any port of one host
+    (`http://127.0.0.1:*`); ValueError in one sentence otherwise, and for `*` (every web page).
+
+    >>> check_origin("https://lllm.pages.dev/")
+    'https://lllm.pages.dev'
+    >>> check_origin("*")
+    Traceback (most recent call last):
+    ...
+    ValueError: '*' would let every web page you visit call these tools: name the page's origin, e.g. https://lllm.pages.dev
+    """
+    origin = text.strip().rstrip("/")
+    if origin == "*":
+        raise ValueError("'*' would let every web page you visit call these tools: name the page's origin, "
+                         "e.g. https://lllm.pages.dev")
+    if not ORIGIN.fullmatch(origin):
+        raise ValueError(f"{text!r} is not a web page's origin: write scheme://host[:port], e.g. https://lllm.pages.dev "
+                         "or http://127.0.0.1:8000 (no path)")
+    return origin
+
+
+def http_app(server, host: str = "127.0.0.1", origins: Sequence[str] = ()):
+    """The server as an ASGI app for streamable HTTP at /mcp. On loopback the SDK refuses a Host that
+    is not this machine (421) and an Origin that is not loopback's or named (403); the pages of
+    `origins` also get CORS (their preflight answered, their answers and the session header readable)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+    security = None
+    if host in LOOPBACK:
+        ports = [o[:-2] for o in origins if o.endswith(":*")]       # the SDK's ":*" needs a port; a page may have none
+        security = TransportSecuritySettings(allowed_hosts=SDK_HOSTS, allowed_origins=[*SDK_ORIGINS, *origins, *ports])
+    app = server.streamable_http_app(host=host, transport_security=security)
+    return with_cors(app, origins) if origins else app
+
+
+def with_cors(app, origins: Sequence[str]):
+    """`app` with CORS for the pages of `origins` (lllm/services/door.py's matcher and headers);
+    any other request goes to `app` untouched, whose guard decides."""
+    from lllm.services.door import cors_headers, origin_matcher
+    allowed = origin_matcher(tuple(origins))
+
+    async def cors(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        extra, named = cors_headers(headers.get("origin"), allowed, headers)
+        if not (named and extra):
+            return await app(scope, receive, send)
+        if scope["method"] == "OPTIONS" and "access-control-allow-methods" in extra:     # a preflight
+            extra["access-control-allow-methods"] = "GET, POST, DELETE, OPTIONS"
+            await send({"type": "http.response.start", "status": 204,
+                        "headers": [(k.encode(), v.encode()) for k, v in extra.items()]})
+            return await send({"type": "http.response.body", "body": b""})
+        extra["access-control-expose-headers"] = EXPOSED
+
+        async def send_with_cors(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *((k.encode(), v.encode()) for k, v in extra.items())]}
+            await send(message)
+        await app(scope, receive, send_with_cors)
+    return cors
 
 
 def listed_tools(target) -> list:
@@ -166,6 +248,30 @@ def first_reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
+def checked_caller(spec: ToolSpec, call_json):
+    """The function a ReAct Tool runs: argument text -> JSON arguments, checked against the tool's
+    schema -> `call_json(name, arguments)` -> text. The page's MCP tools (lllm/web/page_tools.py)
+    run the same, so a goal sends the same arguments from the page as from a terminal.
+
+    >>> calc = checked_caller(ToolSpec("calc", "", {"type": "object", "required": ["expression"],
+    ...     "properties": {"expression": {"type": "string"}}}), lambda name, arguments: f"{name} {arguments}")
+    >>> calc("17 * 23")
+    "calc {'expression': '17 * 23'}"
+    """
+    def call(text: str) -> str:
+        arguments = arguments_from_text(text, spec)
+        wrong = problems(arguments, spec.parameters)
+        if wrong:
+            raise ValueError(f"the arguments of {spec.name} do not fit its schema: {'; '.join(wrong)}")
+        return call_json(spec.name, arguments)
+    return call
+
+
+def spec_of(listed: dict) -> ToolSpec:
+    """A `tools/list` entry (its JSON: name, description, inputSchema) as a ToolSpec."""
+    return ToolSpec(listed["name"], listed.get("description") or "", dict(listed.get("inputSchema") or {"type": "object"}))
+
+
 class McpTools:
     """A connection to one MCP server, open while the `with` block runs: `tools` are its tools as
     ReAct Tools, `listed` the server's own descriptions. `target` is a SPEC or anything the SDK's
@@ -192,7 +298,7 @@ class McpTools:
             self.stack.close()
             raise ValueError(f"cannot use the MCP server {self.spec}: {first_reason(error)}") from None
         specs = [ToolSpec(t.name, t.description or "", dict(t.input_schema or {"type": "object"})) for t in self.listed]
-        self.tools = tuple(Tool(spec.name, spec.description, self.caller(spec)) for spec in specs)
+        self.tools = tuple(Tool(spec.name, spec.description, checked_caller(spec, self.call_json)) for spec in specs)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -222,12 +328,3 @@ class McpTools:
     def json_caller(self, name: str):
         return lambda **arguments: self.call_json(name, arguments)
 
-    def caller(self, spec: ToolSpec):
-        """The function a ReAct Tool runs: argument text -> checked JSON arguments -> the call -> text."""
-        def call(text: str) -> str:
-            arguments = arguments_from_text(text, spec)
-            wrong = problems(arguments, spec.parameters)
-            if wrong:
-                raise ValueError(f"the arguments of {spec.name} do not fit its schema: {'; '.join(wrong)}")
-            return self.call_json(spec.name, arguments)
-        return call

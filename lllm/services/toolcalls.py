@@ -46,6 +46,7 @@ Usage:
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import uuid
@@ -58,6 +59,8 @@ __all__ = ["ToolSpec", "ToolRequestError", "Reply", "CHOICES", "read_tools", "re
            "tool_prompt", "parse_reply", "arguments_from_text", "argument_text", "forced_prefix", "call_deltas"]
 
 NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")   # OpenAI's rule for a function's name
+TEXT_CALLS = "Calling tools:"                   # how smolagents writes its agent's calls back into the history
+ANSWER_TOOL = "final_answer"                    # smolagents' agents end by calling a tool of this name
 CHOICES = ("none", "auto", "required")
 
 
@@ -201,11 +204,17 @@ def tool_prompt(messages, tools: tuple[ToolSpec, ...], choice: str = "auto") -> 
             raise ToolRequestError(f"messages[{pending[unanswered][2]}]: the tool call {unanswered!r} has no tool "
                                    f"message answering it before {where}", f"messages[{pending[unanswered][2]}]")
         text = text_of(message, where)
+        flattened = text_calls(text) if role == "assistant" else None
         if role in ("system", "developer"):
             lines.append(text + "\n" if text else "")
+        elif role == "user" and text.startswith("Observation:") and asked:      # smolagents' tool response
+            lines.append(f"Observation: {text.removeprefix('Observation:').strip()[:MAX_OBSERVATION_CHARS]}\n")
         elif role == "user":
-            lines.append(f"Question: {text}\n")
+            lines.append(f"Question: {text.removeprefix('New task:').strip()}\n")
             asked = True
+        elif flattened is not None:                                             # smolagents' tool calls, as text
+            lines.append("".join(f"Action: {name}[{argument_text(arguments, next((t for t in tools if t.name == name), None))}]\n"
+                                 for name, arguments in flattened))
         elif role == "assistant" and message.get("tool_calls"):
             thought = thought_of(message, where) or text
             lines.append(f"Thought: {thought}\n" if thought else "")
@@ -229,6 +238,24 @@ def tool_prompt(messages, tools: tuple[ToolSpec, ...], choice: str = "auto") -> 
     if not asked:
         raise ToolRequestError("with tools, messages need a user message: the question", "messages")
     return "".join(lines)
+
+
+def text_calls(text: str) -> list[tuple[str, str]] | None:
+    """The calls in smolagents' flattened assistant message (`Calling tools:` and a Python list of
+    OpenAI-shaped calls), as (name, JSON arguments); None for any other text. smolagents sends its
+    agent's calls and their results back as text, not as tool messages, so the template reads them here.
+
+    >>> text_calls("Calling tools:\\n[{'id': 'c1', 'type': 'function', 'function': {'name': 'calc', 'arguments': {'expression': '17 * 23'}}}]")
+    [('calc', '{"expression": "17 * 23"}')]
+    """
+    if not text.startswith(TEXT_CALLS):
+        return None
+    try:
+        calls = ast.literal_eval(text[len(TEXT_CALLS):].strip())
+        found = [(call["function"]["name"], call["function"]["arguments"]) for call in calls]
+    except (ValueError, SyntaxError, TypeError, KeyError, MemoryError, RecursionError):
+        return None
+    return [(name, arguments if isinstance(arguments, str) else json.dumps(arguments)) for name, arguments in found]
 
 
 def argument_text(arguments: str, spec: ToolSpec | None) -> str:
@@ -287,11 +314,14 @@ def parse_reply(text: str, tools: tuple[ToolSpec, ...], choice: str = "auto", ca
     """What the model wrote, as OpenAI's reply: a tool call checked against its schema, a final
     answer as text, or the whole text with the reason it is not a call."""
     step = parse_step(text)
+    action = step.action
     if step.final is not None:
-        return Reply(step.final, thought=step.thought)
-    if step.action is None or choice == "none":
-        return Reply(text.strip(), problem="the model wrote no Action" if step.action is None else None)
-    name, argument = step.action
+        if choice == "none" or not any(t.name == ANSWER_TOOL for t in tools):
+            return Reply(step.final, thought=step.thought)
+        action = (ANSWER_TOOL, step.final)          # the request's own answer tool: the final answer is its call
+    if action is None or choice == "none":
+        return Reply(text.strip(), problem="the model wrote no Action" if action is None else None)
+    name, argument = action
     spec = next((t for t in tools if t.name == name), None)
     if spec is None:
         return Reply(text.strip(), problem=f"the model called {name}, which is not among the request's tools "

@@ -9,7 +9,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODULES = sorted(p for p in (ROOT / "lllm").rglob("*.py"))
-BROWSER_ADAPTERS = {"browser.py", "yourmodel.py"}   # the only files allowed to import js / pyodide (lazily)
+BROWSER_ADAPTERS = {"browser.py", "yourmodel.py", "page_tools.py"}   # the only files allowed to import js / pyodide (lazily)
 # The native runtime, the protocol layer, its service models and the Pydantic AI adapter use Pydantic,
 # as lllm-core does; nothing else may.
 PYDANTIC_PACKAGES = ("lllm/runtimes/native/", "lllm/protocol/", "lllm/services/", "lllm/runtimes/pydantic_ai.py", "lllm/runtimes/tactic_tools.py")

@@ -15,7 +15,7 @@ import { lllm } from "./lllm.mjs";
 // [selector, what to start, whether coming into view is enough]
 const WIDGETS = [
   [".lllm-playground", "model", true],     // generation needs only the model
-  [".lllm-demo, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-q--code", "python", false],
+  [".lllm-demo, .lllm-mcp, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-q--code", "python", false],
 ];
 const NEAR = "600px 0px";                  // about a screen ahead of the reader
 const CALLS_RUN_PYTHON = /\brun_python\b|\bProxyManager\b/;   // in a runnable cell's code

@@ -40,6 +40,7 @@ let modelWorker = null, pythonWorker = null;
 let sandboxModule = null;    // Promise of sandbox.mjs, once run_python has been called or prepared for
 let sandboxWanted = false;   // this tab has a page that can call run_python: keep its interpreter ready
 let chatModule = null;       // Promise of chat.mjs, once "your model" has been asked
+let mcpModule = null;        // Promise of ../tools/mcp-client.mjs, once the page's agent has called an MCP tool
 let nextId = 1;
 const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStderr}
 const listeners = new Set(); // status listeners
@@ -110,8 +111,10 @@ function startPython() {
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
   // run_python's interpreter (sandbox.mjs): its frame started when first called, unless prestarted
   // ... and "your model" (chat.mjs): the page calls the learner's server and streams the reply
+  // ... and an MCP server's tools (../tools/mcp-client.mjs): the page sends each tools/call
   sandbox.port1.onmessage = ({ data }) => {
     if (data.type === "chat") return (chatModule ??= import("./chat.mjs")).then((m) => m.answerChat(sandbox.port1, data));
+    if (data.type === "mcp") return (mcpModule ??= import("../tools/mcp-client.mjs")).then((m) => m.answerMcp(sandbox.port1, data));
     sandboxWanted = true;    // after a Stop it comes back ready
     return (sandboxModule ??= import("./sandbox.mjs")).then((m) => m.answerSandbox(sandbox.port1, data));
   };
@@ -311,6 +314,7 @@ export const lllm = {
     pythonWorker?.terminate();
     sandboxModule?.then((m) => m.stopSandbox());
     chatModule?.then((m) => m.stopChats());
+    mcpModule?.then((m) => m.stopCalls());
     modelWorker = pythonWorker = null;
     failAll(Object.assign(new Error("Stopped: Python was restarted, so names defined by earlier cells are gone."), { name: "Stopped" }));
     startModel();

@@ -80,6 +80,7 @@ function pageModule(port, sandbox) {
   return {
     sandbox: (message) => ask(sandbox, "sandbox", [message]),   // lllm/web/sandbox.py: run_python's interpreter
     chat: (question) => ask(sandbox, "chat", [question]),        // lllm/web/yourmodel.py: the page streams it (chat.mjs)
+    mcp: (call) => ask(sandbox, "mcp", [call]),                  // lllm/web/page_tools.py: the page sends tools/call (../tools/mcp-client.mjs)
     card_json: (name) => ask(port, "card", [name]),
     generate: (name, ids, maxNewTokens, temperature, topK, topP, rngState, stop) =>
       ask(port, "generate", [name, Array.from(ids), maxNewTokens, temperature, topK, topP, rngState, Array.from(stop ?? [])]),
