@@ -1,5 +1,6 @@
 """The JavaScript half under house rules: Biome's lint (biome.jsonc: the recommended rules over every file we write,
-the few idioms turned off each with its reason) finds nothing, warnings included.
+the few idioms turned off each with its reason) finds nothing, warnings included; and every file opens with a
+comment saying its one job, as a Python module opens with its docstring.
 
 `make node` installs Biome from the lockfile. Run `node_modules/.bin/biome lint` to see the findings.
 """
@@ -31,3 +32,16 @@ def test_every_file_we_write_passes_the_linter():
     done = lint()
     assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
     assert "Checked" in done.stdout + done.stderr       # it read the files: an empty selection would pass silently
+
+
+def opens_with_its_job(text: str) -> bool:
+    first = text.lstrip("\ufeff").splitlines()[0] if text.strip() else ""
+    return first.startswith("//") and len(first.strip("/ ")) >= 20
+
+
+def test_every_javascript_file_opens_with_a_comment_saying_its_job():
+    from test_line_budget import js_files
+    assert not opens_with_its_job("async () => {\n  // the job, too late\n}\n") and opens_with_its_job(
+        "// The quiz page's store: answers kept in localStorage.\nexport const x = 1;\n")
+    missing = [p.relative_to(ROOT).as_posix() for p in js_files() if not opens_with_its_job(p.read_text(encoding="utf-8"))]
+    assert missing == [], f"open these with a comment saying the file's one job: {missing}"
