@@ -30,7 +30,7 @@ import random
 from pathlib import Path
 
 from lllm import __version__
-from lllm.labs.final.variants import VARIANTS, exercise
+from lllm.labs.final.variants import UNITS, VARIANTS, exercise
 
 __all__ = ["POOL_DRAWS", "PASS_FRACTION", "SEED_MAX", "SITE_VERSION", "load_pool", "paper", "public", "check",
            "normalise"]
@@ -66,7 +66,7 @@ def paper(seed: int) -> dict:
     rng = random.Random(seed)
     units = rng.sample(load_pool()["units"], POOL_DRAWS)
     questions = [dict(rng.choice(unit["questions"]), unit=unit["title"]) for unit in units]
-    questions += [dict(template(rng), unit="Variant") for template in VARIANTS]
+    questions += [(q := template(rng)) | {"unit": UNITS[q["teaches"]["page"]]} for template in VARIANTS]
     rng.shuffle(questions)
     for n, q in enumerate(questions, 1):
         q["n"] = n

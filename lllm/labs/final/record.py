@@ -166,7 +166,7 @@ def regrade(record: dict, interpreter=None) -> dict:
             given = "no answer" if q["id"] not in record["answers"] else "an answer that is not the right one"
             problems.append(f"Question {q['n']} ({q['unit']}) did not check: the record holds {given}.")
             reread.setdefault(q["teaches"]["page"] + "#" + q["teaches"]["anchor"], q["teaches"])
-    ex = run_exercise(record["code"], p["exercise"]["tests"], interpreter)
+    ex = run_exercise(record["code"], p["exercise"]["tests"], interpreter) | {"unit": p["exercise"]["unit"]}
     if not ex["ok"]:
         problems.append(f"The exercise did not pass its hidden checks: {ex['message']}")
         t = p["exercise"]["teaches"]

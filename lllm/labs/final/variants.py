@@ -24,7 +24,7 @@ import math
 
 from lllm.agents.calc import calc
 
-__all__ = ["VARIANTS", "exercise", "calc_observation", "own_observation", "greedy_pick", "cross_entropy",
+__all__ = ["VARIANTS", "UNITS", "exercise", "calc_observation", "own_observation", "greedy_pick", "cross_entropy",
            "majority_vote"]
 
 
@@ -34,6 +34,11 @@ def code(text) -> str:
 
 def teaches(page: str, anchor: str, title: str) -> dict:
     return {"page": page, "anchor": anchor, "title": title}
+
+
+UNITS = {"agents/react.md": "ReAct and tools", "tinyllm/generation.md": "Next-token prediction",
+         "tinyllm/training.md": "Training TinyLLM", "reasoning/index.md": "Reasoning frameworks",
+         "agents/evaluator.md": "Measuring agents"}   # course.yml's title of the unit each page belongs to
 
 
 # ---- tool outputs and traces -------------------------------------------------------------------------
@@ -122,5 +127,5 @@ def exercise(rng) -> dict:
     prompt = (f"<p>Write {code('total(scores)')}: the weighted sum of a dict of criterion scores under this "
               f"rubric: {', '.join(f'{n} {w}' for n, w in rubric.items())}. A criterion missing from "
               f"{code('scores')} counts as 0; a score for a criterion outside the rubric counts for nothing.</p>")
-    return {"prompt": prompt, "stub": stub, "rubric": rubric, "tests": tests,
+    return {"prompt": prompt, "stub": stub, "rubric": rubric, "tests": tests, "unit": UNITS["agents/evaluator.md"],
             "teaches": teaches("agents/evaluator.md", "usage-notes", "Usage notes")}

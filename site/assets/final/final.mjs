@@ -131,7 +131,7 @@ function resultView(result, record) {
     table.append(el("tr", {}, el("td", { textContent: `Question ${row.n}` }), el("td", { textContent: row.unit }),
       el("td", { textContent: row.right ? "✓ right" : "✗ not right" })));
   }
-  table.append(el("tr", {}, el("td", { textContent: "Exercise" }), el("td", { textContent: "Measuring agents" }),
+  table.append(el("tr", {}, el("td", { textContent: "Exercise" }), el("td", { textContent: result.exercise.unit }),
     el("td", { textContent: `${result.exercise.ok ? "✓" : "✗"} ${result.exercise.message}` })));
   out.append(table);
   if (result.problems.length) {
