@@ -25,11 +25,11 @@ Usage:
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import random
 from pathlib import Path
 
-from lllm import __version__
 from lllm.labs.final.variants import UNITS, VARIANTS, exercise
 
 __all__ = ["POOL_DRAWS", "PASS_FRACTION", "SEED_MAX", "SITE_VERSION", "load_pool", "paper", "public", "check",
@@ -53,8 +53,15 @@ def _digest(data) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
+def _package_version() -> str:
+    try:
+        return importlib.metadata.version("lllm-learn")
+    except importlib.metadata.PackageNotFoundError:     # a checkout run without installing it
+        return "unreleased"
+
+
 # The version a record names: the package's, and the pool it drew from (a changed quiz changes it).
-SITE_VERSION = f"{__version__}+{_digest(load_pool())[:8]}"
+SITE_VERSION = f"{_package_version()}+{_digest(load_pool())[:8]}"
 
 
 # ---- drawing a paper ---------------------------------------------------------------------------------

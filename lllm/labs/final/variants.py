@@ -14,7 +14,7 @@ Usage:
     >>> q["kind"], q["answers"] == [calc(q["expression"])]
     ('short', True)
     >>> sorted(exercise(random.Random(1)))
-    ['prompt', 'rubric', 'stub', 'teaches', 'tests']
+    ['prompt', 'rubric', 'stub', 'teaches', 'tests', 'unit']
 """
 
 from __future__ import annotations
