@@ -96,3 +96,16 @@ def test_a_tampered_record_link_is_refused_with_cpythons_sentence(browser, site_
         regrade(read_record(json.dumps(tampered)))
     out = engines.chromium(browser, to_link(tampered, site_server.url + PAGE), {}, script=SCRIPT)
     assert out["report"] == {"status": str(caught.value)}
+
+
+def test_a_result_prints_on_one_page_even_when_nothing_checked(page, site_server):
+    pg = page.page
+    pg.goto(to_link(record(31337, wrong=12, code=""), site_server.url + PAGE))
+    expect(pg.locator(".lllm-final-result")).to_be_visible(timeout=RUNTIME_TIMEOUT)
+    assert pg.locator(".lllm-final-reread a").count() >= 5
+    pg.emulate_media(media="print")
+    expect(pg.get_by_role("heading", name="What a record proves, and what it cannot")).to_be_hidden()
+    expect(pg.locator(".lllm-final-save")).to_be_hidden()
+    pdf = pg.pdf(format="A4")
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 1
+    page.assert_clean("printing a result")

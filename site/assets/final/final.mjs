@@ -142,6 +142,9 @@ function resultView(result, record) {
     out.append(el("h4", { textContent: "Re-read these sections" }), el("ul", { className: "lllm-final-reread" },
       ...result.reread.map((t) => el("li", {}, el("a", { href: pageUrl(t.page, t.anchor), textContent: t.title })))));
   }
+  out.append(el("p", { className: "lllm-final-proves", textContent: "What this proves: these answers and this code " +
+    "pass this paper, graded now, nothing taken from the record on trust. What it cannot: who sat the final, or how " +
+    "(anyone can sit it for someone else); the time taken was measured in the learner's browser." }));
   if (record) out.append(saveView(record));
   return out;
 }
@@ -236,6 +239,7 @@ function setUp(root) {
   root.replaceChildren(el("p", { className: "lllm-final-status", role: "status" }), el("div", { className: "lllm-final-body" }));
   const kept = window.lllmRecordLink?.path === location.pathname ? window.lllmRecordLink.hash : location.hash;
   if (kept && kept.startsWith("#record=")) {
+    if (kept.length > 100_000) return problem(root, "The link's record is larger than 64000 bytes; a final's record is a few kB.");
     const text = fromFragment(kept);
     if (text === null) return problem(root, "The link's record could not be read: after #record= it must be base64url-encoded JSON.");
     return regradeInto(root, text);
