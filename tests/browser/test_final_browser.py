@@ -50,6 +50,7 @@ def test_a_learner_sits_the_final_and_the_page_grades_as_cpython(page, site_serv
     expect(sheet).to_be_visible(timeout=RUNTIME_TIMEOUT)
     expect(final.locator(".lllm-final-timer")).to_contain_text("(no limit)")
     seed = int(re.search(r"Seed (\d+)\.", sheet.inner_text()).group(1))
+    assert seed in json.loads(pg.evaluate("localStorage.getItem('lllm.final.v1.seeds')"))   # one attempt per seed
     p = paper(seed)
     answers = right_answers(p)
     for q in p["questions"][1:]:                       # the first left unanswered: 11 of 12 still passes

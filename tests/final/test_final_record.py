@@ -59,6 +59,12 @@ def test_a_changed_seed_is_refused_with_a_sentence():
         grade(data)
 
 
+def test_a_record_from_another_site_version_says_so():
+    data = record(SEED) | {"site_version": "0.0.9+deadbeef", "fingerprint": "0" * 16}
+    with pytest.raises(RecordError, match="it was made with site version 0.0.9\\+deadbeef, and this is .*, whose final differs.$"):
+        grade(data)
+
+
 def test_a_changed_seed_with_its_fingerprint_still_fails_on_every_answer():
     data = record(SEED) | {"seed": SEED + 1, "fingerprint": paper(SEED + 1)["fingerprint"]}
     result = grade(data)
