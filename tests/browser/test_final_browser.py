@@ -55,7 +55,10 @@ def test_a_learner_sits_the_final_and_the_page_grades_as_cpython(page, site_serv
     answers = right_answers(p)
     for q in p["questions"][1:]:                       # the first left unanswered: 11 of 12 still passes
         answer(sheet, q, answers[q["id"]])
-    final.locator(".lllm-final-code").fill(solution(p))
+    exercise = final.locator(".lllm-final-exercise")
+    exercise.scroll_into_view_if_needed()
+    expect(exercise).to_have_attribute("data-editor", "ready", timeout=RUNTIME_TIMEOUT)   # the code editor (CodeMirror)
+    exercise.evaluate("(host, code) => { host.lllmEditor.value = code; }", solution(p))
     assert final.locator(".lllm-final-result, .lllm-final-reread, .lllm-final-problems").count() == 0   # nothing until handed in
     final.get_by_role("button", name="Hand in and grade").click()
     result = final.locator(".lllm-final-result")

@@ -10,6 +10,8 @@
 // A record opened from a link (`#record=`, base64url JSON, kept by hooks/overrides/main.html before
 // the address can change) or from a file is graded anew: the result says it was re-computed now.
 
+import { codeEditor, KEYS_HINT } from "../editor/editor.mjs";
+
 const SEEDS_KEY = "lllm.final.v1.seeds";
 const SEED_MAX = 2 ** 31 - 1;
 const SITE_ROOT = new URL("../../", import.meta.url);
@@ -189,16 +191,20 @@ async function sit(root, name) {
   const seconds = () => Math.round((Date.now() - started) / 1000);
   const timer = el("p", { className: "lllm-final-timer", role: "timer", textContent: "Time taken: 0 min 00 s" });
   const tick = setInterval(() => { timer.textContent = `Time taken: ${clock(seconds())} (no limit)`; }, 1000);
-  const code = el("textarea", { className: "lllm-final-code", rows: 10, spellcheck: false, value: paper.exercise.stub,
+  const textarea = el("textarea", { className: "lllm-final-code", rows: 10, spellcheck: false, value: paper.exercise.stub,
     ariaLabel: "Your exercise code" });
+  const keys = el("p", { className: "lllm-editor__keys", id: `lllm-final-keys-${seed}`, textContent: KEYS_HINT });
+  const exercise = el("fieldset", { className: "lllm-final-q lllm-final-exercise" }, el("legend", { textContent: "The exercise" }),
+    html("div", paper.exercise.prompt), textarea, keys);
   const submit = el("button", { className: "md-button md-button--primary", type: "button", textContent: "Hand in and grade" });
   const form = el("div", { className: "lllm-final-paper" }, timer,
     el("p", { textContent: `Seed ${seed}. No hints and no explanations until you hand in; one attempt per seed.` }),
     ...paper.questions.map(questionView),
-    el("fieldset", { className: "lllm-final-q lllm-final-exercise" }, el("legend", { textContent: "The exercise" }),
-      html("div", paper.exercise.prompt), code),
-    submit);
+    exercise, submit);
   root.querySelector(".lllm-final-body").replaceChildren(form);
+  // CodeMirror replaces the textarea when it comes near (editor.mjs); no draft is kept: one attempt
+  const code = codeEditor({ host: exercise, fallback: textarea, original: paper.exercise.stub, draftKey: null,
+    label: "Your exercise code", describedBy: keys.id });
   submit.addEventListener("click", () => {
     clearInterval(tick);
     const answers = {};
