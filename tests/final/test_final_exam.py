@@ -74,7 +74,7 @@ def test_the_variants_pass_the_quiz_fairness_check():
                 first += q["choices"][q["order"][0]]["correct"]
                 rates.append(sum(c["correct"] for c in q["choices"]) / len(q["choices"]))
     hits, length_rates = longest_right([Quiz(topic="final", path="final", title="final", questions=questions)])
-    assert len(questions) == 200
+    assert len(questions) == 400                  # two choice templates in each of 200 papers
     assert tail(length_rates, len(hits)) >= 0.05, f"longest right in {len(hits)} of {len(questions)}"
     assert tail(rates, first) >= 0.05, f"shown first and right in {first} of {len(questions)}"
 

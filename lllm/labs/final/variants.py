@@ -54,12 +54,18 @@ def calc_observation(rng) -> dict:
 
 
 def own_observation(rng) -> dict:
+    """A reply with an action, the model's own observation and a final answer: the action, written
+    first, counts; what the model wrote after `Observation:` is cut off, and the tool answers."""
     a, b = rng.randint(101, 899), rng.randint(11, 99)
     fake = str(a + b + rng.choice([-10, -1, 1, 10]))
     reply = f"Thought: add them\nAction: calc[{a} + {b}]\nObservation: {fake}\nFinal Answer: {fake}"
     prompt = (f"<p>The model's reply, whole:</p><pre><code>{html.escape(reply)}</code></pre>"
-              f"<p>What observation does the agent append next? (Write the text after {code('Observation: ')}.)</p>")
-    return {"id": "final-own-observation", "kind": "short", "prompt": prompt, "answers": [calc(f"{a} + {b}")],
+              f"<p>What does the agent append to the trajectory next?</p>")
+    choices = [(f"Observation: {calc(f'{a} + {b}')}", True), (f"Observation: {fake}", False),
+               ("Nothing: the final answer ends the run", False), ("Observation: error: two answers in one reply", False)]
+    return {"id": "final-own-observation", "kind": "single", "prompt": prompt,
+            "choices": [{"html": code(text) if text.startswith("Observation") else html.escape(text), "correct": right}
+                        for text, right in choices],
             "teaches": teaches("agents/react.md", "the-parsers", "The parsers")}
 
 
