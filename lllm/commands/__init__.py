@@ -28,7 +28,7 @@ from lllm.commands.args import ArgParser, UsageError
 # The command modules, in the order `--help` lists them. Listed, not discovered: no import magic.
 COMMAND_MODULES = ["lllm.commands." + name for name in (
     "generate", "inside", "reason", "react", "lab", "evaluate", "playground", "explain_memory", "factory", "workflow",
-    "oversee", "debate", "create", "inspect", "replay", "serve", "serve_model", "mcp", "sandbox_policy")]
+    "oversee", "debate", "create", "inspect", "replay", "grade", "serve", "serve_model", "mcp", "sandbox_policy")]
 
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 

@@ -30,7 +30,7 @@ const WIDGETS = [
   [".lllm-quiz", "../quiz/quiz.mjs"],                       // quizzes, the review list, the progress page
   ["div.runnable.highlight", "./cells.mjs"],                // ```python {.runnable}: Run, Stop, Reset
   // Python when code is touched; the playground's model when it comes near (a quiz may hold a code exercise)
-  [".lllm-playground, .lllm-demo, .lllm-mcp, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-quiz",
+  [".lllm-playground, .lllm-demo, .lllm-mcp, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-quiz, .lllm-final",
     "./intent.mjs"],
   [".lllm-playground", "./playground.mjs"],                 // /playground/ and the generation page
   [".lllm-inside, .lllm-inside-gpt", "../inside/inside.mjs"],   // /tinyllm/inside/
@@ -39,6 +39,7 @@ const WIDGETS = [
   [".lllm-oversight", "../agents/oversight.mjs"],           // human in the loop
   [".lllm-timetravel", "../agents/timetravel.mjs"],         // time travel over runs
   [".lllm-mcp", "../tools/mcp.mjs"],                        // the tool-calls page: an MCP server's tools in the agent
+  [".lllm-final", "../final/final.mjs"],                    // /course/final/: the course final and its records
 ];
 
 const AT_ONCE = new Set(["./intent.mjs"]);   // imported with the page, not when its widget is near
