@@ -7,7 +7,7 @@ generated project's client.py call.
 `ProtocolService(tactics).handle(method, path, body)` is a pure function from a request to
 `(status, JSON object)` — or `(200, EventStream)` for /stream — and the only place a route is
 matched or a request checked. Three servers put it on the wire, each a few lines that pass the
-method, path and body to `handle`: `lllm.services.fastapi.create_fastapi_app` (FastAPI, for `lllm
+method, path and body to `handle`: `lllm.services.tactic_app.create_fastapi_app` (the one FastAPI app, for `lllm
 serve` under uvicorn: the `serve` extra), the object itself as a bare ASGI app (`uvicorn app:app`,
 httpx's ASGITransport), and `http_server.make_server` (`http.server`, the standard library's fallback).
 

@@ -1,4 +1,4 @@
-"""Layer 4 · PsiHub metadata: `tactic_resource(tactic)` is one tactic's public card, as plain JSON data.
+"""Layer 4 · a tactic's public card: `tactic_resource(tactic)` is what a package hub (PsiHub) shows, as plain JSON data, secrets left out.
 
 Read `lllm/protocol/tactic.py` (what a tactic's `info()` says) and `lllm/services/endpoints.py`
 (its `@endpoint` routes) first. PsiHub is the package hub of lllm-core's world: it owns the package
