@@ -1,4 +1,4 @@
-"""PsiHub metadata (lllm/services/psihub.py): one tactic's public card, copied, secrets removed, refs checked."""
+"""PsiHub metadata (lllm/services/tactic_card.py): one tactic's public card, copied, secrets removed, refs checked."""
 
 from types import SimpleNamespace
 
