@@ -36,7 +36,6 @@ const CACHE = `lllm-${version}`;
 const ROOT = new URL("./", self.location).href;
 const LISTING = "lllm-files.json";   // each cache keeps the {url: hash} it was made from
 const absolute = (path) => new URL(path, ROOT).href;
-const relative = (url) => (url.startsWith(ROOT) ? url.slice(ROOT.length).split("#")[0] : null);
 // Checked with the server, never taken on trust from the browser's HTTP cache: a file the old
 // version fetched can still look fresh there (heuristic freshness), and a new version must not be
 // saved with an old page in it. An unchanged file costs a 304, not a second download.

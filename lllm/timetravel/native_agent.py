@@ -31,7 +31,7 @@ Usage:
 
 from __future__ import annotations
 
-from lllm.timetravel.runfile import run_record, shown
+from lllm.timetravel.runfile import first_difference as parted, run_record, shown
 from lllm.timetravel.react import sampling_text, step_brains
 from lllm.runtimes.native.agent import Agent, AgentCallError
 from lllm.runtimes.native.core.dialog import Message, Role
@@ -153,10 +153,7 @@ def travel_agent(spec: dict, models: dict | None = None) -> dict:
 def native_first_difference(a: dict, b: dict) -> int | None:
     """The first step (1-based) where two recorded branches differ, or None when they are the same."""
     keys = STEP_KEYS if a["steps"] and "role" in a["steps"][0] else ("agent", "raw", "content", "calls", "error")
-    for i in range(max(len(a["steps"]), len(b["steps"]))):
-        if i >= len(a["steps"]) or i >= len(b["steps"]) or any(a["steps"][i].get(k) != b["steps"][i].get(k) for k in keys):
-            return i + 1
-    return None
+    return parted(a["steps"], b["steps"], lambda step: [step.get(k) for k in keys])
 
 
 def _lines(text: str, indent: str) -> list[str]:

@@ -44,6 +44,7 @@ from lllm.agents.react import (FORCED_RE, Outcome, Step, Trajectory, act, build_
                                react_step)
 from lllm.agents.grounding import Ungrounded, label
 from lllm.timetravel.runfile import SCHEMA, VERSION, check_spec, shown
+from lllm.timetravel.runfile import first_difference as parted
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.predictors.specs import make_predictor, parse_script
@@ -260,13 +261,11 @@ STEP_KEYS = ("raw", "thought", "action", "final", "observation", "forced", "outc
 
 
 def first_difference(a: dict, b: dict) -> int | None:
-    """The first step (1-based) where two recorded branches differ, or None when they are the same."""
-    for i in range(max(len(a["steps"]), len(b["steps"]))):
-        if i >= len(a["steps"]) or i >= len(b["steps"]):
-            return i + 1
-        if any(a["steps"][i][k] != b["steps"][i][k] for k in STEP_KEYS) or (i == 0 and a["goal"] != b["goal"]):
-            return i + 1
-    return None
+    """The first step (1-based) where two recorded branches differ, or None when they are the same (a
+    different goal parts them at step 1)."""
+    if a["goal"] != b["goal"] and (a["steps"] or b["steps"]):
+        return 1
+    return parted(a["steps"], b["steps"], lambda step: [step[k] for k in STEP_KEYS])
 
 
 def _edit_text(edit: dict) -> str:

@@ -53,7 +53,7 @@ import reprlib
 __all__ = ["SCHEMA", "VERSION", "LATEST", "BRAINS", "MAX_STEPS_LIMIT", "MAX_STEP_NUMBER", "MAX_EDITS", "EDIT_FIELDS",
            "MAX_TEXT", "MAX_SCRIPT", "MAX_FILE_BYTES", "demo_of", "int_field", "text_field", "shown", "key_name",
            "check_sampling", "react_inputs", "edits_and_branches", "edit_changes", "step_edits", "run_record", "check_spec",
-           "check_memory_spec", "differing_branch"]
+           "check_memory_spec", "first_difference", "differing_branch"]
 
 SCHEMA, VERSION = "lllm-run", 1
 LATEST = 2                      # version 2 = version 1 + the `demo` field
@@ -259,7 +259,16 @@ def run_record(demo: str, inputs: dict, edits: list, branches: list[dict], **mor
                      | b for n, b in enumerate(branches, start=1)]}
 
 
-# ---- comparing a file's recorded branches with the replay ----------------------------------------------
+# ---- comparing: where two runs part, and a file's recorded branches against the replay ---------------------
+
+def first_difference(a: list, b: list, shown=lambda step: step) -> int | None:
+    """The first step or call (1-based) where two runs differ in what `shown` picks of each, or None.
+    Every demo compares with it; each says only what of a step counts (`react.STEP_KEYS`, ...)."""
+    for i in range(max(len(a), len(b))):
+        if i >= len(a) or i >= len(b) or shown(a[i]) != shown(b[i]):
+            return i + 1
+    return None
+
 
 def differing_branch(recorded, computed: list) -> int | None:
     """The first branch (its number) where a file's recorded branches differ from a replay's in any

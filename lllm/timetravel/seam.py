@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
 from lllm.agents.tools import Tool
+from lllm.timetravel.runfile import first_difference as parted
 
 __all__ = ["Call", "Run", "Seam", "run", "first_difference", "timeline", "EDIT", "RECORDED"]
 
@@ -138,10 +139,7 @@ def run(program: Callable, brain_for: Callable[[int], Callable], tools: Sequence
 
 def first_difference(a: Sequence[Call], b: Sequence[Call]) -> int | None:
     """The first call (1-based, in the order made) where two runs differ in what was asked or said, or None."""
-    for i in range(max(len(a), len(b))):
-        if i >= len(a) or i >= len(b) or (a[i].kind, a[i].asked, a[i].said) != (b[i].kind, b[i].asked, b[i].said):
-            return i + 1
-    return None
+    return parted(list(a), list(b), lambda c: (c.kind, c.asked, c.said))
 
 
 def timeline(calls: Sequence[Call]) -> str:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from lllm.timetravel.runfile import run_record
+from lllm.timetravel.runfile import first_difference as parted, run_record
 
 __all__ = ["travel_steps", "first_difference", "steps_trace"]
 
@@ -74,10 +74,7 @@ def _shown(step: dict) -> tuple:
 
 def first_difference(a: dict, b: dict) -> int | None:
     """The first step (1-based) where two recorded branches differ, or None when they are the same."""
-    for i in range(max(len(a["steps"]), len(b["steps"]))):
-        if i >= len(a["steps"]) or i >= len(b["steps"]) or _shown(a["steps"][i]) != _shown(b["steps"][i]):
-            return i + 1
-    return None
+    return parted(a["steps"], b["steps"], _shown)
 
 
 

@@ -237,7 +237,8 @@ def test_import_graph_sees_real_imports():
     graph = architecture.import_graph()
     assert {"lllm.model.sampling", "lllm.model.tokenizer"} <= graph["lllm.model.generate"].imports
     assert "lllm.model.generate" in graph["lllm.model.onnx_backend"].imports
-    assert "onnxruntime" in graph["lllm.model.onnx_backend"].external      # lazy, inside a function
+    assert "lllm.model.files" in graph["lllm.model.onnx_backend"].imports       # the one loader
+    assert "onnxruntime" in graph["lllm.model.files"].external      # lazy, inside a function
     assert graph["lllm.predictors.contract"].imports == set()
     assert graph["lllm"].is_package
 

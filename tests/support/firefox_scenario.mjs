@@ -16,8 +16,8 @@ const console_ = [];
 try {
   const page = await openTab(browser, console_);
   await page.goto(url, { waitUntil: "load" });
-  // (0, eval) here is Node evaluating our own test file into a function; the page gets a function.
-  const report = await page.evaluate((0, eval)(scenario), JSON.parse(argJson));
+  // Node turns our own test file into a function (new Function, in the global scope); the page gets a function.
+  const report = await page.evaluate(new Function(`return (\n${scenario}\n)`)(), JSON.parse(argJson));
   process.stdout.write(JSON.stringify({ report, console: console_ }) + "\n");
 } finally {
   await browser.close();

@@ -10,13 +10,14 @@ import { readFileSync } from "node:fs";
 import { launchFirefox, openTab } from "./firefox.mjs";
 
 const [url, argJson, first, second] = process.argv.slice(2);
+const asFunction = (source) => new Function(`return (\n${source}\n)`)();
 const browser = await launchFirefox({ protocolTimeout: 1_800_000 });   // a page function may wait for two model runs on a busy machine
 const console_ = [];
 try {
   const page = await openTab(browser, console_);
   await page.goto(url, { waitUntil: "load" });
-  // (0, eval) here is Node evaluating our own test files into functions; the page gets functions.
-  const report = await page.evaluate((0, eval)(readFileSync(first, "utf8")), JSON.parse(argJson));
+  // Node turns our own test files into functions (new Function, in the global scope); the page gets functions.
+  const report = await page.evaluate(asFunction(readFileSync(first, "utf8")), JSON.parse(argJson));
   const visits = [];
   for (const link of report.links ?? (report.link ? [report.link] : [])) {
     // leave as a reader would, once what the page asked for has come (a module the scenario's touch
@@ -25,7 +26,7 @@ try {
     await page.waitForNetworkIdle({ idleTime: 500, timeout: 120_000 }).catch(() => {});
     await page.goto("about:blank");
     await page.goto(link, { waitUntil: "load" });
-    visits.push(await page.evaluate((0, eval)(readFileSync(second, "utf8"))));
+    visits.push(await page.evaluate(asFunction(readFileSync(second, "utf8"))));
   }
   const linked = report.links ? visits : visits[0] ?? null;
   process.stdout.write(JSON.stringify({ report, linked, console: console_ }) + "\n");

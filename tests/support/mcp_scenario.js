@@ -1,6 +1,6 @@
+// The tool-calls page's MCP widget (site/assets/tools/mcp.mjs), one engine: list the tools of a
+// real `lllm mcp --http` server, run the goal with them, and the failures a reader can meet.
 async ({ url, refusing, stopped, goal, failing, timeoutMs }) => {
-  // The tool-calls page's MCP widget (site/assets/tools/mcp.mjs), one engine: list the tools of a
-  // real `lllm mcp --http` server, run the goal with them, and the failures a reader can meet.
   const wait = (ms) => new Promise((r) => setTimeout(r, ms));
   const widget = async () => {
     for (let waited = 0; !document.querySelector(".lllm-mcp [name=mcp_url]"); waited += 50) {

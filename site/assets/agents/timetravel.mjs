@@ -324,7 +324,7 @@ function setUp(root) {
     }
     if (await compute(newSpec, options)) {
       fillControls(demo, made, record.inputs);
-      branchId = record.branches.length > 1 ? record.branches.length : 1;
+      branchId = Math.max(record.branches.length, 1);
       stepIndex = 1;
       draw();
     }

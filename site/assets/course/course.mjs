@@ -26,7 +26,6 @@ import { el } from "../runtime/dom.mjs";
 
 const ROOT = new URL("../../", import.meta.url);        // the site root: this file is assets/course/course.mjs
 const STEPS = ["read", "ran", "quiz", "exercise"];
-const PASS = store.PASS;
 const READ_MS_PER_WORD = 100;         // 600 words a minute: a quick read, well under a careful one
 const READ_MIN_MS = 2000, READ_MAX_MS = 60000, READ_TICK_MS = 250;
 const spent = new Map();              // page -> ms in view per section, kept across instant navigation

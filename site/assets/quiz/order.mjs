@@ -29,7 +29,7 @@ export function learnerSeed() {
       localStorage.setItem(KEY, seed);
     }
     return seed;
-  } catch (e) {
+  } catch {
     pageSeed ??= freshSeed();
     return pageSeed;
   }

@@ -90,20 +90,20 @@ function read() {
   let raw;
   try {
     raw = localStorage.getItem(KEY);
-  } catch (e) {
+  } catch {
     notice = "This browser does not let the page keep quiz progress (storage is blocked); answers last until you leave the page.";
     memory = { version: 1, questions: {} };
     return memory;
   }
   if (raw === null) return { version: 1, questions: {} };
   let data = null;
-  try { data = JSON.parse(raw); } catch (e) { /* handled below */ }
+  try { data = JSON.parse(raw); } catch { /* handled below */ }
   if (validStore(data)) return migrate(data);
   const fresh = { version: 1, questions: {} };
   try {
     if (localStorage.getItem(ASIDE) === null) localStorage.setItem(ASIDE, raw);   // a waiting copy is never replaced
     localStorage.setItem(KEY, JSON.stringify(fresh));
-  } catch (e) {
+  } catch {
     notice = "Your saved quiz progress could not be read, and this browser's storage is full or blocked.";
   }
   return fresh;
@@ -124,7 +124,7 @@ function write(data) {
       const text = JSON.stringify(data);
       localStorage.setItem(KEY, text);
       if (localStorage.getItem(ASIDE) === null) localStorage.setItem(SAVED, text);
-    } catch (e) {
+    } catch {
       notice = "Quiz progress could not be saved (storage is full or blocked).";
     }
   }
@@ -136,13 +136,13 @@ function write(data) {
 /** True while an unreadable copy waits for the learner's choice (reading the store first puts it aside). */
 export function pending() {
   read();
-  try { return localStorage.getItem(ASIDE) !== null; } catch (e) { return false; }
+  try { return localStorage.getItem(ASIDE) !== null; } catch { return false; }
 }
 
 /** The readable part of a stored or exported text: {questions, course} with only valid records, or null. */
 function salvage(text) {
   let data;
-  try { data = JSON.parse(text); } catch (e) { return null; }
+  try { data = JSON.parse(text); } catch { return null; }
   if (!data || typeof data !== "object" || !data.questions || typeof data.questions !== "object") return null;
   const questions = Object.fromEntries(Object.entries(data.questions).filter(([, r]) => validRecord(r)));
   const course = Object.fromEntries(Object.entries(data.course && typeof data.course === "object" ? data.course : {})
@@ -254,7 +254,7 @@ export function importText(text) {
   let data;
   try {
     data = JSON.parse(text);
-  } catch (e) {
+  } catch {
     throw new Error("This file is not LLLM quiz progress (it is not JSON).");
   }
   if (!data || data.format !== FORMAT || !validStore({ version: 1, questions: data.questions, course: data.course })) {

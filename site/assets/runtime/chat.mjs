@@ -60,7 +60,7 @@ async function request(base, path, init, ms, controller = new AbortController())
     const response = await fetch(base + path, { ...init, mode: "cors", credentials: "omit", signal: controller.signal });
     answered.add(new URL(base).origin);
     return response;
-  } catch (e) {
+  } catch {
     if (controller.signal.aborted) throw controller.signal.reason instanceof ChatError ? controller.signal.reason : new ChatError("Stopped.");
     throw new ChatError(unreachable(base));
   } finally {

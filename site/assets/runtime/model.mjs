@@ -258,7 +258,7 @@ const handlers = {
   },
 };
 
-onmessage = async ({ data: msg }) => {
+self.onmessage = async ({ data: msg }) => {
   if (msg.type === "port") return listen(msg.port);
   try {
     const value = await handlers[msg.type](msg);

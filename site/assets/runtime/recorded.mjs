@@ -44,7 +44,7 @@ export async function playRecorded(root, params, error, output, render) {
     const response = await fetch(new URL(root.dataset.recording, location.href));
     if (!response.ok) return false;
     recording = await response.json();
-  } catch (e) {
+  } catch {
     return false;
   }
   const label = el("p", { class: "lllm-recorded" });

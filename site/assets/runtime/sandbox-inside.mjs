@@ -62,7 +62,7 @@ export function frameMain() {
  *  has just started, taken before any code it is given has run. */
 export function workerMain(loadPyodide, createPyodideModule, indexURL) {
   postMessage({ hello: true });
-  onmessageerror = () => postMessage({ failed: "run_python's isolated interpreter could not read its files" });
+  self.onmessageerror = () => postMessage({ failed: "run_python's isolated interpreter could not read its files" });
   const FRAME = `
 import builtins, json
 from _lllm_sandbox import run_code
@@ -89,7 +89,7 @@ def close(session):
     const refused = (what) => function () { throw new TypeError(`the isolated interpreter has no network: ${what} is refused`); };
     for (const name of ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "importScripts"]) {
       for (let o = globalThis; o; o = Object.getPrototypeOf(o)) {
-        if (Object.prototype.hasOwnProperty.call(o, name)) delete o[name];
+        if (Object.hasOwn(o, name)) delete o[name];
       }
       globalThis[name] = name === "fetch" ? async () => refused("fetch")() : refused(name);
     }
@@ -139,7 +139,7 @@ def close(session):
       withoutNetwork();
     }
   }
-  onmessage = async ({ data }) => {
+  self.onmessage = async ({ data }) => {
     if (data.files) {
       shared = data.shared;
       started = start(data.files, data.snapshot);

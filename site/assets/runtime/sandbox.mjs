@@ -104,7 +104,7 @@ async function startFrame() {
   element.hidden = true;
   element.dataset.lllmSandbox = "starting";
   // The page's CSP lets it reach loopback ("your model", chat.mjs); the frame and its worker get none of it.
-  element.srcdoc = `<!doctype html><meta http-equiv="Content-Security-Policy" content="connect-src 'none'"><script>(${frameMain})();<\/script>`;
+  element.srcdoc = `<!doctype html><meta http-equiv="Content-Security-Policy" content="connect-src 'none'"><script>(${frameMain})();</script>`;
   const loaded = new Promise((resolve) => element.addEventListener("load", resolve, { once: true }));
   document.body.append(element);
   await loaded;

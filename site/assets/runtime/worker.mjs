@@ -229,7 +229,7 @@ pythonReady.then(
   (warm) => postMessage({ type: "ready", python: pyodide.version, warm, timeline }),
   (e) => postMessage({ type: "python-error", error: String(e.message ?? e) }));
 
-onmessage = async ({ data: msg }) => {
+self.onmessage = async ({ data: msg }) => {
   if (msg.type === "port") {
     SYNC = msg.sync;
     sandboxPort = listen(msg.sandbox);

@@ -51,7 +51,7 @@ async function train({ settings, steps, every }) {
   postMessage({ type: "done", step: steps, weights: copy(run.params) });
 }
 
-onmessage = ({ data: msg }) => {
+self.onmessage = ({ data: msg }) => {
   if (msg.type === "start") train(msg).catch((e) => postMessage({ type: "error", error: String(e.message ?? e) }));
   else if (msg.type === "pause") paused = true;
   else if (msg.type === "resume") { paused = false; wake?.(); wake = null; }

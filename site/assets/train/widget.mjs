@@ -115,7 +115,7 @@ export function mount(root) {
     } else if (m.type === "stage") {
       state.stageAt = m;
       state.seen[m.stage] = (state.seen[m.stage] ?? 0) + 1;
-      frame ||= requestAnimationFrame(showStage);
+      if (!frame) frame = requestAnimationFrame(showStage);
     } else if (m.type === "step") {
       state.step = m.step;
       state.ms.push(m.ms);
