@@ -44,7 +44,7 @@ _EXPORTS = {
     "lllm.protocol.sandbox": ["SandboxLimitError", "SandboxPolicy", "SandboxTimeoutError", "SandboxedTactic",
                               "sandbox_tactic"],
     "lllm.services.endpoints": ["endpoint"],
-    "lllm.runtimes.python": ["CallableTactic", "as_tactic"],
+    "lllm.runtimes.function_tactic": ["CallableTactic", "as_tactic"],
     "lllm.runtimes.native.adapter": ["NativeTacticAdapter"],
     # composition: tactics by reference, here or on a service, and their streams
     "lllm.runtimes.native.composition": ["RemoteTactic", "RemoteTacticError", "TacticRef", "TacticResolver"],

@@ -22,7 +22,7 @@ metadata) plus `endpoints`, the tactic's custom routes sorted by path then metho
 
 Usage:
 
-    >>> from lllm.runtimes.python import as_tactic
+    >>> from lllm.runtimes.function_tactic import as_tactic
     >>> def shout(text: str) -> str:
     ...     return text.upper()
     >>> card = tactic_resource(as_tactic(shout, package_ref="psi://demo/text/tactics/shout",

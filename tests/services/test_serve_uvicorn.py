@@ -273,7 +273,7 @@ def test_requests_drawn_from_the_openapi_schema_get_no_5xx_from_input(server):
     failure on the input "boom" (its documented error), which the draws avoid."""
     from hypothesis import HealthCheck, assume, given, settings
     from support.schema_strategy import requests_from
-    from lllm.runtimes.python import as_tactic
+    from lllm.runtimes.function_tactic import as_tactic
     from lllm.services.tactic_app import openapi_schema
     from lllm.services.protocol_service import ProtocolService
 

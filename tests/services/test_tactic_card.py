@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from lllm.integrations import tactic_resource
-from lllm.runtimes.python import as_tactic
+from lllm.runtimes.function_tactic import as_tactic
 from lllm.services.endpoints import endpoint
 
 
