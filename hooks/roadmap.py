@@ -121,7 +121,7 @@ def readme_with_block(text: str, roadmap: Roadmap) -> str:
 API_PAGES = (("lllm.model", "model"), ("lllm.predictors", "predictors"), ("lllm.agents", "agents"),
              ("lllm.reasoning", "agents"), ("lllm.timetravel", "labs"), ("lllm.runtimes", "native"), ("lllm.protocol", "native"), ("lllm.labs", "labs"),
              ("lllm.web", "web"), ("lllm.cli", "web"), ("lllm.commands", "web"), ("lllm.create", "web"),
-             ("lllm.integrations", "web"), ("lllm.services", "web"))
+             ("lllm.integrations", "web"), ("lllm.lazy", "web"), ("lllm.services", "web"))
 
 
 def api_page(module: str) -> str | None:

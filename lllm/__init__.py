@@ -27,6 +27,8 @@ The names below are importable from here, as in lllm-core. They load on first us
 
 __version__ = "0.1.0"
 
+from lllm.lazy import exported_names, lazy_exports
+
 # ---- the public names and the module that defines each (read on first use) -----------------
 
 _EXPORTS = {
@@ -42,7 +44,7 @@ _EXPORTS = {
     "lllm.protocol.sandbox": ["SandboxLimitError", "SandboxPolicy", "SandboxTimeoutError", "SandboxedTactic",
                               "sandbox_tactic"],
     "lllm.services.endpoints": ["endpoint"],
-    "lllm.runtimes.python": ["CallableTactic", "as_tactic"],
+    "lllm.runtimes.function_tactic": ["CallableTactic", "as_tactic"],
     "lllm.runtimes.native.adapter": ["NativeTacticAdapter"],
     # composition: tactics by reference, here or on a service, and their streams
     "lllm.runtimes.native.composition": ["RemoteTactic", "RemoteTacticError", "TacticRef", "TacticResolver"],
@@ -52,18 +54,8 @@ _EXPORTS = {
                              "Tactic", "build_tactic", "find_md_blocks", "find_xml_blocks", "load_runtime",
                              "register_invoker", "resolve_config", "tactic_as_function", "tactictool", "tool"],
 }
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str):
-    """`lllm.X` for a public name: import its module now (PEP 562), then keep the value here."""
-    if name not in _WHERE:
-        raise AttributeError(f"module 'lllm' has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(_WHERE[name]), name)
-    globals()[name] = value
-    return value
+__all__ = exported_names(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)     # lllm/lazy.py: import the module on first use, keep the value
 
 
 def __dir__():

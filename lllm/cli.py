@@ -7,8 +7,8 @@ lllm-core's names for them, its private ones included (its own tests import `_se
 
 from lllm.commands import main
 from lllm.runtimes.native.entrypoints import load_tactic_entrypoint
-from lllm.services.http_server import check_host as _serve_host
-from lllm.services.http_server import check_log_level as _serve_log_level
+from lllm.services.app import check_host as _serve_host
+from lllm.services.app import check_log_level as _serve_log_level
 
 __all__ = ["main", "load_tactic_entrypoint"]
 

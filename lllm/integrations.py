@@ -1,9 +1,8 @@
-"""lllm-core's import path for the PsiHub metadata helper: `from lllm.integrations import tactic_resource`.
+"""lllm-core's import path for a tactic's public card: `from lllm.integrations import tactic_resource`.
 
-The code lives with the service API (`lllm/services/psihub.py`); this root module only keeps
-lllm-core's name for it.
+A thin alias kept because lllm-core 0.2.1's own tests import it (tests/peer); the code is `lllm/services/tactic_card.py`.
 """
 
-from lllm.services.psihub import tactic_resource
+from lllm.services.tactic_card import tactic_resource
 
 __all__ = ["tactic_resource"]

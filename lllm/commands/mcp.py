@@ -28,7 +28,7 @@ import sys
 
 from lllm.commands.args import UsageError, argument_type
 from lllm.runtimes.native.entrypoints import check_entrypoint
-from lllm.services.http_server import check_host, check_port
+from lllm.services.app import check_host, check_port
 from lllm.services.mcp_tools import LOOPBACK, check_origin
 
 
@@ -93,9 +93,8 @@ def run(args) -> int:
 
 
 def serve_http(server, names: str, host: str, port: int, origins: list[str]) -> int:
-    import uvicorn
+    from lllm.services.app import listen, run_app
     from lllm.services.mcp_tools import http_app
-    from lllm.services.openai_app import listen
     try:
         sock = listen(host, port)                # a port that is taken is one clear error before anything starts
     except ValueError as error:
@@ -108,9 +107,6 @@ def serve_http(server, names: str, host: str, port: int, origins: list[str]) -> 
         say(f"web pages of {', '.join(origins)} may call the tools")
     signal.signal(signal.SIGTERM, signal.default_int_handler)      # SIGTERM stops it as Ctrl-C does
     app = http_app(server, host, origins)
-    try:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
+    run_app(app, sock, "warning")                # the one uvicorn runner (lllm/services/app.py); no door's limits here
     say("stopped")
     return 0

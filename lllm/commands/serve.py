@@ -27,8 +27,8 @@ import sys
 from lllm.commands.args import UsageError, argument_type, finite_float, non_negative_int, positive_int
 from lllm.commands.inspect import load_for_cli
 from lllm.runtimes.native.entrypoints import check_entrypoint
-from lllm.services.http_server import (INSTALL_SERVE, check_host, check_log_level, check_port, check_server,
-                                       missing_server_packages, serve, serve_uvicorn)
+from lllm.services.app import INSTALL_SERVE, check_host, check_log_level, check_port, missing_server_packages
+from lllm.services.http_server import check_server, serve
 from lllm.services.door import DEFAULT_ORIGINS, Limits
 from lllm.services.protocol_service import ProtocolService
 from lllm.services.workers import ProcessPool
@@ -114,7 +114,11 @@ def run_serve(args) -> int:
         raise UsageError(str(exc)) from None
     try:
         if server == "uvicorn":
-            serve_uvicorn(service, args.host, args.port, args.log_level, limits, origins, pool)
+            from lllm.services.tactic_app import serve_uvicorn
+            try:
+                serve_uvicorn(service, args.host, args.port, args.log_level, limits, origins, pool)
+            except ValueError as exc:               # the port is taken, the host is not ours, ...
+                raise UsageError(str(exc)) from None
         else:
             try:
                 serve(service, args.host, args.port, args.log_level, limits, origins, pool)

@@ -3,8 +3,8 @@
 Any OpenAI client can then use them: the `openai` package, LiteLLM, a ReAct agent with
 `--predictor http://127.0.0.1:8080`, and, through JSON tool calls (`tools`, `tool_calls`), the
 tool-calling loops of agent frameworks such as Pydantic AI, with the agent-tuned model. The routes,
-the chat template and what each request field does are in lllm/services/openai_compat.py, tool
-calls in lllm/services/toolcalls.py; CORS in lllm/services/openai_app.py. Needs the `serve`
+the chat template and what each request field does are in lllm/services/openai/service.py, tool
+calls in lllm/services/toolcalls.py; CORS in lllm/services/openai/server.py. Needs the `serve`
 extra (FastAPI and uvicorn) and the `model` extra (onnxruntime). Ctrl-C or SIGTERM stops it.
 
     python -m lllm serve-model
@@ -24,7 +24,7 @@ import sys
 
 from lllm.commands.args import UsageError, argument_type
 from lllm.commands.serve import add_limit_args, limits_from
-from lllm.services.http_server import INSTALL_SERVE, check_host, check_log_level, check_port, missing_server_packages
+from lllm.services.app import INSTALL_SERVE, check_host, check_log_level, check_port, missing_server_packages
 
 DEFAULT_MODELS = "tinyllm-agent,tinyllm"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -49,7 +49,7 @@ def add_cli(subparsers) -> None:
 
 def open_models(text: str) -> list:
     """The ServedModels `--models` names; with the default list, the ones that are not built are skipped."""
-    from lllm.services.served_model import open_model
+    from lllm.services.openai.served_model import open_model
     specs = [s.strip() for s in text.split(",") if s.strip()]
     if not specs:
         raise UsageError("--models is empty: name tinyllm and/or tinyllm-agent")
@@ -75,8 +75,8 @@ def run_serve_model(args) -> int:
     missing = missing_server_packages()
     if missing:
         raise UsageError(f"serve-model needs {' and '.join(missing)}, which this Python cannot import; {INSTALL_SERVE}")
-    from lllm.services.openai_app import DEFAULT_ORIGINS, run
-    from lllm.services.openai_compat import OpenAIService
+    from lllm.services.openai.server import DEFAULT_ORIGINS, run
+    from lllm.services.openai.service import OpenAIService
     limits = limits_from(args)
     service = OpenAIService(open_models(args.models))
     # SIGTERM (a supervisor, Popen.terminate) stops it as Ctrl-C does, with exit status 0.

@@ -14,7 +14,7 @@ again. The proxy streams when the inner tactic does (`stream`, `astream`), and p
 
 Usage:
 
-    >>> from lllm.runtimes.python import as_tactic
+    >>> from lllm.runtimes.function_tactic import as_tactic
     >>> def shout(text: str) -> str:
     ...     return text.upper()
     >>> log = InMemoryProxyLog()

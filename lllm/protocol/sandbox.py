@@ -14,7 +14,7 @@ imports, processes) use the process sandbox of `lllm/runtimes/native/sandbox/`.
 
 Usage:
 
-    >>> from lllm.runtimes.python import as_tactic
+    >>> from lllm.runtimes.function_tactic import as_tactic
     >>> def shout(text: str) -> str:
     ...     return text.upper()
     >>> safe = SandboxedTactic(as_tactic(shout), policy={"max_input_bytes": 8})

@@ -12,7 +12,7 @@ lists them, so a tool schema can be read from it. Calling it calls `tactic.run`.
 
 Usage:
 
-    >>> from lllm.runtimes.python import as_tactic
+    >>> from lllm.runtimes.function_tactic import as_tactic
     >>> def shout(text: str) -> str:
     ...     "Shout the text."
     ...     return text.upper()

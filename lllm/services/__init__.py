@@ -1,32 +1,31 @@
-"""Layer 4 · the service API: tactics over HTTP, at lllm-core's import path `from lllm.services import create_tactic_app`.
+"""Layer 4 · services: tactics and models over HTTP, one app adapter for both, the client's import path.
 
-`create_tactic_app(tactic)` and `create_service_app([tactics])` build the FastAPI app that `lllm
-serve` runs (`fastapi.py`; the `serve` extra); every route of it is the one handler
-`ProtocolService.handle` in `lllm/services/protocol_service.py`. This folder holds what
-that handler uses: `endpoints.py` (a tactic's `@endpoint` routes), `streaming.py` (the /stream body),
-`fastapi.py` (the request and response models, the app and its OpenAPI description) and `door.py`
-(what every server checks before a request gets in: size, timeouts, connections, Host, Origin);
-`psihub.py`, the card a package hub (PsiHub) shows for a tactic (`lllm.integrations.tactic_resource`); and
-`client.py`, lllm-core's import path for the client (`RemoteTactic`, in
-`lllm/runtimes/native/composition/remote.py`). The names
-load on first use (PEP 562), so importing one of the modules never imports the others.
+Each service is a pure handler, `handle(method, path, body) -> (status, JSON or a stream)`, put on a
+socket the same way (`app.py`: the one FastAPI app factory and the one uvicorn runner, with the
+checks of where to listen):
+
+    protocol_service.py   the tactic service's handler (`lllm serve`): /run, /stream, /info, @endpoints
+    tactic_app.py         its route in the one app, its envelopes and OpenAPI (`create_tactic_app`)
+    http_server.py        the same handler under the standard library's http.server (`--server stdlib`)
+    door.py, workers.py   what every server checks before a request gets in (size, timeouts,
+                          connections, Host, Origin), and the worker pool tactics run on
+    endpoints.py, streaming.py   a tactic's `@endpoint` routes, the /stream body
+    openai/               the OpenAI-compatible model server (`lllm serve-model`)
+    mcp_tools.py, toolcalls.py, schema_check.py   tools for MCP clients, tool calls in ReAct text, schemas
+    tactic_card.py        a tactic's public card for a package hub (PsiHub), secrets left out
+
+`client.py` and `fastapi.py` are lllm-core's import paths, kept as thin aliases. `from
+lllm.services import create_tactic_app` works as in lllm-core; the names load on first use
+(lllm/lazy.py), so importing one module never imports the others.
 """
 
-__all__ = ["EndpointSpec", "ProtocolService", "RemoteTactic", "RemoteTacticError", "create_fastapi_app", "create_protocol_app",
-           "create_service_app", "create_tactic_app", "custom_endpoints", "endpoint"]
+from lllm.lazy import exported_names, lazy_exports
 
-WHERE = {"ProtocolService": "lllm.services.protocol_service",
-         "create_protocol_app": "lllm.services.protocol_service",
-         "RemoteTactic": "lllm.runtimes.native.composition.remote",
-         "RemoteTacticError": "lllm.runtimes.native.composition.remote",
-         "create_fastapi_app": "lllm.services.fastapi", "create_service_app": "lllm.services.fastapi",
-         "create_tactic_app": "lllm.services.fastapi",
-         "EndpointSpec": "lllm.services.endpoints", "custom_endpoints": "lllm.services.endpoints",
-         "endpoint": "lllm.services.endpoints"}
-
-
-def __getattr__(name: str):
-    if name not in WHERE:
-        raise AttributeError(f"module 'lllm.services' has no attribute {name!r}")
-    import importlib
-    return getattr(importlib.import_module(WHERE[name]), name)
+_EXPORTS = {
+    "lllm.services.protocol_service": ["ProtocolService", "create_protocol_app"],
+    "lllm.runtimes.native.composition.remote": ["RemoteTactic", "RemoteTacticError"],
+    "lllm.services.tactic_app": ["create_fastapi_app", "create_service_app", "create_tactic_app"],
+    "lllm.services.endpoints": ["EndpointSpec", "custom_endpoints", "endpoint"],
+}
+__all__ = exported_names(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)     # lllm/lazy.py

@@ -1,6 +1,6 @@
 """Layer 4 · limits at the door: what both servers check before a request reaches its handler, and how.
 
-Read `protocol_service.py` and `openai_compat.py` first: their `handle` functions answer requests
+Read `protocol_service.py` and `openai/service.py` first: their `handle` functions answer requests
 that got in. This module decides which get in, the same way for `lllm serve` (under uvicorn or
 `http.server`) and `lllm serve-model` (under uvicorn), before a byte of the body is read:
 

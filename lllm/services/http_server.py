@@ -3,32 +3,30 @@
 Read `protocol_service.py` first: `ProtocolService(tactics).handle(method, path, body)` is a pure
 function from a request to `(status, JSON object or event stream)`, tested without sockets. This
 module puts it on a socket: `serve(service, host, port)` under the standard library's
-`http.server` (CPython, no extra packages), `serve_uvicorn(...)` as the FastAPI app of
-`fastapi.py` under uvicorn (the `serve` extra, `pip install 'lllm-learn[serve]'`). Both hand every
-request to the same `handle`, so they answer the same routes with the same JSON, and both stand
-behind the same door (`door.py`): Host and Origin checked, JSON bodies only, 413 for a body over
+`http.server` (CPython, no extra packages); `serve_uvicorn(...)` in `tactic_app.py` puts it in the
+one FastAPI app under the one uvicorn runner (`app.py`; the `serve` extra, `pip install
+'lllm-learn[serve]'`). Both hand every request to the same `handle`, so they answer the same
+routes with the same JSON, and both stand behind the same door (`door.py`): Host and Origin checked, JSON bodies only, 413 for a body over
 the limit unread, 400 for a Content-Length that lies, 408 for a client too slow, 503 past the
 connection cap; under `http.server` each refusal is still an answer, never a dropped connection
 or a thread held for a body that never comes, and a connection is kept alive between requests
 (HTTP/1.1), each request's head with its own deadline.
-`check_host`, `check_port` and `check_log_level` say what is wrong with where to listen (a
-`ValueError` naming the problem); `python -m lllm serve` (lllm/commands/serve.py) uses them.
+`check_server` says which server `python -m lllm serve --server` names (where to listen is checked
+in `app.py`, once for every server).
 
 Usage:
 
-    >>> check_host("127.0.0.1"), check_port("8000"), check_log_level("INFO")
-    ('127.0.0.1', 8000, 'info')
-    >>> check_host("http://localhost:8000")
+    >>> check_server("stdlib"), protocol_shape(413, "body_too_large", "too big")["detail"]["error"]["type"]
+    ('stdlib', 'body_too_large')
+    >>> check_server("gunicorn")
     Traceback (most recent call last):
     ...
-    ValueError: serve host must be a host name or address, not a URL or path: 'http://localhost:8000'
+    ValueError: serve server must be one of auto, uvicorn, stdlib, got 'gunicorn'
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-import ipaddress
 import json
 import os
 import socket
@@ -36,48 +34,11 @@ import sys
 import threading
 import time
 
-from lllm.services.door import (DEFAULT_ORIGINS, Limits, Pool, Refusal, check_request, guard, needs_work, origin_matcher,
-                                raise_open_files, raw_answer, uvicorn_protocol)
+from lllm.services.door import (DEFAULT_ORIGINS, Limits, Pool, Refusal, check_request, needs_work, origin_matcher,
+                                raise_open_files, raw_answer)
 from lllm.services.protocol_service import error
 
-__all__ = ["make_server", "serve", "serve_uvicorn", "missing_server_packages", "check_host", "check_port",
-           "check_log_level", "check_server", "SERVERS", "INSTALL_SERVE", "LOG_LEVELS"]
-
-
-# ---- where to listen, how much to log ---------------------------------------------------------------
-
-LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
-
-
-def check_host(text) -> str:
-    """A host name or address to listen on: `127.0.0.1`, `localhost`, `::1`; not a URL, path or host:port."""
-    if not isinstance(text, str) or not text or text != text.strip():
-        raise ValueError(f"serve host must be a non-empty name or address without surrounding spaces, got {text!r}")
-    if any(ch.isspace() or ch in "/\\" for ch in text):
-        raise ValueError(f"serve host must be a host name or address, not a URL or path: {text!r}")
-    if ":" in text:
-        try:
-            ipaddress.IPv6Address(text)
-        except ValueError:
-            raise ValueError(f"serve host must be a host name or address, not host:port ({text!r}); "
-                             "give the port with --port") from None
-    return text
-
-
-def check_port(text) -> int:
-    try:
-        port = int(text)
-    except (TypeError, ValueError):
-        raise ValueError(f"serve port must be an integer between 1 and 65535, got {text!r}") from None
-    if not 1 <= port <= 65535:
-        raise ValueError(f"serve port must be an integer between 1 and 65535, got {port}")
-    return port
-
-
-def check_log_level(text) -> str:
-    if not isinstance(text, str) or text.lower() not in LOG_LEVELS:
-        raise ValueError(f"serve log level must be one of {', '.join(LOG_LEVELS)}, got {text!r}")
-    return text.lower()
+__all__ = ["make_server", "serve", "check_server", "protocol_shape", "SERVERS"]
 
 
 # ---- behind http.server (CPython) ---------------------------------------------------------------------
@@ -357,42 +318,12 @@ def serve(app, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warn
         server.server_close()
 
 
-# ---- under uvicorn (the `serve` extra) ----------------------------------------------------------------
+# ---- which server -------------------------------------------------------------------------------------
 
 SERVERS = ("auto", "uvicorn", "stdlib")
-INSTALL_SERVE = "pip install 'lllm-learn[serve]'"
 
 
 def check_server(text) -> str:
     if text not in SERVERS:
         raise ValueError(f"serve server must be one of {', '.join(SERVERS)}, got {text!r}")
     return text
-
-
-def missing_server_packages() -> list[str]:
-    """The `serve` extra's packages that do not import here (none when uvicorn and FastAPI do)."""
-    missing = []
-    for name in ("uvicorn", "fastapi"):
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            missing.append(name)
-    return missing
-
-
-def serve_uvicorn(service, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning",
-                  limits: Limits = Limits(), origins=DEFAULT_ORIGINS, pool: Pool | None = None) -> None:
-    """A ProtocolService as a FastAPI app (fastapi.create_fastapi_app) behind the door, under uvicorn."""
-    import uvicorn
-    from lllm.services.fastapi import create_fastapi_app
-    raise_open_files(limits)
-    print(f"serving on http://{host}:{port} with uvicorn and FastAPI (/health, /info, /run, /stream); Ctrl-C stops it",
-          flush=True)
-    sys.setswitchinterval(0.001)    # the event loop answers /health while the workers run tactics (as serve-model)
-    app = guard(create_fastapi_app(service, pool=pool), protocol_shape, limits, origins, host, json_only=True)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=uvicorn_protocol(limits),
-                            timeout_keep_alive=5)
-    try:
-        uvicorn.Server(config).run()
-    except KeyboardInterrupt:                       # Ctrl-C or SIGTERM: a clean stop, as uvicorn.run's
-        pass

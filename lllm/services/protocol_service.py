@@ -7,7 +7,7 @@ generated project's client.py call.
 `ProtocolService(tactics).handle(method, path, body)` is a pure function from a request to
 `(status, JSON object)` — or `(200, EventStream)` for /stream — and the only place a route is
 matched or a request checked. Three servers put it on the wire, each a few lines that pass the
-method, path and body to `handle`: `lllm.services.fastapi.create_fastapi_app` (FastAPI, for `lllm
+method, path and body to `handle`: `lllm.services.tactic_app.create_fastapi_app` (the one FastAPI app, for `lllm
 serve` under uvicorn: the `serve` extra), the object itself as a bare ASGI app (`uvicorn app:app`,
 httpx's ASGITransport), and `http_server.make_server` (`http.server`, the standard library's fallback).
 
@@ -26,7 +26,7 @@ not stream (TacticUnsupportedError), 404 not_found, 405 method_not_allowed, 500 
 
 Usage:
 
-    >>> from lllm.runtimes.python import as_tactic
+    >>> from lllm.runtimes.function_tactic import as_tactic
     >>> def shout(text: str) -> str:
     ...     return text.upper()
     >>> service = ProtocolService([as_tactic(shout)])
@@ -83,7 +83,7 @@ def describe_tactic(tactic: Tactic) -> dict:
     metadata, as one JSON object, with secret-looking keys dropped at every depth (a key ending in
     `ref`, such as `api_key_ref`, names where a secret lives, so it stays).
 
-        >>> from lllm.runtimes.python import as_tactic
+        >>> from lllm.runtimes.function_tactic import as_tactic
         >>> def shout(text: str) -> str:
         ...     return text.upper()
         >>> card = describe_tactic(as_tactic(shout, metadata={"api_key": "sk-1", "api_key_ref": "vault/openai"}))

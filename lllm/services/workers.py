@@ -54,7 +54,7 @@ WORKER_NICE = 10          # added to each worker's nice value (a lower CPU prior
 
 def example_service() -> ProtocolService:
     """A one-tactic service for the example above: shout the text back."""
-    from lllm.runtimes.python import as_tactic
+    from lllm.runtimes.function_tactic import as_tactic
 
     def shout(text: str) -> str:
         return text.upper()

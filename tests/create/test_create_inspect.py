@@ -16,7 +16,7 @@ from lllm.create.project import create_project
 from lllm.runtimes.native.entrypoints import load_tactic_entrypoint
 from lllm.services.protocol_service import ProtocolService
 from lllm.runtimes.native.composition.remote import RemoteTactic
-from lllm.runtimes.python import as_tactic
+from lllm.runtimes.function_tactic import as_tactic
 from support.runtime import free_port
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -114,7 +114,7 @@ def test_the_one_word_form_still_writes_the_config_app(tmp_path):
 # ---- inspect ---------------------------------------------------------------------------------------------
 
 SECRET_MODULE = '''
-from lllm.runtimes.python import as_tactic
+from lllm.runtimes.function_tactic import as_tactic
 
 
 def shout(text: str) -> str:
@@ -156,7 +156,7 @@ def test_inspect_errors_are_one_line(tmp_path, entrypoint, message):
 
 def test_entrypoints_accept_tactics_classes_factories_and_functions(tmp_path, monkeypatch):
     (tmp_path / "kinds_mod.py").write_text(
-        "from lllm.runtimes.python import as_tactic\n"
+        "from lllm.runtimes.function_tactic import as_tactic\n"
         "def double(x: int) -> int:\n    return 2 * x\n"
         "def factory():\n    return as_tactic(double)\n"
         "ready = as_tactic(double, name='ready')\n")

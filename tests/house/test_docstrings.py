@@ -21,7 +21,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SKIP = {"lllm.__main__", "lllm.web.browser"}
 NO_EXAMPLE = {
     "lllm.cli": "a re-export of lllm-core's import path; the commands it names have their own",
-    "lllm.integrations": "a re-export of lllm-core's import path (lllm.services.psihub has the example)",
+    "lllm.integrations": "a re-export of lllm-core's import path (lllm.services.tactic_card has the example)",
+    "lllm.runtimes.python": "a re-export of lllm-core's import path (lllm.runtimes.function_tactic has the example)",
+    "lllm.services.fastapi": "a re-export of lllm-core's import path (lllm.services.tactic_app has the example)",
     "lllm.protocol._validation": "a re-export kept for lllm-core's own tests (validation.py has the examples)",
     "lllm.services.client": "a re-export of lllm-core's import path (composition/remote.py has the example)",
     "lllm.model.onnx_backend": "needs a trained model file; tests/model/test_onnx_backend.py runs it",

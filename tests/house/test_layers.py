@@ -19,8 +19,9 @@ GRAPH = architecture.import_graph()
 FOLDER_LAYER = {name: layer for name, layer, _ in layers.FOLDERS}     # the one table (hooks/layers.py)
 LAYER_NAMES = layers.LAYER_NAMES
 # The root: lllm-core's import paths kept as short re-export modules (`lllm.cli`, `lllm.integrations`),
-# the package's lazy public names and `python -m lllm`. They sit outside the order.
-ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.integrations"}
+# the package's lazy public names, the one lazy loader every package uses (`lllm.lazy`) and `python -m
+# lllm`. They sit outside the order.
+ROOT_MODULES = {"lllm", "lllm.cli", "lllm.__main__", "lllm.integrations", "lllm.lazy"}
 LAYERED = sorted(name for name in GRAPH if name not in ROOT_MODULES)
 
 

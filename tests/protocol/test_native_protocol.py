@@ -8,11 +8,11 @@ from pydantic import BaseModel, ValidationError
 import lllm.protocol as protocol
 from lllm import CallContext, CallTrace, SchemaError, Tactic, TacticInfo
 from lllm.protocol.validation import public_boundary_value
-from lllm.runtimes.python import as_tactic
+from lllm.runtimes.function_tactic import as_tactic
 
 FOLDER = pathlib.Path(protocol.__file__).parent
 MODULES = [f"lllm.protocol.{p.stem}" for p in sorted(FOLDER.glob("*.py")) if p.stem != "__init__"]
-MODULES += ["lllm.protocol", "lllm.runtimes.python", "lllm.runtimes.native.adapter", "lllm.runtimes.native.core.costs"]
+MODULES += ["lllm.protocol", "lllm.runtimes.function_tactic", "lllm.runtimes.native.adapter", "lllm.runtimes.native.core.costs"]
 
 
 class Text(BaseModel):

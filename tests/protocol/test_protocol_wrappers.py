@@ -7,7 +7,7 @@ import pytest
 
 from lllm import CallContext, InMemoryProxyLog, ProxyTactic, SandboxedTactic, SandboxLimitError, SandboxTimeoutError
 from lllm.protocol.tactic import Tactic
-from lllm.runtimes.python import as_tactic
+from lllm.runtimes.function_tactic import as_tactic
 from lllm.services import create_tactic_app
 from support.own_thread import own_thread
 

@@ -21,7 +21,7 @@ from lllm.runtimes.native.composition.composed import ComposedTactic
 from lllm.runtimes.native.composition.refs import service_endpoints
 from lllm.runtimes.native.composition.sse import iter_sse_events
 from lllm.services.protocol_service import ProtocolService
-from lllm.runtimes.python import as_tactic
+from lllm.runtimes.function_tactic import as_tactic
 from support.own_thread import run_async
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

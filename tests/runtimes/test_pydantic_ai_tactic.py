@@ -80,7 +80,7 @@ def add(pair: Pair) -> int:
 
 @own_thread
 def test_a_tactic_is_a_tool_for_a_pydantic_ai_agent():
-    from lllm.runtimes.python import as_tactic
+    from lllm.runtimes.function_tactic import as_tactic
     tool = tactic_as_tool(as_tactic(add), parameter_mode="kwargs")
     assert (tool.__name__, tool(left=2, right=3), tool.__doc__) == ("add", 5, "Add two numbers.")
     caller = Agent(TestModel(), tools=[tool])              # TestModel calls every tool once, then reports

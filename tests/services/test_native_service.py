@@ -10,8 +10,9 @@ import pytest
 
 from lllm.runtimes.native import Agent, DefaultTagParser, Prompt, tool
 from lllm.runtimes.native.invokers.http import HTTPInvoker, InvokerError
-from lllm.runtimes.python import as_tactic
-from lllm.services.http_server import check_host, check_log_level, check_port, make_server
+from lllm.runtimes.function_tactic import as_tactic
+from lllm.services.app import check_host, check_log_level, check_port
+from lllm.services.http_server import make_server
 from lllm.services.protocol_service import ProtocolService
 
 

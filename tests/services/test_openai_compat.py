@@ -13,8 +13,8 @@ from hypothesis import given, settings, strategies as st
 
 from lllm.model.generate import NumberSlots
 from lllm.model.tokenizer import CharTokenizer
-from lllm.services.openai_compat import OpenAIService, RequestError, chat_prompt
-from lllm.services.served_model import ServedModel, Settings, settled
+from lllm.services.openai.service import OpenAIService, RequestError, chat_prompt
+from lllm.services.openai.served_model import ServedModel, Settings, settled
 
 VOCAB = "\nab #12:QFinlAswer"
 

@@ -263,7 +263,7 @@ def test_stream_sends_text_before_the_model_has_finished():
     import threading
 
     from lllm.model.tokenizer import CharTokenizer
-    from lllm.services.served_model import Completion, ServedModel, Settings
+    from lllm.services.openai.served_model import Completion, ServedModel, Settings
 
     received, calls = threading.Event(), []
 
@@ -404,7 +404,7 @@ def test_requests_drawn_from_the_openapi_schema_get_no_5xx(server):
     names: a bounded, seeded run (Hypothesis, derandomized) against the real server."""
     from hypothesis import HealthCheck, given, settings
     from support.schema_strategy import requests_from
-    from lllm.services.openai_compat import openapi_schema
+    from lllm.services.openai.service import openapi_schema
     schema = openapi_schema(["tinyllm-agent", "tinyllm"])
     requests = requests_from(schema)
 

@@ -10,11 +10,13 @@ import json
 import os
 import pathlib
 import socket
+import subprocess
+import sys
 import time
 
 import httpx
 import pytest
-from support.tactic_server import TacticServer as Server
+from support.tactic_server import REPO, TacticServer as Server
 
 SERVER_HEADER = {"uvicorn": "uvicorn", "stdlib": "BaseHTTP"}
 
@@ -147,6 +149,20 @@ def test_sigterm_stops_the_server_cleanly_and_frees_the_port(tmp_path, kind):
         s.listen()
 
 
+@pytest.mark.parametrize("kind", ["uvicorn", "stdlib"])
+def test_a_port_that_is_taken_is_a_one_line_usage_error_with_either_server(tmp_path, kind):
+    running = Server(tmp_path)                  # writes shout_mod.py and holds its port
+    running.wait_until_up()
+    try:
+        done = subprocess.run([sys.executable, "-m", "lllm", "serve", "shout_mod:shout", "--server", kind, "--workers", "1",
+                               "--port", str(running.port)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, PYTHONPATH=str(REPO)))
+    finally:
+        running.stop()
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"lllm serve: error: cannot listen on 127.0.0.1:{running.port}: "), done.stderr
+
+
 # ---- a client that leaves a stream stops its work ---------------------------------------------------------
 
 BURNER = '''
@@ -273,8 +289,8 @@ def test_requests_drawn_from_the_openapi_schema_get_no_5xx_from_input(server):
     failure on the input "boom" (its documented error), which the draws avoid."""
     from hypothesis import HealthCheck, assume, given, settings
     from support.schema_strategy import requests_from
-    from lllm.runtimes.python import as_tactic
-    from lllm.services.fastapi import openapi_schema
+    from lllm.runtimes.function_tactic import as_tactic
+    from lllm.services.tactic_app import openapi_schema
     from lllm.services.protocol_service import ProtocolService
 
     def shout(text: str) -> str:

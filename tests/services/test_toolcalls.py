@@ -191,8 +191,8 @@ def test_any_json_in_the_tool_fields_is_a_400_or_an_answer():
     from hypothesis import strategies as st
 
     from lllm.model.tokenizer import CharTokenizer
-    from lllm.services.openai_compat import OpenAIService
-    from lllm.services.served_model import ServedModel
+    from lllm.services.openai.service import OpenAIService
+    from lllm.services.openai.served_model import ServedModel
     writer = ServedModel("toy", lambda ids, state: ([0.0, 5.0], state), CharTokenizer("ab"), calls_tools=True)
     service = OpenAIService([writer])
     leaf = st.none() | st.booleans() | st.integers() | st.text(max_size=8) | st.sampled_from(

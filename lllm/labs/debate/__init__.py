@@ -11,20 +11,12 @@ the native runtime (and so pydantic) when `Debate` is first asked for.
     'synthesizer'
 """
 
+from lllm.lazy import exported_names, lazy_exports
+
 _EXPORTS = {
     "lllm.labs.debate.panel": ["Debate", "DebateResult", "DebateTask", "Proposal", "Specialist", "Verdict",
                                "specialists"],
     "lllm.labs.debate.standins": ["DebateRulePredictor"],
 }
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str):
-    """`lllm.labs.debate.X` for a public name: import its module now (PEP 562), then keep the value here."""
-    if name not in _WHERE:
-        raise AttributeError(f"module 'lllm.labs.debate' has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(_WHERE[name]), name)
-    globals()[name] = value
-    return value
+__all__ = exported_names(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)     # lllm/lazy.py

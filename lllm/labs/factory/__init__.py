@@ -17,20 +17,12 @@ modules here, so their functions are imported from those modules.
     True
 """
 
+from lllm.lazy import exported_names, lazy_exports
+
 _EXPORTS = {
     "lllm.labs.factory.tasks": ["Task", "make_task", "make_suite"],
     "lllm.labs.factory.episodes": ["Episode", "FactoryRun", "run_episode", "run_factory", "teacher", "verify"],
     "lllm.labs.factory.before_after": ["SuiteReport", "comparison_table", "evaluate"],
 }
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str):
-    """`lllm.labs.factory.X` for a public name: import its module now (PEP 562), then keep the value here."""
-    if name not in _WHERE:
-        raise AttributeError(f"module 'lllm.labs.factory' has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(_WHERE[name]), name)
-    globals()[name] = value
-    return value
+__all__ = exported_names(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)     # lllm/lazy.py

@@ -1,6 +1,6 @@
 """Layer 3 · entrypoints: the text `module:attribute` names a tactic; load it as a protocol Tactic.
 
-Read `lllm/protocol/tactic.py` and `lllm/runtimes/python.py` first. `lllm inspect` and `lllm serve`
+Read `lllm/protocol/tactic.py` and `lllm/runtimes/function_tactic.py` first. `lllm inspect` and `lllm serve`
 take an entrypoint, as a generated project's README does: `my_app.tactics:build_tactic`.
 
 Contract: `check_entrypoint(text)` returns `(module, attribute path)` or raises ValueError
@@ -31,7 +31,7 @@ import inspect
 import sys
 
 from lllm.protocol.tactic import Tactic
-from lllm.runtimes.python import as_tactic
+from lllm.runtimes.function_tactic import as_tactic
 
 __all__ = ["check_entrypoint", "load_tactic_entrypoint", "load_from_folder", "as_protocol_tactic"]
 

@@ -18,7 +18,7 @@ other direction: a tactic by reference as a tool an agent can call.
 
 Usage:
 
-    >>> from lllm.runtimes.python import as_tactic
+    >>> from lllm.runtimes.function_tactic import as_tactic
     >>> from lllm.runtimes.native.composition.resolver import TacticResolver
     >>> resolver = TacticResolver()
     >>> resolver.register("psi://demo/text/tactics/shout", as_tactic(str.upper, name="shout"))
@@ -89,7 +89,7 @@ if __name__ == "__main__":
     from lllm.runtimes.native.composition import TacticResolver
     from lllm.runtimes.native.composition.composed import ComposedTactic
     from lllm.runtimes.native.tactic import Tactic
-    from lllm.runtimes.python import as_tactic
+    from lllm.runtimes.function_tactic import as_tactic
 
     STORY = "psi://demo/story/tactics/continue"      # package demo/story: an agent on TinyLLM
     COUNT = "psi://demo/text/tactics/count_words"    # package demo/text: plain Python

@@ -18,7 +18,7 @@ that names the ref, the key and the rule.
 
 Usage:
 
-    >>> from lllm.runtimes.python import as_tactic
+    >>> from lllm.runtimes.function_tactic import as_tactic
     >>> def add(pair: list[int]) -> int:
     ...     return pair[0] + pair[1]
     >>> resolver = TacticResolver()

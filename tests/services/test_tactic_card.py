@@ -1,11 +1,11 @@
-"""PsiHub metadata (lllm/services/psihub.py): one tactic's public card, copied, secrets removed, refs checked."""
+"""PsiHub metadata (lllm/services/tactic_card.py): one tactic's public card, copied, secrets removed, refs checked."""
 
 from types import SimpleNamespace
 
 import pytest
 
 from lllm.integrations import tactic_resource
-from lllm.runtimes.python import as_tactic
+from lllm.runtimes.function_tactic import as_tactic
 from lllm.services.endpoints import endpoint
 
 

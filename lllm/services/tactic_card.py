@@ -1,4 +1,4 @@
-"""Layer 4 · PsiHub metadata: `tactic_resource(tactic)` is one tactic's public card, as plain JSON data.
+"""Layer 4 · a tactic's public card: `tactic_resource(tactic)` is what a package hub (PsiHub) shows, as plain JSON data, secrets left out.
 
 Read `lllm/protocol/tactic.py` (what a tactic's `info()` says) and `lllm/services/endpoints.py`
 (its `@endpoint` routes) first. PsiHub is the package hub of lllm-core's world: it owns the package
@@ -22,7 +22,7 @@ metadata) plus `endpoints`, the tactic's custom routes sorted by path then metho
 
 Usage:
 
-    >>> from lllm.runtimes.python import as_tactic
+    >>> from lllm.runtimes.function_tactic import as_tactic
     >>> def shout(text: str) -> str:
     ...     return text.upper()
     >>> card = tactic_resource(as_tactic(shout, package_ref="psi://demo/text/tactics/shout",

@@ -1,7 +1,7 @@
 """Layer 4 · TinyLLM behind OpenAI's API: `OpenAIService(models).handle(method, path, body) -> (status, JSON | Chunks)`.
 
 Read `served_model.py` first. `lllm serve-model` (lllm/commands/serve_model.py) puts this on a
-socket (`openai_app.py`); here is the protocol alone, a pure function from a request to an answer,
+socket (`server.py`); here is the protocol alone, a pure function from a request to an answer,
 so any OpenAI client (the `openai` package, LiteLLM, `HttpPredictor`) can use the models.
 
 Routes:
@@ -40,7 +40,7 @@ Usage:
     >>> chat_prompt([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Once"}])
     'Be brief.\\nOnce'
     >>> from lllm.model.tokenizer import CharTokenizer
-    >>> from lllm.services.served_model import ServedModel
+    >>> from lllm.services.openai.served_model import ServedModel
     >>> ab = ServedModel("ab", lambda ids, state: ([0.0, 5.0], state), CharTokenizer("ab"))
     >>> status, reply = OpenAIService([ab]).handle("POST", "/v1/completions", b'{"model": "ab", "prompt": "a", "max_tokens": 2}')
     >>> status, reply["choices"][0]["text"], reply["usage"]["completion_tokens"]
@@ -58,7 +58,7 @@ import time
 import uuid
 from dataclasses import replace
 
-from lllm.services.served_model import Cancelled, Completion, ServedModel, Settings
+from lllm.services.openai.served_model import Cancelled, Completion, ServedModel, Settings
 from lllm.services.toolcalls import (ToolRequestError, call_deltas, forced_prefix, parse_reply, read_tool_choice,
                                      read_tools, tool_prompt, uses_tools)
 

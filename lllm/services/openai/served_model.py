@@ -47,7 +47,7 @@ AGENT_ENDS = tuple(s for s in TINYLLM_AGENT_STOP if s not in TINYLLM_STOP)
 
 @dataclass(frozen=True)
 class Settings:
-    """How to generate: OpenAI's request fields, checked (`lllm/services/openai_compat.py` reads them)."""
+    """How to generate: OpenAI's request fields, checked (`lllm/services/openai/service.py` reads them)."""
 
     max_tokens: int = 200
     temperature: float = 0.8

@@ -1,7 +1,8 @@
-"""Layer 4 · the OpenAI-compatible service on a socket: a FastAPI app under uvicorn, bounded, with CORS for the site's pages.
+"""Layer 4 · the OpenAI-compatible service on a socket: its route in the one app, bounded, with CORS for the site's pages.
 
-Read `openai_compat.py` first: `OpenAIService.handle` answers every request; this module passes
-each one to it (one catch-all route, as `lllm/services/fastapi.py` does for `lllm serve`) and adds
+Read `service.py` first: `OpenAIService.handle` answers every request; this module passes each one
+to it (the route of the one FastAPI app, `lllm/services/app.py`, as `tactic_app.py` does for
+`lllm serve`), runs it with the one uvicorn runner (`app.run_app`) and adds
 what only a server has: the door (`door.py`: body size, timeouts, connection cap, Host, CORS), so
 a page of the site can call a model on the reader's machine and no other site can, and a bounded
 pool for the model's work:
@@ -22,7 +23,7 @@ browser. Requests without an `Origin` (curl, the `openai` package, a ReAct agent
 browser pages and are answered. Patterns: `*` alone allows every origin, `https://*.example.org`
 any subdomain, `http://127.0.0.1:*` any port (or none).
 
-FastAPI and uvicorn are imported inside `create_app` and `run`, only when called (the `serve` extra).
+FastAPI and uvicorn are imported only when an app is made or run (the `serve` extra).
 `origin_matcher`, `cors_headers` and `DEFAULT_ORIGINS` live in `door.py` (both servers use them).
 
 Usage:
@@ -37,17 +38,13 @@ Usage:
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 import threading
 
-from lllm.services.door import (DEFAULT_ORIGINS, Limits, Pool, cors_headers, guard, origin_matcher, raise_open_files,
-                                uvicorn_protocol)
-from lllm.services.openai_compat import Chunks, OpenAIService, RequestError, error_body
+from lllm.services.app import create_app, json_response, listen, run_app
+from lllm.services.door import DEFAULT_ORIGINS, Limits, Pool, cors_headers, guard, origin_matcher
+from lllm.services.openai.service import Chunks, OpenAIService, RequestError, error_body
 
-__all__ = ["DEFAULT_ORIGINS", "origin_matcher", "cors_headers", "Pool", "create_app", "listen", "run"]
-
-METHODS = ["GET", "POST", "OPTIONS", "HEAD", "PUT", "PATCH", "DELETE"]
+__all__ = ["DEFAULT_ORIGINS", "origin_matcher", "cors_headers", "Pool", "create_openai_app", "run"]
 
 
 def openai_shape(status: int, code: str, message: str) -> dict:
@@ -58,26 +55,21 @@ def openai_shape(status: int, code: str, message: str) -> dict:
 
 # ---- the app --------------------------------------------------------------------------------------------
 
-def create_app(service: OpenAIService, origins=DEFAULT_ORIGINS, limits: Limits = Limits(), pool: Pool | None = None,
-               listening_on: str = "127.0.0.1"):
-    """An ASGI app: the door, then one FastAPI route handing every request to `service.handle`."""
-    from fastapi import FastAPI, Request
-    from fastapi.responses import Response, StreamingResponse
+def create_openai_app(service: OpenAIService, origins=DEFAULT_ORIGINS, limits: Limits = Limits(),
+                      pool: Pool | None = None, listening_on: str = "127.0.0.1"):
+    """An ASGI app: the door, then the one app (app.create_app) whose route hands every request to `service.handle`."""
+    from fastapi.responses import StreamingResponse
     pool = pool or Pool()
     service.start = pool.work.submit                    # a stream's model work runs on the pool too
-    app = FastAPI(title="lllm serve-model", docs_url=None, redoc_url=None, openapi_url=None)
-
-    def answer(status: int, data, extra: dict | None = None):
-        return Response(json.dumps(data), status_code=status, media_type="application/json", headers=extra)
 
     async def every_route(request):
         method, path = request.method, request.scope["path"]
         if method != "POST":                            # no model here: answered at once, never queued
-            return answer(*service.handle(method, path))
+            return json_response(*service.handle(method, path))
         if not pool.admit():
             busy = RequestError(503, f"the server is busy ({pool.workers} writing, {pool.max_queue} waiting); "
                                      "try again shortly", code="server_busy", kind="server_error")
-            return answer(503, error_body(busy), {"retry-after": "1"})
+            return json_response(503, error_body(busy), {"retry-after": "1"})
         cancel, streaming = threading.Event(), False
         try:
             body = await request.body()
@@ -87,14 +79,12 @@ def create_app(service: OpenAIService, origins=DEFAULT_ORIGINS, limits: Limits =
                 streaming = True
                 return StreamingResponse(sent_frames(data, pool), media_type="text/event-stream",
                                          headers={"cache-control": "no-cache"})
-            return answer(status, data)
+            return json_response(status, data)
         finally:
             if not streaming:
                 pool.release()
 
-    every_route.__annotations__["request"] = Request    # a real class: FastAPI reads it to pass the request
-    app.api_route("/{path:path}", methods=METHODS, include_in_schema=False)(every_route)
-    return guard(app, openai_shape, limits, origins, listening_on)
+    return guard(create_app("lllm serve-model", every_route), openai_shape, limits, origins, listening_on)
 
 
 async def until_done_or_gone(work, request, cancel: threading.Event):
@@ -132,38 +122,12 @@ async def sent_frames(chunks: Chunks, pool: Pool):
 
 # ---- on a socket ------------------------------------------------------------------------------------------
 
-def listen(host: str, port: int):
-    """A listening socket on host:port, so a port that is taken is one clear error before anything starts."""
-    import socket
-    # IPPROTO_TCP, not 0: asyncio turns Nagle's algorithm off only on sockets that say they are TCP,
-    # and without that every small answer waits ~40 ms for the client's delayed acknowledgement.
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(1024)
-    except OSError as error:
-        sock.close()
-        raise ValueError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-    return sock
-
-
 def run(service: OpenAIService, host: str, port: int, origins=DEFAULT_ORIGINS, log_level: str = "info",
         limits: Limits = Limits(), workers: int = 2, max_queue: int = 32) -> None:
     """Serve until Ctrl-C or SIGTERM; ValueError if host:port cannot be listened on."""
-    import uvicorn
-    raise_open_files(limits)
-    # The event loop answers /health while the workers write: let it have the interpreter after 1 ms
-    # of theirs, not Python's default 5 ms, or each step of an answer waits behind a worker.
-    sys.setswitchinterval(0.001)
     sock = listen(host, port)
     names = ", ".join(service.models)
     print(f"serving {names} on http://{host}:{port}/v1 (OpenAI-compatible: /v1/models, /v1/chat/completions, "
           f"/v1/completions; {workers} writing, {max_queue} waiting, bodies up to {limits.max_body} bytes); "
           "Ctrl-C stops it", flush=True)
-    app = create_app(service, origins, limits, Pool(workers, max_queue), host)
-    config = uvicorn.Config(app, log_level=log_level, http=uvicorn_protocol(limits), timeout_keep_alive=5)
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:                       # Ctrl-C or SIGTERM: a clean stop, as uvicorn.run's
-        pass
+    run_app(create_openai_app(service, origins, limits, Pool(workers, max_queue), host), sock, log_level, limits)
