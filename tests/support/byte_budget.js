@@ -40,11 +40,13 @@ async ({ kind, goal, selector, hurry = false }) => {
     brain.value = "tinyllm-agent";
     brain.dispatchEvent(new Event("change"));
     widget.querySelector(".lllm-demo__run").click();
-    await until(() => ["done", "error"].includes(widget.dataset.state));
+    await until(() => ["done", "error"].includes(widget.dataset.state), 300000);
     report.answerAt = now();
     report.state = widget.dataset.state;
+    report.status = widget.querySelector(".lllm-demo__status")?.textContent;   // where a run that never ended stood
+    report.timings = window.lllm.timings;
     report.answer = widget.lllmResult?.trajectory?.answer ?? widget.textContent.slice(0, 200);
-    await until(() => rest, 300000);
+    if (report.state === "done") await until(() => rest, 300000);
     report.rest = rest;
     report.beforeWorker = [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
       .filter((e) => !e.workerStart && e.name.startsWith(location.origin)).map((e) => e.name.slice(location.origin.length));
