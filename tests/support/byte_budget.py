@@ -175,10 +175,11 @@ def bare_pyodide(browser, server) -> int:
 
 
 def bare_gzip(server, bare: dict) -> int:
-    """The Pyodide bytes the server sent during first_visit.js's "bare" report `bare`."""
+    """The Pyodide files the server sent during first_visit.js's "bare" report `bare`, each counted once:
+    what a bare loadPyodide() needs (WebKit's, with no HTTP cache under WebDriver, fetches each twice)."""
     assert bare["answer"] == "ok", bare
-    sent = [s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)]
-    return totals(sent, server.directory).gzip
+    sent = {s.path: s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)}
+    return totals(list(sent.values()), server.directory).gzip
 
 
 # ---- Firefox and WebKit: one launch each, a bare Pyodide then one visit ---------------------------
