@@ -1,10 +1,11 @@
 """What each page kind's first visit costs, by file and by feature (tests/support/byte_budget.py says how
-it is counted), in Chromium over the built site; with --write, the figures go to bench/budgets.json
+it is counted), in Chromium over the built site, and the ReAct demo's in Firefox and WebKit (--engines:
+each engine's own bare Pyodide beside it); with --write, the figures go to bench/budgets.json
 (the budgets there are kept unless --budgets sets them anew: measured + SLACK, tests/support/byte_budget.py;
 the Performance page shows both). tests/browser/test_byte_budget_browser.py
 checks every page kind against its budget in `make test`.
 
-    python bench/byte_budget.py [--site public-dir --port N] [--kinds demo,reading] [--files] [--write [--budgets]]
+    python bench/byte_budget.py [--site public-dir --port N] [--kinds demo,reading] [--engines firefox,webkit] [--files] [--write [--budgets]]
 
 Without --site the site is built into a temporary folder first. --files prints every file sent.
 """
@@ -42,6 +43,7 @@ def main() -> None:
     ap.add_argument("--site", type=Path)
     ap.add_argument("--port", type=int, default=0, help="the port --site was built for")
     ap.add_argument("--kinds", default=",".join(bb.KINDS))
+    ap.add_argument("--engines", default="firefox,webkit", help="the other engines whose demo visit is measured ('' for none)")
     ap.add_argument("--files", action="store_true")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--budgets", action="store_true", help="with --write: set each budget anew from this measure (budget_for)")
@@ -81,13 +83,22 @@ def main() -> None:
                 page.update({"path": bb.KINDS[kind]["path"], "gzip": budget.gzip, "requests": budget.requests,
                              "twice": len(whole.twice), "whole_gzip": whole.gzip, "whole_requests": whole.requests, "files": dict(sorted(budget.files.items()))})
             browser.close()
+        for engine in filter(None, args.engines.split(",")):
+            engine_bare, v = bb.engine_visit(engine, server)
+            budget, whole = bb.count(v.budgeted, site), bb.count(v.sent, site)
+            print(f"\n## demo in {engine}: {budget.requests} requests, {bb.mb(budget.gzip)} MB gzip to the answer "
+                  f"({budget.gzip / engine_bare:.2f}x its bare Pyodide, {bb.mb(engine_bare)} MB); whole visit {whole.requests} requests, "
+                  f"{bb.mb(whole.gzip)} MB; sent twice ({len(whole.twice)}): {whole.twice}")
+            data.setdefault("engines", {})[engine] = {"bare_pyodide_gzip": engine_bare, "gzip": budget.gzip, "requests": budget.requests,
+                                                      "twice": len(whole.twice), "twice_files": whole.twice,
+                                                      "whole_gzip": whole.gzip, "whole_requests": whole.requests}
     finally:
         server.close()
         if tmp:
             tmp.cleanup()
     if args.write:
         data["measured"] = {"date": datetime.date.today().isoformat(), "machine": machine(), "engine": "chromium",
-                            "bare_pyodide_gzip": bare}
+                            "bare_pyodide_gzip": bare}   # the page kinds' figures; "engines": the demo's in the others
         bb.DATA.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"\nwrote {bb.DATA}")
 

@@ -9,7 +9,9 @@
 //   "keep"    the page being read and what it loaded before this worker took it over (offline.mjs
 //             lists them), taken only from the browser's HTTP cache ("only-if-cached"): never a
 //             second download. A browser that does not honour that (WebKitGTK, measured) saves
-//             them with the rest instead.
+//             them with the rest instead: under WebDriver it keeps no HTTP cache this worker can
+//             read ("force-cache" goes to the network too, even for a file served immutable), so
+//             there they are sent a second time, after the answer (the Performance page).
 //   as used   everything else the site serves, the moment it passes through (fetch handler): the
 //             pages a reader opens, the runtime's files as the runtime workers download them
 //             (lllm.mjs starts them only once this worker controls the page, for this reason).

@@ -1,6 +1,6 @@
 """A byte budget per page kind (tests/support/byte_budget.py): a reading page, the ReAct demo to its
 first answer, the inside view, the training tab. Each is one reader's first visit in Chromium over
-the built site: a fresh profile, widgets drawn the lazy way a reader gets them (no lllmEager), the
+the built site (the demo's in Firefox and WebKit too): a fresh profile, widgets drawn the lazy way a reader gets them (no lllmEager), the
 one widget the kind is about used, counted as the server sends it until the service worker's
 background caching is idle. The budgets, and the figures measured last, are in bench/budgets.json
 (the Performance page shows them; `python bench/byte_budget.py --write` measures them again).
@@ -8,14 +8,18 @@ background caching is idle. The budgets, and the figures measured last, are in b
 - a page over its budget fails, naming the files that are new or grew since those figures;
 - no feature's files arrive before its widget is used: time travel, the inside view, the editor,
   TinyGPT, the model trained in the tab and "your model" (a server on the reader's computer), but
-  for what NOT_YET lists;
+  for what NOT_YET lists; on the ReAct page in every engine;
 - on the demo page no file is sent twice, until the background caching has ended (its "rest"),
-  and the bytes to the first answer stay within 2x a bare loadPyodide() in the same run.
+  and the bytes to the first answer stay within 2x a bare loadPyodide() in the same run and
+  engine: in Chromium, Firefox and WebKit.
 
-One Chromium for the file (lazy_browser); each page kind is visited once, the first time a test asks.
+One launch per engine for the file: Chromium (lazy_browser), each page kind visited once, the first
+time a test asks; Firefox and WebKit each a bare Pyodide and the demo's visit (byte_budget.engine_visit).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 
@@ -28,11 +32,21 @@ MAX_RATIO = 2.0
 # Never before the reader uses its widget; the kinds that are about one may load it.
 LATER = {"time travel", "inside view", "editor (CodeMirror)", "TinyGPT", "tab-trained model", "your model"}
 ALLOWED = {"inside": {"inside view"}, "train": {"tab-trained model"}}
-# Not done yet, each listed so that doing it fails this test until it is taken off the list: on the ReAct
-# page the time-travel widget, a screen below the demo, is drawn when the demo is scrolled to (loader.mjs
-# imports a widget's module when it comes near), and demos.mjs imports "your model" and the tab-trained
-# model's modules with itself (their fields and the brain list's state are drawn with the demo).
-NOT_YET = {"demo": {"time travel", "your model", "tab-trained model"}}
+# Not done yet, each listed so that doing it fails this test until it is taken off the list
+# ({kind: {feature}}): none now.
+NOT_YET: dict[str, set[str]] = {}
+ENGINES = ("chromium", "firefox", "webkit")
+# WebKitGTK under WebDriver keeps no HTTP cache its service worker can read: `only-if-cached` goes to the
+# network, and so does `force-cache`, even for a file served immutable (measured: sw.js, "keep" and
+# "rest"). What the page fetched before its worker took over (the page, the theme, the page's modules)
+# is sent again when the worker saves it for offline use (and timeline.mjs when the runtime's worker
+# imports it); nothing else may be, nor anything three times.
+NO_HTTP_CACHE = {"webkit"}
+# Measured 2026-12-07, not yet understood: in some Firefox visits (most of those under pytest) the demo
+# answers but the service worker is never asked for the rest of the site (offline.mjs asks once the
+# runtime is ready and has been idle for 2 s), so the whole visit cannot be counted; the bytes to the
+# answer still are, and held to 2x above.
+RESTLESS = {"firefox": "the background caching was never asked for in this Firefox visit (a known problem, not yet understood)"}
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +74,19 @@ def bare_pyodide(lazy_browser, counted):
     return bb.bare_pyodide(lazy_browser, counted)
 
 
+@pytest.fixture(scope="module")
+def demo_in(visits, counted, request):
+    """engine -> (bare Pyodide's gzip bytes, the demo's Visit), each engine launched once, when first asked."""
+    made: dict[str, tuple[int, bb.Visit]] = {}
+
+    def get(engine: str) -> tuple[int, bb.Visit]:
+        if engine not in made:
+            made[engine] = ((request.getfixturevalue("bare_pyodide"), visits("demo")) if engine == "chromium"
+                            else bb.engine_visit(engine, counted))
+        return made[engine]
+    return get
+
+
 def over_budget(kind: str, measured: bb.Counted) -> str | None:
     data = bb.load()
     stored = data["pages"][kind]
@@ -83,9 +110,9 @@ def test_each_page_kind_stays_within_its_byte_budget(kind, visits, counted):
     assert problem is None, problem
 
 
-@pytest.mark.parametrize("kind", list(bb.KINDS))
-def test_no_feature_loads_before_its_widget_is_used(kind, visits, counted):
-    v = visits(kind)
+@pytest.mark.parametrize("engine,kind", [("chromium", kind) for kind in bb.KINDS] + [(e, "demo") for e in ENGINES[1:]])
+def test_no_feature_loads_before_its_widget_is_used(engine, kind, visits, demo_in, counted):
+    v = visits(kind) if engine == "chromium" else demo_in(engine)[1]
     early = {path: bb.feature(path) for path in bb.count(v.budgeted, counted.directory).files
              if bb.feature(path) in LATER - ALLOWED.get(kind, set())}
     known = NOT_YET.get(kind, set())
@@ -93,18 +120,25 @@ def test_no_feature_loads_before_its_widget_is_used(kind, visits, counted):
     assert set(early.values()) == known, f"{kind}: no longer fetched early, take them off NOT_YET: {known - set(early.values())}"
 
 
-def test_the_demo_answers_once_per_file_within_twice_a_bare_pyodide(visits, counted, bare_pyodide):
-    v = visits("demo")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_demo_answers_once_per_file_within_twice_a_bare_pyodide(engine, demo_in, counted):
+    bare_pyodide, v = demo_in(engine)
     report = v.report
     assert report["state"] == "done" and report["answer"] == ANSWER, report
     to_answer, whole = bb.count(v.budgeted, counted.directory), bb.count(v.sent, counted.directory)
-    print(f"demo: to the answer {bb.mb(to_answer.gzip)} MB gzip ({to_answer.gzip / bare_pyodide:.2f}x bare Pyodide "
+    print(f"{engine} demo: to the answer {bb.mb(to_answer.gzip)} MB gzip ({to_answer.gzip / bare_pyodide:.2f}x bare Pyodide "
           f"{bb.mb(bare_pyodide)} MB); whole visit {whole.requests} requests, {bb.mb(whole.gzip)} MB "
           f"({whole.gzip / bare_pyodide:.2f}x), sent twice {whole.twice}")
-    assert report["rest"] == "done", f"the background caching did not end: {report.get('rest')}"
-    assert whole.twice == [], f"sent more than once on one visit: {whole.twice}"
     assert bare_pyodide > 5_000_000, f"a bare loadPyodide() counted only {bare_pyodide} bytes: the counting is broken"
     assert to_answer.gzip / bare_pyodide <= MAX_RATIO, f"{to_answer.gzip / bare_pyodide:.2f}x a bare Pyodide to the first answer"
+    if engine in RESTLESS and report["rest"] is None:
+        pytest.xfail(RESTLESS[engine])
+    assert report["rest"] == "done", f"the background caching did not end: {report.get('rest')}"
+    if engine in NO_HTTP_CACHE:       # only what the page fetched before its service worker took over, nothing more
+        assert set(whole.twice) <= set(report["beforeWorker"]), f"sent twice, not fetched before the worker: {set(whole.twice) - set(report['beforeWorker'])}"
+        assert max(Counter(s.path for s in v.sent if s.status != 304)[p] for p in whole.twice or [""]) <= 2, whole.twice
+    else:
+        assert whole.twice == [], f"sent more than once on one visit: {whole.twice}"
 
 
 def test_a_readers_code_gets_its_editor_when_touched_not_when_seen(lazy_browser, site_server):

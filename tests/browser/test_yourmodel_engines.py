@@ -110,6 +110,7 @@ def chromium_visit(browser, url: str, arg: dict) -> dict:
         demo.locator("[name=brain]").focus()
         page.keyboard.type("your")                    # a closed select takes type-ahead
         keyboard = {"brain": demo.locator("[name=brain]").input_value()}
+        demo.locator("[name=your_model_url]").wait_for(timeout=30_000)   # drawn once picking the brain has imported its module
         page.keyboard.press("Tab")
         page.keyboard.press("Control+a")              # the address field holds the default
         page.keyboard.type(arg["url"])

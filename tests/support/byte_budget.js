@@ -7,6 +7,8 @@
 //                   answerAt is when the answer came (the budget counts to there). Then waits for
 //                   the service worker's background caching to end (its "rest" message, asked by
 //                   offline.mjs once the runtime is idle): the whole visit, for files sent twice.
+//                   beforeWorker: the page's own requests (Resource Timing) that its service worker
+//                   did not answer, the page itself first: what it fetched before the worker took over.
 //   kind "inside":  scrolls to the inside view and waits until it has drawn its first step.
 //   kind "train":   scrolls to the trainer, presses Train, waits for its first checkpoint.
 // Times are epoch ms (performance.timeOrigin + now), set against the server's log.
@@ -38,12 +40,16 @@ async ({ kind, goal, selector, hurry = false }) => {
     brain.value = "tinyllm-agent";
     brain.dispatchEvent(new Event("change"));
     widget.querySelector(".lllm-demo__run").click();
-    await until(() => ["done", "error"].includes(widget.dataset.state));
+    await until(() => ["done", "error"].includes(widget.dataset.state), 300000);
     report.answerAt = now();
     report.state = widget.dataset.state;
+    report.status = widget.querySelector(".lllm-demo__status")?.textContent;   // where a run that never ended stood
+    report.timings = window.lllm.timings;
     report.answer = widget.lllmResult?.trajectory?.answer ?? widget.textContent.slice(0, 200);
-    await until(() => rest, 300000);
+    if (report.state === "done") await until(() => rest, 300000);
     report.rest = rest;
+    report.beforeWorker = [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
+      .filter((e) => !e.workerStart && e.name.startsWith(location.origin)).map((e) => e.name.slice(location.origin.length));
   } else if (kind === "inside") {
     widget.scrollIntoView({ block: "center" });
     await until(() => Number(widget.dataset.runs) >= 1 || widget.dataset.state === "error", 120000);

@@ -1,7 +1,7 @@
 """A byte budget per page kind: what a reader's first visit costs, counted as the server sends it.
 
-Shared by tests/browser/test_byte_budget_browser.py (Chromium, in `make test`) and bench/byte_budget.py
-(every engine; it rewrites the measured figures in the data file). The budgets and the figures last
+Shared by tests/browser/test_byte_budget_browser.py (in `make test`: every page kind in Chromium, the demo in
+Firefox and WebKit too) and bench/byte_budget.py (it rewrites the measured figures in the data file). The budgets and the figures last
 measured live in one data file, bench/budgets.json, which the Performance page shows (hooks/budget.py):
 
     {"measured": {"date", "machine", "engine", "bare_pyodide_gzip"},
@@ -13,12 +13,19 @@ and uses it. Counted from the first request until the service worker's backgroun
 no file sent for QUIET_S (the demo waits for its "rest" message first). The budget of the demo page
 is its bytes to the first answer; of the others, the whole visit. Bytes are gzip-sized, as
 support.first_visit counts them (what a compressing CDN sends).
+
+Chromium's visits are each a fresh context of one Playwright browser (`visit`, `bare_pyodide`). Firefox
+(Puppeteer, byte_budget.mjs) and WebKit (Selenium, support.engines) are launched once each for a bare
+Pyodide and one visit (`engine_visit`): the bare Pyodide runs on another origin of the same server
+(localhost, the visit 127.0.0.1), so the two share no HTTP cache entry and no service worker.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -100,16 +107,29 @@ def visit(browser, server, kind: str, hurry: bool = False) -> Visit:
         page = context.new_page()
         start = len(server.log)
         page.goto(server.url + spec["path"])
-        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), {"kind": kind, "goal": GOAL, "selector": spec["selector"], "hurry": hurry})
-        deadline = time.time() + 120          # then: until the server has sent nothing for QUIET_S
-        while time.time() < deadline:
-            last = server.log[-1].at if len(server.log) > start else 0
-            if time.time() - last >= QUIET_S:
-                break
-            time.sleep(0.25)
-        sent = server.log[start:]
+        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), visit_arg(kind, hurry))
+        sent = until_quiet(server, start)
     finally:
         context.close()
+    return made(kind, report, sent)
+
+
+def visit_arg(kind: str, hurry: bool = False) -> dict:
+    return {"kind": kind, "goal": GOAL, "selector": KINDS[kind]["selector"], "hurry": hurry}
+
+
+def until_quiet(server, start: int) -> list[Sent]:
+    """What the server sent from log entry `start` on, once it has sent nothing for QUIET_S (at most 120 s more)."""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        last = server.log[-1].at if len(server.log) > start else 0
+        if time.time() - last >= QUIET_S:
+            break
+        time.sleep(0.25)
+    return server.log[start:]
+
+
+def made(kind: str, report: dict, sent: list[Sent]) -> Visit:
     budgeted = [s for s in sent if s.at * 1000 <= report["answerAt"]] if kind == "demo" and "answerAt" in report else sent
     return Visit(kind, report, sent, budgeted)
 
@@ -151,9 +171,83 @@ def bare_pyodide(browser, server) -> int:
         bare = page.evaluate(FIRST_VISIT.read_text(encoding="utf-8"), {"phase": "bare"})
     finally:
         context.close()
+    return bare_gzip(server, bare)
+
+
+def bare_gzip(server, bare: dict) -> int:
+    """The Pyodide files the server sent during first_visit.js's "bare" report `bare`, each counted once:
+    what a bare loadPyodide() needs (WebKit's, with no HTTP cache under WebDriver, fetches each twice)."""
     assert bare["answer"] == "ok", bare
-    sent = [s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)]
-    return totals(sent, server.directory).gzip
+    sent = {s.path: s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)}
+    return totals(list(sent.values()), server.directory).gzip
+
+
+# ---- Firefox and WebKit: one launch each, a bare Pyodide then one visit ---------------------------
+
+def engine_visit(engine: str, server, kind: str = "demo") -> tuple[int, Visit]:
+    """(bare Pyodide's gzip bytes, the visit of `kind`) in one launch of "firefox" or "webkit"."""
+    bare_url = server.url.replace("127.0.0.1", "localhost") + "robots.txt"   # a page without scripts, another origin
+    return (firefox_visit if engine == "firefox" else webkit_visit)(server, bare_url, server.url + KINDS[kind]["path"], kind)
+
+
+def firefox_visit(server, bare_url: str, url: str, kind: str) -> tuple[int, Visit]:
+    import tempfile
+    from support.engines import FIREFOX, ROOT
+    with tempfile.TemporaryFile("w+") as errors:    # a file, not a pipe nobody reads until the end
+        proc = subprocess.Popen(["node", str(SCRIPT.with_suffix(".mjs")), bare_url, url, json.dumps(visit_arg(kind))],
+                                cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True, bufsize=1,
+                                env={**os.environ, "FIREFOX": FIREFOX, "PUPPETEER_SKIP_DOWNLOAD": "1"})
+
+        def next_report(key: str) -> dict:
+            line = proc.stdout.readline()
+            if not line:
+                proc.kill()
+                errors.seek(0)
+                raise RuntimeError(f"Firefox (Puppeteer) stopped before its {key} report, status {proc.wait()}:\n{errors.read()[-3000:]}")
+            return json.loads(line)
+
+        def go_on() -> None:
+            proc.stdin.write("go on\n")
+            proc.stdin.flush()
+
+        try:
+            bare = bare_gzip(server, next_report("bare")["bare"])
+            start = len(server.log)
+            go_on()
+            out = next_report("visit")
+            sent = until_quiet(server, start)
+            go_on()
+            proc.wait(timeout=60)         # Firefox's close sometimes never ends (measured): stopped below
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            if proc.poll() is None:
+                proc.terminate()           # Puppeteer closes its Firefox on SIGTERM
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+    return bare, made(kind, {**out["visit"], "console": out["console"]}, sent)
+
+
+def webkit_visit(server, bare_url: str, url: str, kind: str) -> tuple[int, Visit]:
+    from selenium.webdriver.support.wait import WebDriverWait
+    from support.engines import webkit_session
+
+    def run(driver, script: Path, arg: dict) -> dict:
+        return driver.execute_async_script("const done = arguments[arguments.length - 1];\n"
+                                           f"Promise.resolve(({script.read_text(encoding='utf-8')})({json.dumps(arg)}))"
+                                           ".then(done, (e) => done({error: String(e && e.stack || e)}));")
+
+    with webkit_session() as driver:
+        driver.get(bare_url)
+        bare = bare_gzip(server, run(driver, FIRST_VISIT, {"phase": "bare"}))
+        start = len(server.log)
+        driver.get(url)
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
+        report = run(driver, SCRIPT, visit_arg(kind))
+        sent = until_quiet(server, start)
+    return bare, made(kind, report, sent)
 
 
 def load() -> dict:

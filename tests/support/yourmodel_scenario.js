@@ -65,7 +65,9 @@ async ({ url, model, prose, refusing, control, offsite, goal }) => {
     const brain = demo.querySelector("[name=brain]");
     brain.value = "yourmodel";
     brain.dispatchEvent(new Event("change"));
-    report.fieldsShown = !demo.querySelector(".lllm-your-model").hidden;
+    // the fields are drawn once their module has loaded: picking this brain is what imports it (brainlist.mjs)
+    for (let waited = 0; !demo.querySelector(".lllm-your-model") && waited < 30000; waited += 50) await sleep(50);
+    report.fieldsShown = !demo.querySelector(".lllm-your-model")?.hidden;
 
     await run("refusing", refusing);
     await run("unknown", url, "no-such-model");

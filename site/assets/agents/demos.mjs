@@ -4,8 +4,9 @@
 //
 // data-demo is one of react | lab | evaluate | memory | playground | retrieve | versus | judge |
 // before-after. The widget draws the controls (a goal, a brain: the rule stand-in, TinyLLM in the page, the agent-tuned
-// TinyLLM, a script, your model on a server, or a model trained in this browser's tab: tabmodel.mjs), runs the same Python as `python -m lllm ...` through window.lllm.run —
-// lllm/web/demos.py returns JSON — and renders it: the trajectory step by step, the lab's table,
+// TinyLLM, a script, your model on a server, or a model trained in this browser's tab: brainlist.mjs, which
+// loads those two brains' code only when the reader picks one), runs the same Python as `python -m lllm ...` through window.lllm.run —
+// lllm/web/demos.py returns JSON — and renders it (demo-render.mjs): the trajectory step by step, the lab's table,
 // the evaluator's chart, the memory explainer's turns, the playground's table, one goal's
 // trajectories side by side (versus), a typed goal on the agent-tuned model with the page's verdict
 // (judge), the held-out before/after table. Nothing loads on pages without a demo; the agent-tuned
@@ -18,11 +19,10 @@
 // the run recorded in CPython at build time (recorded.mjs, hooks/recorded.py), labelled "recorded".
 
 import { lllm } from "../runtime/lllm.mjs";
-import { el, field as domField, input, pct, select, svgCanvas, table } from "../runtime/dom.mjs";
+import { el, field as domField, input, select } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
-import * as yourModel from "./yourmodel.mjs";     // "your model": a server on the learner's computer
-import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a model trained in the tab
-import { offerLookInside } from "./demo-inside.mjs";
+import { BRAIN_LABELS, YOUR_MODEL, brainControls as brainList, usesYourModel, yourModelSlot } from "./brainlist.mjs";
+import { RENDER } from "./demo-render.mjs";      // what Python returned, drawn
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
 
@@ -34,48 +34,10 @@ const DEFAULT_SCRIPT = [                // shows the failures a model can cause,
   "Thought: the tool answered\nFinal Answer: 391",
 ].join("\n---\n");
 const CATEGORIES = ["direct", "arithmetic", "arithmetic-words", "lookup", "word-problem"];
-const BRAIN_LABELS = { rule: "rule stand-in", tinyllm: "TinyLLM (in this page)", "tinyllm-agent": "agent-tuned TinyLLM (greedy)", scripted: "scripted replies", echo: "echo (the old bug)", yourmodel: "your model (a server on this computer)", "tinyllm-yours": "your model trained in this tab" };
-const VERSUS_TITLES = { tinyllm: "the story model (tinyllm, temperature 0)", "tinyllm-agent": "the agent-tuned TinyLLM (tinyllm-agent, greedy)", yourmodel: "your model (greedy)" };
-const CRITERIA = ["format", "tool", "args", "answer", "efficiency", "total"];
-
-// ---- the demos' own DOM pieces (the shared helpers are in ../runtime/dom.mjs) ---------------------
-
-function bar(fraction, label) {
-  const track = el("span", { class: "lllm-demo__bar" });
-  const fill = el("span", { class: "lllm-demo__bar-fill" });
-  fill.style.width = pct(Math.max(0, Math.min(1, fraction)));
-  track.append(fill);
-  const wrap = el("span", { class: "lllm-demo__barwrap" });
-  wrap.append(track, el("span", { class: "lllm-demo__bar-label" }, label));
-  return wrap;
-}
-
-// A step that failed, by its typed outcome (lllm/agents/react.py: Outcome), never by its text.
-const FAILED = new Set(["repair", "unknown tool", "tool error", "predictor error"]);
-const UNGROUNDED = "not grounded in any observation";   // grounding.py: LABEL
 
 // ---- the controls each demo needs -----------------------------------------------------------------
 
-function brainControls(root, controls, { brains = ["rule", "tinyllm", "tinyllm-agent", "scripted", yourModel.YOUR_MODEL, TAB_MODEL], oneSeed = true } = {}) {
-  const brain = select("brain", brains.map((b) => [b, BRAIN_LABELS[b]]), root.dataset.brain ?? "rule");
-  const temperature = input("temperature", root.dataset.temperature ?? 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
-  const seed = input("seed", root.dataset.seed ?? 0, { type: "number", min: 0, step: 1 });
-  const sampling = el("span", { class: "lllm-demo__sampling" });
-  sampling.append(field("temperature", temperature));
-  if (oneSeed) sampling.append(field("seed", seed));   // the evaluator asks for a list of seeds instead
-  const script = Object.assign(el("textarea", { class: "lllm-demo__script" }), { name: "script", rows: 7, value: DEFAULT_SCRIPT });
-  const scriptField = field("replies, one per block between --- lines", script);
-  scriptField.classList.add("lllm-demo__field--wide");
-  const sync = () => {
-    sampling.hidden = !samples(brain.value);       // the story models sample; tinyllm-agent is greedy
-    scriptField.hidden = brain.value !== "scripted";
-  };
-  brain.addEventListener("change", sync);
-  sync();
-  controls.append(field("brain", brain), ...(brains.includes(TAB_MODEL) ? [offerTabModel(brain)] : []), sampling, scriptField);
-  const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(brain, controls) : () => ({});
-  return () => ({ brain: brain.value, temperature: Number(temperature.value), seed: Number(seed.value), script: script.value, ...getYourModel() });
-}
+const brainControls = (root, controls, options = {}) => brainList(root, controls, { script: DEFAULT_SCRIPT, ...options });
 
 function goalControl(root, controls, fallback) {
   const goal = input("goal", root.dataset.goal ?? fallback, { type: "text", className: "lllm-demo__goal" });
@@ -107,7 +69,7 @@ const CONTROLS = {
   versus(root, controls) {          // no brain to pick: the story model and the agent-tuned one (or data-brains), greedy
     const getGoal = goalControl(root, controls, "What is 48 plus 17?");
     const brains = root.dataset.brains?.split(" ") ?? ["tinyllm", "tinyllm-agent"];
-    const getYourModel = brains.includes(yourModel.YOUR_MODEL) ? yourModel.yourModelFields(null, controls) : () => ({});
+    const getYourModel = brains.includes(YOUR_MODEL) ? yourModelSlot(null, controls) : () => ({});
     return () => ({ ...getGoal(), brains, ...getYourModel() });
   },
   judge(root, controls) {            // the agent-tuned model alone, greedy; Python says whether it was right
@@ -164,159 +126,6 @@ function parseSeeds(text) {
   return text.split(",").filter((s) => s.trim()).map((s) => (/^\s*\d+\s*$/.test(s) ? Number(s) : s.trim()));
 }
 
-// ---- rendering what Python returned ---------------------------------------------------------------
-
-function renderSteps(trajectory, { tail = true } = {}) {
-  const list = el("ol", { class: "lllm-demo__steps" });
-  trajectory.steps.forEach((step) => {
-    const item = el("li", { class: "lllm-demo__step" });
-    item.append(el("div", { class: "lllm-demo__step-title" }, step.forced ? "forced: the goal is a tool call, run before the model" : "the model's step"));
-    if (!step.forced && tail) item.append(labelled("prompt tail", el("pre", { class: "lllm-demo__tail" }, step.prompt_tail ? "…" + step.prompt_tail : "(none)")));
-    if (!step.forced) item.append(labelled("raw output", el("pre", { class: "lllm-demo__raw" }, step.raw || "(nothing)")));
-    if (step.thought) item.append(labelled("thought", el("span", {}, step.thought)));
-    if (step.action) item.append(labelled("action", el("code", { class: "lllm-demo__action" }, `${step.action[0]}[${step.action[1]}]`)));
-    if (step.final !== null) item.append(labelled("final answer", el("strong", { class: "lllm-demo__final" }, step.final)));
-    if (step.observation !== null) {
-      const obs = labelled("observation", el("code", { class: "lllm-demo__obs" }, step.observation));
-      if (FAILED.has(step.outcome)) obs.classList.add("lllm-demo__row--error");
-      item.append(obs);
-    }
-    list.append(item);
-  });
-  const end = trajectory.answer !== null
-    ? el("p", { class: "lllm-demo__answer" }, `Final answer: ${trajectory.answer}`)
-    : el("p", { class: "lllm-demo__answer lllm-demo__answer--none" }, `Stopped without an answer (${trajectory.stop_reason}).`);
-  // Python's typed verdict (lllm/agents/grounding.py), never this page's reading of the text.
-  if (trajectory.ungrounded?.length) {
-    end.classList.add("lllm-demo__answer--ungrounded");
-    end.append(el("span", { class: "lllm-demo__ungrounded" }, ` — ${UNGROUNDED}: ${trajectory.ungrounded.join("; ")}`));
-  }
-  return [list, end];
-}
-
-function labelled(label, node) {
-  const row = el("div", { class: "lllm-demo__row" });
-  row.append(el("span", { class: "lllm-demo__label" }, label), node);
-  return row;
-}
-
-function terminal(title, text) {
-  const box = el("details", { class: "lllm-demo__terminal" });
-  box.append(el("summary", {}, title), el("pre", {}, text));
-  return box;
-}
-
-const RENDER = {
-  react(out, params) {
-    const model = params.brain === TAB_MODEL ? "tinyllm:tinyllm-yours.onnx" : params.brain;   // the train page's download
-    const flag = samples(params.brain) ? ` --predictor ${model} --temperature ${params.temperature} --seed ${params.seed}`
-      : ` --predictor ${params.brain === "scripted" ? "scripted:FILE" : params.brain === yourModel.YOUR_MODEL ? `http:${params.endpoint.url}` : params.brain}`;
-    const [steps, end] = renderSteps(out.trajectory);
-    offerLookInside(steps, out, params);          // a step the model wrote opens down to the numbers
-    return [steps, end, terminal(`the same run in a terminal: python -m lllm react ${JSON.stringify(params.goal)}${flag} --verbose`, out.trace)];
-  },
-  lab(out) {
-    const r = out.report;
-    const rows = Object.entries(r.by_category).map(([name, c]) => [name, c.tool, c.args, c.answer, c.ungrounded, `${c.passed}/${c.total}`, bar(c.passed / c.total, pct(c.passed / c.total))]);
-    rows.push(["overall", "", "", "", "", `${r.passed}/${r.total}`, bar(r.success_rate, pct(r.success_rate))]);
-    const nodes = [el("p", { class: "lllm-demo__summary" }, `overall: ${r.passed}/${r.total} passed (${pct(r.success_rate)}), predictor ${r.predictor}`),
-      table(["category", "tool", "args", "answer", "ungrounded", "passed", "success"], rows, "lllm-demo__table")];
-    const failures = r.results.filter((x) => !x.success);
-    if (failures.length) {
-      const list = el("ul", { class: "lllm-demo__failures" });
-      for (const f of failures) {
-        const calls = f.tool_calls.map(([n, a]) => `${n}[${a}]`).join(", ") || "no tool";
-        list.append(el("li", {}, `[${f.case.category}] ${f.case.goal} — wanted ${f.case.expected_tool}[..${f.case.expected_arg_contains}..] → ${f.case.expected_answer}; `
-          + (f.error ?? `called ${calls}; answer ${f.answer === null ? "none" : JSON.stringify(f.answer)} (${f.stop_reason})${f.ungrounded ? `, ${UNGROUNDED}` : ""}`)));
-      }
-      nodes.push(el("p", { class: "lllm-demo__label" }, `failures (${failures.length})`), list);
-    }
-    return [...nodes, terminal("the same report in a terminal (python -m lllm lab)", out.text)];
-  },
-  evaluate(out) {
-    const r = out.report;
-    return [el("p", { class: "lllm-demo__summary" }, `${r.cases} cases × ${r.seeds.length} seed(s) [${r.seeds.join(", ")}], predictor ${r.predictor}`),
-      chart(r),
-      el("p", { class: "lllm-demo__note" }, `mean steps per case: ${r.mean.steps.toFixed(2)} (spread ${r.spread.steps.toFixed(3)}). `
-        + `Answers ${UNGROUNDED} (ungrounded): ${pct(r.mean.ungrounded)}. `
-        + `Per seed total: ${r.per_seed.map((run, i) => `seed ${r.seeds[i]}: ${run.total.toFixed(2)}`).join(", ")}.`),
-      terminal("the same report in a terminal (python -m lllm evaluate)", out.text)];
-  },
-  memory(out) {
-    const nodes = out.turns.map((turn, i) => {
-      const box = el("section", { class: "lllm-demo__turn" });
-      box.append(el("h4", {}, `goal ${i + 1}: ${turn.goal}`),
-        labelled("injected block", el("pre", { class: "lllm-demo__block" }, turn.memory_block || "(empty: nothing remembered yet)")),
-        ...renderSteps(turn.trajectory));
-      const memory = el("ol", { class: "lllm-demo__memory" });
-      turn.short_term_after.forEach((t) => memory.append(el("li", {}, t)));
-      box.append(labelled(`short-term memory now (${turn.short_term_after.length})`, memory));
-      return box;
-    });
-    return [...nodes, terminal("the same session in a terminal (python -m lllm explain-memory)", out.trace)];
-  },
-  playground(out) {
-    const rows = out.rows.map((r) => [r.name, `${r.passed}/${r.cases}`, r.calls, r.ms_per_call.toFixed(2), r.chars_per_second.toFixed(0), r.chars]);
-    return [table(["brain", "success", "calls", "ms/call", "chars/s", "chars"], rows, "lllm-demo__table"),
-      el("p", { class: "lllm-demo__note" }, "Timed in this page (Python and TinyLLM in a Web Worker): success, calls and characters match the terminal, the times do not.")];
-  },
-  "before-after"(out) {
-    const headers = ["group", "n", ...out.models.flatMap((m) => out.criteria.map((c) => `${m}: ${c}`))];
-    const rows = out.rows.map((r) => [r.group, r.n, ...r.scores.flatMap((s) => out.criteria.map((c) => `${s[c].toFixed(1)}%`))]);
-    const grid = table(headers, rows, "lllm-demo__table");
-    grid.classList.add("lllm-demo__before-after");
-    return [grid, terminal(`the same table in a terminal: ${out.command}`, out.text)];
-  },
-  versus(out) {
-    const columns = el("div", { class: "lllm-demo__columns" });
-    for (const run of out.runs) {
-      const column = el("section", { class: "lllm-demo__column" });
-      column.dataset.brain = run.brain;
-      column.append(el("h4", {}, VERSUS_TITLES[run.brain] ?? BRAIN_LABELS[run.brain]),
-        ...renderSteps(run.trajectory, { tail: false }),
-        terminal(`the same run in a terminal: ${run.command}`, run.terminal));
-      columns.append(column);
-    }
-    return [columns];
-  },
-  judge(out) {
-    const judged = out.judgement;
-    const verdict = el("p", { class: "lllm-demo__verdict" }, out.verdict);
-    verdict.dataset.verdict = !judged.judged ? "unknown" : judged.scores.lenient && judged.scores.args ? "right" : "wrong";
-    return [verdict, ...renderSteps(out.trajectory, { tail: false }),
-      terminal(`the same run in a terminal: ${out.command}`, out.terminal)];
-  },
-  retrieve(out) {
-    const facts = el("ol", { class: "lllm-demo__facts" });
-    out.facts.forEach((f, i) => facts.append(el("li", {}, `${f}  (shared words: ${out.shared[i].join(", ")})`)));
-    return [labelled("content words", el("code", {}, out.query_words.join(" ") || "(none)")),
-      labelled("retrieved", out.facts.length ? facts : el("span", {}, "(no fact shares a word)")),
-      labelled("the block injected above the question", el("pre", { class: "lllm-demo__block" }, out.block || "(empty)"))];
-  },
-};
-
-/** The evaluator's chart: one bar per criterion (the mean) with a whisker of ± one spread. */
-function chart(report) {
-  const W = 460, row = 26, left = 90, width = 300;
-  const { svg, add } = svgCanvas({
-    viewBox: `0 0 ${W} ${row * CRITERIA.length + 24}`, class: "lllm-demo__chart", role: "img",
-    "aria-label": "mean score per criterion, with the spread across seeds",
-  });
-  CRITERIA.forEach((c, i) => {
-    const y = 8 + i * row, mean = report.mean[c], spread = report.spread[c];
-    const weight = c in report.rubric ? ` ×${report.rubric[c]}` : "";
-    add("text", { x: 0, y: y + 13, class: "lllm-demo__chart-label" }, c + weight);
-    add("rect", { x: left, y, width, height: 16, class: "lllm-demo__chart-track" });
-    add("rect", { x: left, y, width: width * Math.min(1, mean), height: 16, class: "lllm-demo__chart-bar", "data-criterion": c });
-    if (spread > 0) {
-      const lo = left + width * Math.max(0, mean - spread), hi = left + width * Math.min(1, mean + spread);
-      add("line", { x1: lo, x2: hi, y1: y + 8, y2: y + 8, class: "lllm-demo__chart-spread" });
-    }
-    add("text", { x: left + width + 8, y: y + 13, class: "lllm-demo__chart-value" }, `${mean.toFixed(2)} ± ${spread.toFixed(2)}`);
-  });
-  return svg;
-}
-
 // ---- running: params -> Python -> JSON -> DOM -------------------------------------------------------
 
 function pythonFor(params) {
@@ -327,6 +136,12 @@ function pythonFor(params) {
     `print(page_demos.run_json(${JSON.stringify(JSON.stringify(params))}, models=page_demos.browser_models(),`,
     "                          progress=lambda text: print(text, file=sys.stderr)))",
   ].join("\n");
+}
+
+/** The address and model your model's fields show before the reader changes them. */
+function savedEndpoint(yourModel) {
+  const { url, model } = yourModel.loadSettings();
+  return { url, model };
 }
 
 async function run(root, params, parts) {
@@ -341,9 +156,13 @@ async function run(root, params, parts) {
     if (s.state === "loading") status.textContent = lllm.describe(s);
     else if (s.state === "ready") status.textContent = "running…";
   });
-  let endLive = null;
+  let endLive = null, yourModel = null;
   try {
-    if (yourModel.usesYourModel(params) && lllm.sync) {   // checked before Python: a dead server is one sentence at once
+    if (usesYourModel(params)) {                         // its code, the first time a run asks for it
+      yourModel = await import("./yourmodel.mjs");
+      root.lllmParams = params = { endpoint: savedEndpoint(yourModel), ...params };   // its fields not drawn yet: what they would show
+    }
+    if (yourModel && lllm.sync) {   // checked before Python: a dead server is one sentence at once
       status.textContent = "asking your model's server…";
       root.lllmParams = params = await yourModel.prepare(params);
       endLive = yourModel.liveTrace(output);

@@ -1,4 +1,5 @@
-// "Your model" as a brain in the agent demos (demos.mjs): a model server on the learner's computer
+// "Your model" as a brain in the agent demos (demos.mjs, imported by brainlist.mjs only when a reader
+// picks it): a model server on the learner's computer
 // (Ollama, llama.cpp's llama-server, LM Studio, vLLM, `python -m lllm serve-model`). Read
 // ../runtime/chat.mjs (the HTTP calls, streamed) and lllm/web/yourmodel.py (the predictor) first.
 //
@@ -17,8 +18,7 @@
 
 import { el, field, input } from "../runtime/dom.mjs";
 import { ChatError, STORAGE_KEY, baseUrl, checkModel, loadSettings, saveSettings } from "../runtime/chat.mjs";
-
-export const YOUR_MODEL = "yourmodel";
+import { YOUR_MODEL, usesYourModel } from "./brainlist.mjs";
 
 /** The address and model fields, shown while `brain` (a select, or null: always) is YOUR_MODEL. */
 export function yourModelFields(brain, controls) {
@@ -50,11 +50,6 @@ export function yourModelFields(brain, controls) {
   sync();
   controls.append(box);
   return () => (box.hidden ? {} : { endpoint: { url: url.value.trim(), model: model.value.trim() } });
-}
-
-/** Does this run call your model? */
-export function usesYourModel(params) {
-  return params.brain === YOUR_MODEL || (params.brains ?? []).includes(YOUR_MODEL);
 }
 
 /** `params` with the endpoint checked against the server (model name resolved); throws ChatError. */
@@ -100,4 +95,4 @@ export function promptBlock(prompt, both) {
   return box;
 }
 
-export { ChatError, STORAGE_KEY, loadSettings, saveSettings };
+export { ChatError, STORAGE_KEY, YOUR_MODEL, loadSettings, saveSettings, usesYourModel };
