@@ -13,7 +13,7 @@ import { createInterface } from "node:readline";
 import { launchFirefox, openTab } from "./firefox.mjs";
 
 const [bareUrl, visitUrl, argJson] = process.argv.slice(2);
-const script = (name) => (0, eval)(readFileSync(new URL(name, import.meta.url), "utf8"));   // Node evaluating our own test file
+const script = (name) => new Function(`return (\n${readFileSync(new URL(name, import.meta.url), "utf8")}\n)`)();   // our own test file, as a function
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 const browser = await launchFirefox({ protocolTimeout: 1_800_000 });   // a visit waits for the runtime and the background caching
 const console_ = [];

@@ -67,7 +67,7 @@ export function yourModelSlot(brain, controls) {
   controls.append(slot);
   let get = () => ({}), drawing = null;
   const draw = () => {
-    drawing ??= import("./yourmodel.mjs").then((yourModel) => { get = yourModel.yourModelFields(brain, slot); });
+    if (drawing === null) drawing = import("./yourmodel.mjs").then((yourModel) => { get = yourModel.yourModelFields(brain, slot); });
   };
   if (brain === null || brain.value === YOUR_MODEL) draw();
   else brain.addEventListener("change", () => brain.value === YOUR_MODEL && draw());
