@@ -263,7 +263,7 @@ def mermaid(roadmap, d: Drawing, direction: str = "TD") -> str:
 VIEWS = {
     "overview": (lambda item: False, "TD", 0),
     "000-base": (lambda item: item.seed == "000" and item.layer <= 2, "TD", 76),
-    "000-agents": (lambda item: item.seed == "000" and item.layer >= 3, "LR", 84),
+    "000-agents": (lambda item: item.seed == "000" and item.layer >= 3, "LR", 94),
     "004": (lambda item: item.seed == "004", "TD", 58),
     "003": (lambda item: item.seed == "003", "TD", 46),
 }
