@@ -77,44 +77,47 @@ def worker_main(build, conn) -> None:
         return
     conn.send(("ready",))
     loop, streams, opened = asyncio.new_event_loop(), {}, 0
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):                       # the server is gone
-            break
-        if job is None:
-            break
-        kind, *rest = job
-        if kind == "call":
+    try:
+        while True:
             try:
-                status, data = service.handle(*rest)
-            except Exception as exc:                      # a fault of ours: still the service's JSON
-                status, data = error(500, type(exc).__name__, str(exc)[:500])
-            if hasattr(data, "frames"):
-                opened += 1
-                streams[opened] = data.frames()
-                reply = ("stream", status, opened)
-            else:
-                reply = ("answer", status, data)
-        elif kind == "next":
-            frames = streams.get(rest[0])
-            try:
-                reply = ("frame", loop.run_until_complete(anext(frames))) if frames else ("end",)
-            except Exception:                             # StopAsyncIteration, or a fault past the stream's own error frame
-                streams.pop(rest[0], None)
-                reply = ("end",)
-        else:                                             # "close": the client left; the tactic's iterator is closed
-            frames = streams.pop(rest[0], None)
-            if frames is not None:
+                job = conn.recv()
+            except (EOFError, OSError):                       # the server is gone
+                break
+            if job is None:
+                break
+            kind, *rest = job
+            if kind == "call":
                 try:
-                    loop.run_until_complete(frames.aclose())
-                except Exception:
-                    pass
-            reply = ("closed",)
-        try:
-            conn.send(reply)
-        except Exception as exc:                          # the answer would not pickle: nothing was written
-            conn.send(("answer", *error(500, type(exc).__name__, f"the answer could not be sent back: {exc}"[:500])))
+                    status, data = service.handle(*rest)
+                except Exception as exc:                      # a fault of ours: still the service's JSON
+                    status, data = error(500, type(exc).__name__, str(exc)[:500])
+                if hasattr(data, "frames"):
+                    opened += 1
+                    streams[opened] = data.frames()
+                    reply = ("stream", status, opened)
+                else:
+                    reply = ("answer", status, data)
+            elif kind == "next":
+                frames = streams.get(rest[0])
+                try:
+                    reply = ("frame", loop.run_until_complete(anext(frames))) if frames else ("end",)
+                except Exception:                             # StopAsyncIteration, or a fault past the stream's own error frame
+                    streams.pop(rest[0], None)
+                    reply = ("end",)
+            else:                                             # "close": the client left; the tactic's iterator is closed
+                frames = streams.pop(rest[0], None)
+                if frames is not None:
+                    try:
+                        loop.run_until_complete(frames.aclose())
+                    except Exception:
+                        pass
+                reply = ("closed",)
+            try:
+                conn.send(reply)
+            except Exception as exc:                          # the answer would not pickle: nothing was written
+                conn.send(("answer", *error(500, type(exc).__name__, f"the answer could not be sent back: {exc}"[:500])))
+    finally:
+        loop.close()                                      # closed here, not by the garbage collector after its pipe is gone
 
 
 # ---- in the server ---------------------------------------------------------------------------------------------

@@ -1,17 +1,16 @@
 """The one app adapter (lllm/services/app.py): every request reaches the route, nothing else answers."""
 
-import asyncio
-
 import httpx
 
 from lllm.services.app import METHODS, create_app, json_response
+from support.own_thread import run_async
 
 
 def ask(app, method: str, path: str) -> httpx.Response:
     async def go():
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
             return await client.request(method, path)
-    return asyncio.run(go())
+    return run_async(go())          # a thread of its own: a browser fixture's loop may be running here
 
 
 def echo_app():
