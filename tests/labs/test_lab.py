@@ -1,6 +1,7 @@
 """Reliability lab: a case passes only on the right tool, the right args and a checked final answer."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,31 @@ def test_the_rule_brain_has_one_ungrounded_answer():
     assert [r.case.goal for r in report.results if r.ungrounded] == [
         "There are 7 white ducks and 9 brown ducks. How many ducks?"]
     assert report.by_category()["word-problem"]["ungrounded"] == 1
+
+
+def test_order_prints_each_brain_per_family_with_intervals(capsys):
+    from lllm.commands import main
+    from lllm.labs.heldout import order
+    from support.model_files import require_agent_model
+    require_agent_model()
+    assert main(["lab", "--order", "--per-family", "2", "--also", "rule"]) == 0
+    out = capsys.readouterr().out
+    assert "Stories told out of order: 2 goals per family (seed 0)" in out
+    header = next(line for line in out.splitlines() if line.startswith("family"))
+    assert "agent-tuned TinyLLM" in header and "rule" in header
+    for family in order.FAMILIES:
+        assert re.search(rf"^{family}\s+\d/2 .*\[.*\].*\d/2 ", out, re.M), family
+    assert "The held-out structure set: 2 goals per family" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--order", "--per-family", "0"], "--per-family must be >= 1, got 0"),
+    (["--order", "--also", "nonsense"], "--order: "),
+])
+def test_order_bad_input_is_one_line(capsys, argv, message):
+    from lllm.commands import main
+    with pytest.raises(SystemExit) as exit_:
+        main(["lab", *argv])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("lllm lab: error: ") and message in err and "\n" not in err

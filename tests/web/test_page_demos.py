@@ -206,8 +206,11 @@ def test_the_widget_offers_the_labs_categories_and_the_brains():
     widget = (ROOT / "site" / "assets" / "agents" / "demos.mjs").read_text(encoding="utf-8")
     categories = re.search(r"^const CATEGORIES = (\[.*\]);$", widget, re.M).group(1)
     assert json.loads(categories) == list(CATEGORIES)
-    labels = re.search(r"^const BRAIN_LABELS = \{(.*)\};$", widget, re.M).group(1)
-    assert re.findall(r"\"?([\w-]+)\"?: \"", labels) == list(page_demos.BRAINS)
+    brainlist = (ROOT / "site" / "assets" / "agents" / "brainlist.mjs").read_text(encoding="utf-8")
+    labels = re.search(r"^export const BRAIN_LABELS = \{(.*)\};$", brainlist, re.M).group(1)
+    constants = dict(re.findall(r'^export const (\w+) = "([\w-]+)";', brainlist, re.M))   # [YOUR_MODEL]: ...
+    keys = [constants[c] if c else k for k, c in re.findall(r'(?:"?([\w-]+)"?|\[(\w+)\]): "', labels)]
+    assert keys == list(page_demos.BRAINS)
 
 
 def test_a_page_model_that_did_not_load_is_a_clear_message(monkeypatch):
@@ -316,7 +319,7 @@ def test_the_agent_model_page_has_the_side_by_side_demo():
 
 def test_the_widget_marks_failed_steps_by_their_typed_outcome():
     from lllm.agents.react import FAILED
-    widget = (ROOT / "site" / "assets" / "agents" / "demos.mjs").read_text(encoding="utf-8")
+    widget = (ROOT / "site" / "assets" / "agents" / "demo-render.mjs").read_text(encoding="utf-8")
     listed = re.search(r"^const FAILED = new Set\((\[.*\])\);$", widget, re.M).group(1)
     assert set(json.loads(listed)) == {outcome.value for outcome in FAILED}
 

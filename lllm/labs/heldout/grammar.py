@@ -331,8 +331,8 @@ def calc_errors(rows) -> dict[str, int]:
     calc). "goals" counts the one-calculation goals, "wrong" those with wrong arguments."""
     counts = {"goals": 0, "wrong": 0, "operator": 0, "number": 0, "other": 0}
     for goal, scores, trajectory in rows:
-        if len(goal.calls) != 1 or goal.calls[0][0] != "calc":       # a two-step goal has two
-            continue
+        if len(goal.calls) != 1 or goal.calls[0][0] != "calc" or not _CALC.match(goal.calls[0][1][0]):
+            continue                        # a two-step goal has two calls, a two-operation story two operators
         counts["goals"] += 1
         if scores["args"]:
             continue
