@@ -42,7 +42,7 @@ from export.data import STORY_PATH, build_vocab, load_story, windows  # noqa: E4
 from export.model import PRESETS, NumpyBackend, forward, preset
 from export.onnx_export import run, session_for, to_onnx
 from export.plot import loss_svg
-from export.recipe import card_json, sha256_file, write_atomic
+from export.recipe import card_json, greedy_text, sha256_file, write_atomic
 from export.train import train
 from lllm.commands.args import ArgParser, positive_int
 from lllm.model.tokenizer import CharTokenizer
@@ -94,14 +94,8 @@ def up_to_date(out: Path, key: str) -> bool:
 # ---- checks on the trained model ---------------------------------------------------------------
 
 def greedy_sample(params, config, tok, prompt=SAMPLE_PROMPT, n=160) -> str:
-    """The most likely continuation, one character at a time with carried state."""
-    backend = NumpyBackend(params, config)
-    logits, state = backend(tok.encode(prompt), None)
-    out = []
-    for _ in range(n):
-        out.append(int(np.argmax(logits)))
-        logits, state = backend([out[-1]], state)
-    return tok.decode(out)
+    """The most likely continuation, one character at a time with carried state (`recipe.greedy_text`)."""
+    return greedy_text(NumpyBackend(params, config), tok, prompt, n)
 
 
 def onnx_max_diff(proto, params, config, ids) -> float:

@@ -39,7 +39,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # before numpy loads: same 
 import numpy as np  # noqa: E402
 
 from export.code_key import code_digest
-from export.recipe import COMMITTED, ROOT, card_json, copy_model, kernels, reuse, same_as_committed, write_atomic
+from export.recipe import COMMITTED, ROOT, card_json, copy_model, greedy_text, kernels, reuse, same_as_committed, write_atomic
 from export.data import STORY_PATH, build_vocab, load_story, windows
 from export.gpt import NumpyBackend, count_parameters, forward, gpt_preset
 from export.gpt_onnx import empty_past, run, session_for, to_onnx
@@ -80,13 +80,8 @@ def onnx_max_diff(proto, params, config, ids: list[int]) -> float:
 
 
 def greedy_sample(params, config, tok, prompt=SAMPLE_PROMPT, n=160) -> str:
-    backend = NumpyBackend(params, config)
-    logits, state = backend(tok.encode(prompt), None)
-    out = []
-    for _ in range(n):
-        out.append(int(np.argmax(logits)))
-        logits, state = backend([out[-1]], state)
-    return tok.decode(out)
+    """The most likely continuation, one character at a time with carried state (`recipe.greedy_text`)."""
+    return greedy_text(NumpyBackend(params, config), tok, prompt, n)
 
 
 # ---- the build ---------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["ROOT", "COMMITTED", "sha256_file", "write_atomic", "card_json", "kernels", "up_to_date", "copy_model",
-           "reuse", "same_as_committed"]
+           "reuse", "same_as_committed", "greedy_text"]
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "export" / "trained"      # the models too slow to train on every machine
@@ -116,3 +116,17 @@ def same_as_committed(out: Path, files: tuple[str, str], fields: tuple[str, ...]
         if mine.get(field) != theirs.get(field):
             print(f"  {field}: {mine.get(field)} here, {theirs.get(field)} committed")
     return same
+
+
+# ---- the card's greedy sample ------------------------------------------------------------------
+
+def greedy_text(backend, tok, prompt: str, n: int = 160) -> str:
+    """The most likely continuation of `prompt`, one character at a time with carried state, from any
+    backend `backend(ids, state) -> (logits, state)` (the card shows it for TinyLLM and TinyGPT)."""
+    import numpy as np
+    logits, state = backend(tok.encode(prompt), None)
+    out = []
+    for _ in range(n):
+        out.append(int(np.argmax(logits)))
+        logits, state = backend([out[-1]], state)
+    return tok.decode(out)

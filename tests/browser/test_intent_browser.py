@@ -40,10 +40,15 @@ def test_the_playground_generates_without_python_and_runs_a_cell_once_touched(br
     watched = open_page(browser, site_server, "playground/")
     page = watched.page
     root = page.locator(".lllm-playground")
-    # The widget is in view: the model alone loads (onnxruntime-web, then TinyLLM when asked for).
+    # The widget is in view: nothing of the runtime loads until the reader touches it.
+    page.wait_for_timeout(1500)           # an IntersectionObserver would have fired by now
+    page.wait_for_load_state("networkidle")
+    assert fetched(watched, RUNTIME) == [], "the playground in view loaded the runtime before a touch"
+    # A touch: the model alone loads (onnxruntime-web, then TinyLLM when asked for).
+    root.locator("textarea").focus()
     page.wait_for_function("() => lllm.status.state === 'ready'", timeout=LOAD_TIMEOUT)
     page.wait_for_load_state("networkidle")
-    assert fetched(watched, ["ort-wasm-simd-threaded.wasm"]), "the playground in view did not start the model"
+    assert fetched(watched, ["ort-wasm-simd-threaded.wasm"]), "touching the playground did not start the model"
     assert fetched(watched, PYODIDE) == [], "opening the playground downloaded Python"
     assert page.evaluate("lllm.status.pythonReady") is False
 

@@ -3,8 +3,8 @@
 // predictor) starts when a widget that runs code is first touched, clicked, focused or typed in: a
 // cell, a demo, a lab, a quiz's code exercise. Seeing one is not enough — most readers read the code
 // and scroll on. The playground's generation needs only the model (onnxruntime-web and TinyLLM, no
-// Python), so that starts when the playground comes within a screen of the viewport, or on touch
-// when the reader's browser asks to save data (Save-Data). Widgets themselves call lllm.run() etc.
+// Python), so a touch of the playground starts that alone; a page that is only looked at fetches no
+// runtime file, playground or not (measured on /playground/). Widgets themselves call lllm.run() etc.
 // when used, so this file only starts the download early; nothing depends on it having done so.
 // One start happens because a page was opened, and it downloads nothing: on a page whose code can
 // call run_python, that tool's isolated interpreter is started while the page is idle, once its files
@@ -12,12 +12,11 @@
 
 import { lllm } from "./lllm.mjs";
 
-// [selector, what to start, whether coming into view is enough]
+// [selector, what a touch starts]
 const WIDGETS = [
-  [".lllm-playground", "model", true],     // generation needs only the model
-  [".lllm-demo, .lllm-mcp, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-q--code", "python", false],
+  [".lllm-playground", "model"],           // generation needs only the model
+  [".lllm-demo, .lllm-mcp, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-q--code", "python"],
 ];
-const NEAR = "600px 0px";                  // about a screen ahead of the reader
 const CALLS_RUN_PYTHON = /\brun_python\b|\bProxyManager\b/;   // in a runnable cell's code
 const TOUCH = ["pointerdown", "focusin", "keydown"];
 
@@ -37,24 +36,10 @@ function touched(event) {
   if (widget) start(widget[1]);
 }
 
-function watchView(node, what) {
-  if (node.dataset.lllmIntent) return;     // document$ fires again on instant navigation
-  node.dataset.lllmIntent = what;
-  const observer = new IntersectionObserver((entries) => {
-    if (!entries.some((e) => e.isIntersecting)) return;
-    observer.disconnect();
-    start(what);
-  }, { rootMargin: NEAR });
-  observer.observe(node);
-}
-
 function setUpPage() {
-  if (saveData()) return;                  // then only a touch starts anything
+  if (saveData()) return;                  // then nothing starts before a touch, not even from the cache
   if ([...document.querySelectorAll("div.runnable.highlight")].some((cell) => CALLS_RUN_PYTHON.test(cell.textContent)))
     lllm.prepareSandbox();
-  if (!("IntersectionObserver" in window)) return;
-  for (const [selector, what, onView] of WIDGETS)
-    if (onView) document.querySelectorAll(selector).forEach((node) => watchView(node, what));
 }
 
 TOUCH.forEach((type) => document.addEventListener(type, touched, true));
