@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lllm.commands import main                                     # noqa: E402
 from lllm.model.sampling import Mulberry32                    # noqa: E402
-from lllm.reasoning.standins.game24_player import SimulatedModel          # noqa: E402
+from lllm.predictors.standins.game24 import SimulatedModel          # noqa: E402
 
 
 class StandInHandler(BaseHTTPRequestHandler):

@@ -3,10 +3,15 @@
 `UsageError` is what a command raises for input it cannot use; the dispatcher (`lllm.commands.main`)
 prints it as one line, `lllm COMMAND: error: ...`, and exits with status 2, as argparse does for an
 unknown option. Library code never raises it: it raises `ValueError` (or its own typed error) and
-the command turns that into a usage error; `argument_type(check)` does so for an argparse `type`.
+the command turns that into a usage error; `argument_type(check)` does so for an argparse `type`,
+and `check_sampling_args(args)` for the sampling flags, by the sampler's own rule.
 
     >>> non_negative_int("3"), finite_float("0.5")
     (3, 0.5)
+    >>> check_sampling_args(argparse.Namespace(temperature=0.8, top_p=0))
+    Traceback (most recent call last):
+    ...
+    lllm.commands.args.UsageError: --top-p must be in (0, 1], got 0
     >>> argument_type(int)("x")
     Traceback (most recent call last):
     ...
@@ -17,10 +22,11 @@ from __future__ import annotations
 
 import argparse
 
+from lllm.model.sampling import check_sampling
 from lllm.predictors.specs import PREDICTOR_SPECS, make_predictor
 
 __all__ = ["UsageError", "ArgParser", "int_at_least", "non_negative_int", "positive_int", "finite_float",
-           "argument_type", "add_predictor_args", "predictor_from_args", "goal_and_predictor"]
+           "argument_type", "check_sampling_args", "add_predictor_args", "predictor_from_args", "goal_and_predictor"]
 
 
 # ---- a parser whose errors are one line ----------------------------------------------------------
@@ -73,15 +79,32 @@ def argument_type(check, keep: bool = False):
     return parse
 
 
+SAMPLING_FLAGS_OFF = {"temperature": 0.0, "top_k": 0, "top_p": 1.0}    # what an unset flag stands for here
+
+
+def check_sampling_args(args) -> None:
+    """Every command's --temperature, --top-k and --top-p, checked once, by the rule the sampler itself
+    keeps (`lllm.model.sampling.check_sampling`): a mistake is a usage error naming the flag. A flag
+    the command does not have, or leaves unset (None), is not checked."""
+    values = {name: getattr(args, name, None) for name in SAMPLING_FLAGS_OFF}
+    try:
+        check_sampling(**{name: off if values[name] is None else values[name]
+                          for name, off in SAMPLING_FLAGS_OFF.items()})
+    except ValueError as error:
+        raise UsageError(f"--{error}") from None
+
+
 def add_predictor_args(parser, default: str = "tinyllm") -> None:
     """The --predictor, --temperature and --seed flags every agent command shares."""
     parser.add_argument("--predictor", default=default, metavar="SPEC",
                         help=f"the predictor: {PREDICTOR_SPECS} (default: {default})")
-    parser.add_argument("--temperature", type=float, default=None, help="sampling temperature (TinyLLM)")
-    parser.add_argument("--seed", type=int, default=None, help="sampling seed (TinyLLM)")
+    parser.add_argument("--temperature", type=finite_float, default=None, help="sampling temperature (TinyLLM)")
+    parser.add_argument("--seed", type=non_negative_int, default=None, help="sampling seed (TinyLLM)")
 
 
 def predictor_from_args(args):
+    """The predictor the --predictor, --temperature and --seed flags name; a bad temperature is a usage error."""
+    check_sampling_args(args)
     return make_predictor(args.predictor, temperature=args.temperature, seed=args.seed)
 
 

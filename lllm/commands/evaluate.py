@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from lllm.commands.args import UsageError, add_predictor_args
+from lllm.commands.args import UsageError, add_predictor_args, check_sampling_args
 from lllm.labs.evaluator import evaluate_seeds
 from lllm.labs.reliability import SUITE
 
@@ -39,6 +39,7 @@ def run(args) -> int:
         raise UsageError("--seeds needs at least one seed")
     if args.max_steps < 1:
         raise UsageError(f"--max-steps must be >= 1, got {args.max_steps}")
+    check_sampling_args(args)
     try:
         make_predictor(args.predictor, temperature=args.temperature, seed=args.seeds[0])
     except ValueError as error:

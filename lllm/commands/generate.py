@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from lllm.commands.args import UsageError, finite_float, non_negative_int
+from lllm.commands.args import UsageError, check_sampling_args, finite_float, non_negative_int
 
 
 def add_cli(subparsers) -> None:
@@ -39,10 +39,7 @@ def run_generate(args) -> int:
     from lllm.model.generate import generate
     from lllm.model.gpt_backend import DEFAULT_GPT, GPTBackend
     from lllm.model.onnx_backend import DEFAULT_MODEL, ModelError, OnnxBackend
-    if args.temperature < 0:
-        raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
-    if not 0 < args.top_p <= 1:
-        raise UsageError(f"--top-p must be in (0, 1], got {args.top_p}")
+    check_sampling_args(args)
     gpt = args.predictor == "tinygpt"
     args.model = args.model or (DEFAULT_GPT if gpt else DEFAULT_MODEL)
     try:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import sys
 
-from lllm.commands.args import UsageError, finite_float, non_negative_int
+from lllm.commands.args import UsageError, check_sampling_args, finite_float, non_negative_int
 
 FIRST = 8   # how many values of each stage the text output prints (--json has them all)
 AGENT_LENGTH = 200   # the agent predictor's max_new_tokens (lllm.model.onnx_backend.from_onnx)
@@ -65,10 +65,7 @@ def run_inside(args) -> int:
         args.temperature = 0.0 if agent else 0.8
     if args.length is None:
         args.length = AGENT_LENGTH if agent else 40
-    if args.temperature < 0:
-        raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
-    if not 0 < args.top_p <= 1:
-        raise UsageError(f"--top-p must be in (0, 1], got {args.top_p}")
+    check_sampling_args(args)
     if args.predictor == "tinygpt":
         return run_inside_gpt(args)
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from lllm.commands.args import UsageError
+from lllm.commands.args import UsageError, check_sampling_args, finite_float, non_negative_int
 from dataclasses import asdict
 from lllm.labs.inference_playground import compare, format_table
 from lllm.labs.reliability import SUITE
@@ -20,8 +20,8 @@ def add_cli(subparsers) -> None:
                                           "latency, characters per second and lab success.")
     p.add_argument("--predictors", default="rule,tinyllm", metavar="SPEC,SPEC",
                    help=f"comma-separated brains, each one of: {PREDICTOR_SPECS} (default rule,tinyllm)")
-    p.add_argument("--temperature", type=float, default=None, help="sampling temperature (TinyLLM)")
-    p.add_argument("--seed", type=int, default=None, help="sampling seed (TinyLLM)")
+    p.add_argument("--temperature", type=finite_float, default=None, help="sampling temperature (TinyLLM)")
+    p.add_argument("--seed", type=non_negative_int, default=None, help="sampling seed (TinyLLM)")
     p.add_argument("--category", action="append", choices=sorted({c.category for c in SUITE}),
                    help="use only this category (repeatable)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
@@ -33,6 +33,7 @@ def run(args) -> int:
     specs = [s.strip() for s in args.predictors.split(",") if s.strip()]
     if not specs:
         raise UsageError("--predictors needs at least one SPEC")
+    check_sampling_args(args)
     try:
         predictors = {s: make_predictor(s, temperature=args.temperature, seed=args.seed) for s in specs}
     except ValueError as error:

@@ -32,7 +32,7 @@ import os
 import sys
 
 from lllm.timetravel.runfile import BRAINS, MAX_FILE_BYTES, differing_branch
-from lllm.commands.args import UsageError, finite_float, int_at_least
+from lllm.commands.args import UsageError, check_sampling_args, finite_float, int_at_least
 from lllm.timetravel.demos import any_trace_text, travel_any, which_demo
 from lllm.timetravel.chatlog import chat_report, is_chat_log
 from lllm.timetravel.react import travel
@@ -76,6 +76,7 @@ def read_run(path: str):
 
 
 def run(args) -> int:
+    check_sampling_args(args)
     data = read_run(args.file)
     if is_chat_log(data):
         return run_chat(args, data)

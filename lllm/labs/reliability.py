@@ -1,6 +1,6 @@
 """Layer 4 · the reliability lab: `run_lab(predictor) -> LabReport` — how often does the agent really succeed?
 
-Read `lllm/agents/react.py` and `lllm/predictors/rules.py` first. "It seemed to work" becomes a number: the lab runs the
+Read `lllm/agents/react.py` and `lllm/predictors/standins/react.py` first. "It seemed to work" becomes a number: the lab runs the
 ReAct agent on a fixed suite of goals and credits a case only when all three hold:
 
     right tool     the expected tool was actually called (recorded by wrapping the tools)

@@ -1,6 +1,6 @@
 """Layer 2 · choosing a predictor by name: `make_predictor(spec) -> Predictor`, the `--predictor` flag.
 
-Read `contract.py` and `rules.py` first. Every agent command takes `--predictor SPEC`:
+Read `contract.py` and `standins/react.py` first. Every agent command takes `--predictor SPEC`:
 
     tinyllm[:PATH]   the story model, TinyLLM, on onnxruntime (CPython; default build/model/tinyllm.onnx)
     tinyllm-agent[:PATH]  TinyLLM trained on the factory's trajectories (`make agent-model`;
@@ -36,7 +36,7 @@ import json
 import re
 
 from lllm.predictors.contract import ScriptedPredictor
-from lllm.predictors.rules import RulePredictor, echo
+from lllm.predictors.standins.react import RulePredictor, echo
 
 __all__ = ["PREDICTOR_SPECS", "DEFAULT_TINYLLM", "DEFAULT_TINYLLM_AGENT", "TINYLLM_STOP", "TINYLLM_AGENT_STOP", "TAB_MODEL",
            "parse_script", "load_script", "make_predictor"]

@@ -1,12 +1,12 @@
 """Layer 3 · reasoning frameworks: Framework, Agent, Task (Environment), Model.
 
-The framework API sits at the top of the folder; the tasks and the stand-in models have folders
-of their own. Read in this order: `records.py` (State, Inference, Verification), `data.py`,
-`tasks/game24_arithmetic.py`, `tasks/game24.py` (the task), `agent.py`, `frameworks.py`,
+The framework API sits at the top of the folder and the tasks have a folder of their own; the
+stand-in models are models, so they live with the others in `lllm/predictors/standins/`. Read in this order: `records.py` (State, Inference, Verification), `data.py`,
+`lllm/predictors/standins/game24_arithmetic.py`, `tasks/game24.py` (the task), `agent.py`, `frameworks.py`,
 `search.py`, `graph.py` (Graph of Thoughts), `mcts.py` (RAP), `search_tree.py` (a finished
-run's tree, to open), `standins/game24_player.py` (a stand-in model), `tasks/multihop.py` (a
-second task: multi-hop questions answered with a lookup tool), `standins/multihop_reader.py` (its
-stand-in), and `lllm/labs/reasoning_bench/benchmark.py` (compare frameworks; the
+run's tree, to open), `lllm/predictors/standins/game24.py` (a stand-in model), `tasks/multihop.py` (a
+second task: multi-hop questions answered with a lookup tool), `lllm/predictors/standins/multihop.py`
+(its stand-in), and `lllm/labs/reasoning_bench/benchmark.py` (compare frameworks; the
 `python -m lllm reason` command).
 
 The framework knows neither task nor model; the agent knows no task; only the environment
@@ -32,8 +32,8 @@ from lllm.reasoning.mcts import RAP
 from lllm.reasoning.tasks.game24 import Game24, load_game24
 from lllm.reasoning.records import Inference, State, Verification
 from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
-from lllm.reasoning.standins.game24_player import SimulatedModel
-from lllm.reasoning.standins.multihop_reader import SimulatedReader
+from lllm.predictors.standins.game24 import SimulatedModel
+from lllm.predictors.standins.multihop import SimulatedReader
 
 __all__ = ["Agent", "Usage", "Data", "DataError", "Framework", "Node", "Result", "Dummy", "IO", "CoT",
            "CoTSC", "ReAct", "Reflexion", "ToTBFS", "ToTDFS", "FleetOfAgents", "GraphOfThoughts", "RAP",

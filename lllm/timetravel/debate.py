@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import re
 
+from lllm.agents.calc import calc
+from lllm.predictors.standins.debate import DebateRulePredictor
 from lllm.timetravel.steps import steps_trace, travel_steps
 from lllm.timetravel.react import step_seed
-from lllm.labs.debate.standins import DebateRulePredictor
 from lllm.timetravel.stepspec import check_stepped_spec
 
 __all__ = ["starts_turn", "Turns", "travel_debate", "debate_trace_text"]
@@ -98,7 +99,7 @@ def simulate(inputs: dict, overrides: dict, where: str = "inputs") -> dict:
     from lllm.labs.debate.panel import SYNTHESIZER_SYSTEM, Debate, Specialist, specialists
     panel, seen = specialists(seed=inputs["seed"]), {}
     n, judged = len(panel), (inputs["rounds"] + 1) * len(panel) + 1          # the critic's step; the synthesis is next
-    brains = [Turns(i + 1, n, lambda step, s=s: DebateRulePredictor("specialist", step_seed(s.seed, step), s.temperature),
+    brains = [Turns(i + 1, n, lambda step, s=s: DebateRulePredictor("specialist", step_seed(s.seed, step), s.temperature, calc),
                     overrides, _answer, seen) for i, s in enumerate(panel)]
     critic = Turns(judged, 1, lambda step: DebateRulePredictor("critic", step_seed(inputs["seed"], step)),
                    overrides, lambda fields: fields["verdict"], seen)

@@ -1,4 +1,4 @@
-"""The multi-agent debate (lllm/labs/debate/panel.py, lllm/labs/debate/standins.py): the critic's strict verdict,
+"""The multi-agent debate (lllm/labs/debate/panel.py, lllm/predictors/standins/debate.py): the critic's strict verdict,
 ties, the validated synthesis and its fallback, a scripted full debate, the stand-ins, the CLI."""
 
 
@@ -6,7 +6,7 @@ import pytest
 
 from lllm.commands import main
 from lllm.labs.debate.panel import Debate, Proposal, Specialist, Verdict, VerdictParser, decide, specialists
-from lllm.labs.debate.standins import DebateRulePredictor
+from lllm.predictors.standins.debate import DebateRulePredictor
 from lllm.predictors.contract import ScriptedPredictor
 from lllm.runtimes.native import ParseError
 

@@ -1,11 +1,11 @@
-"""Exact Game of 24 arithmetic and the solver (lllm/reasoning/tasks/game24_arithmetic.py), checked against brute force."""
+"""Exact Game of 24 arithmetic and the solver (lllm/predictors/standins/game24_arithmetic.py), checked against brute force."""
 
 import csv
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
 
-from lllm.reasoning.tasks.game24_arithmetic import (apply_step, check_answer, evaluate_expression, good_moves,
+from lllm.predictors.standins.game24_arithmetic import (apply_step, check_answer, evaluate_expression, good_moves,
                                                     legal_moves, solvable, solve, success_probability)
 from lllm.reasoning.tasks.game24 import GAME24_CSV, PUZZLE_COLUMN
 

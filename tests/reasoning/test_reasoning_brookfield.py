@@ -7,7 +7,7 @@ from lllm.predictors.contract import ScriptedPredictor
 from lllm.reasoning import Agent, Inference, ReAct, Reflexion, State
 from lllm.reasoning.tasks.multihop import BrookfieldQA, load_brookfield, normalize
 from lllm.reasoning.data import DataError
-from lllm.reasoning.standins.multihop_reader import answer_in
+from lllm.predictors.standins.multihop import answer_in
 
 env = BrookfieldQA()
 

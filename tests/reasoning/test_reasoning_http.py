@@ -13,7 +13,7 @@ import pytest
 
 from lllm.commands import main
 from lllm.model.sampling import Mulberry32
-from lllm.reasoning.standins.game24_player import SimulatedModel
+from lllm.predictors.standins.game24 import SimulatedModel
 
 
 class StandInServer(BaseHTTPRequestHandler):

@@ -1,11 +1,11 @@
-"""The simulated Game of 24 model (lllm/reasoning/standins/game24_player.py): an honest, seeded stand-in."""
+"""The simulated Game of 24 model (lllm/predictors/standins/game24.py): an honest, seeded stand-in."""
 
 import pytest
 
 from lllm.predictors.contract import Predictor
 from lllm.reasoning import Agent, CoT, Game24, IO
-from lllm.reasoning.tasks.game24_arithmetic import apply_step, check_answer, good_moves
-from lllm.reasoning.standins.game24_player import SimulatedModel
+from lllm.predictors.standins.game24_arithmetic import apply_step, check_answer, good_moves
+from lllm.predictors.standins.game24 import SimulatedModel
 from lllm.model.sampling import Mulberry32
 
 env = Game24()

@@ -1,11 +1,11 @@
-"""The Brookfield stand-in (lllm/reasoning/standins/multihop_reader.py): it reads only the prompt."""
+"""The Brookfield stand-in (lllm/predictors/standins/multihop.py): it reads only the prompt."""
 
 import pytest
 
 from lllm.model.sampling import Mulberry32
 from lllm.reasoning.tasks.multihop import BrookfieldQA
 from lllm.reasoning.records import Inference
-from lllm.reasoning.standins.multihop_reader import SimulatedReader, answer_in
+from lllm.predictors.standins.multihop import SimulatedReader, answer_in
 
 env = BrookfieldQA()
 

@@ -16,7 +16,7 @@ import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from lllm.predictors.rules import RulePredictor
+from lllm.predictors.standins.react import RulePredictor
 
 
 class NoCorsHandler(BaseHTTPRequestHandler):

@@ -3,7 +3,7 @@
 from lllm.agents.react import run_react
 from lllm.agents.tools import DEFAULT_TOOLS, Tool
 from lllm.predictors.contract import ScriptedPredictor
-from lllm.predictors.rules import RulePredictor
+from lllm.predictors.standins.react import RulePredictor
 from lllm.timetravel.seam import EDIT, RECORDED, first_difference, run, timeline
 
 

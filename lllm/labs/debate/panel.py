@@ -1,7 +1,7 @@
 """Layer 4 · multi-agent debate: `Debate()(question)` — specialists propose and revise, a critic scores, a synthesis answers.
 
-Read `runtimes/native/tactic.py` and `runtimes/native/agent.py` first; `standins.py` (beside this file) holds
-the rule-based stand-in brains the demos use. The whole debate, as a Tactic on the native runtime:
+Read `runtimes/native/tactic.py` and `runtimes/native/agent.py` first; `lllm/predictors/standins/debate.py`
+holds the rule-based stand-in brains the demos use. The whole debate, as a Tactic on the native runtime:
 
     proposals = [s.propose(question) for s in specialists]                     round 0
     repeat `rounds` times:                                                     (at least once)
@@ -45,10 +45,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from lllm.labs.debate.standins import DebateRulePredictor
+from lllm.agents.calc import calc as evaluate
 from lllm.agents.memory import LongTermMemory, format_memories
 from lllm.agents.tools import FACTS, lookup as lookup_fact
 from lllm.labs.scoring import answer_matches
+from lllm.predictors.standins.debate import DebateRulePredictor
 from lllm.runtimes.native import (AgentCallError, BaseParser, DefaultTagParser, ParseError, PredictorInvoker,
                                   Prompt, Runtime, Tactic, tool)
 
@@ -249,7 +250,6 @@ def decide(final, verdict: Verdict | None, synthesis: Proposal | None) -> tuple[
 
 @tool(description="Evaluate arithmetic with + - * / ** and parentheses")
 def calc(expression: str) -> str:
-    from lllm.agents.calc import calc as evaluate
     return evaluate(expression)
 
 
@@ -264,7 +264,7 @@ def _brain_invoker(config: dict) -> PredictorInvoker:
     if callable(brain):
         return PredictorInvoker(brain, MAX_NEW_TOKENS)
     if brain == "rule":
-        return PredictorInvoker(DebateRulePredictor(config["role"], seed, temperature), MAX_NEW_TOKENS)
+        return PredictorInvoker(DebateRulePredictor(config["role"], seed, temperature, evaluate), MAX_NEW_TOKENS)
     from lllm.predictors import make_predictor      # lazy: TinyLLM needs onnxruntime
     return PredictorInvoker(make_predictor(brain, temperature=temperature, seed=seed), MAX_NEW_TOKENS)
 

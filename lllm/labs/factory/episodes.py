@@ -1,6 +1,6 @@
 """Layer 4 · the synthetic data factory: `run_factory(n, predictor) -> FactoryRun` of verified trajectories.
 
-Read `tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/rules.py`
+Read `tasks.py` (the task families and the held-out rule), `lllm/agents/react.py` and `lllm/predictors/standins/react.py`
 first. The factory turns a predictor that can act into training data for a model that cannot yet,
 and never keeps a wrong answer. The default actor is the *teacher*: for each task it writes the
 steps of the task's own plan (`teacher(task)`: "Thought: look up tom, then + 5 / Action: lookup[tom]", then

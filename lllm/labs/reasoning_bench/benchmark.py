@@ -39,8 +39,8 @@ from lllm.reasoning.graph import GraphOfThoughts
 from lllm.reasoning.mcts import RAP
 from lllm.reasoning.search import FleetOfAgents, ToTBFS, ToTDFS
 from lllm.reasoning.search_tree import search_tree, search_tree_record
-from lllm.reasoning.standins.game24_player import SimulatedModel
-from lllm.reasoning.standins.multihop_reader import SimulatedReader
+from lllm.predictors.standins.game24 import SimulatedModel
+from lllm.predictors.standins.multihop import SimulatedReader
 
 __all__ = ["FRAMEWORKS", "TASKS", "make_framework", "make_environment", "stand_in", "benchmark", "sweep", "lab_json"]
 

@@ -1,6 +1,6 @@
 """Layer 3 · the Game of 24 task: its data, prompts, parser and environment.
 
-Read `records.py`, `data.py` and `game24_arithmetic.py` first. This is the only environment in
+Read `records.py`, `data.py` and `lllm/predictors/standins/game24_arithmetic.py` first. This is the only environment in
 `lllm.reasoning` that knows what Game of 24 is. The agent asks the environment's Prompter for a
 prompt, sends it to the model, and hands the reply to the environment's Parser; the environment
 turns the parsed Inference into the next State and verifies states exactly (Fractions).
@@ -34,7 +34,7 @@ import os
 import re
 from fractions import Fraction
 
-from lllm.reasoning.tasks.game24_arithmetic import apply_step, check_answer, fmt_numbers, parse_numbers
+from lllm.predictors.standins.game24_arithmetic import apply_step, check_answer, fmt_numbers, parse_numbers
 from lllm.reasoning.data import DATA_DIR, Data
 from lllm.reasoning.records import Inference, State, Verification
 

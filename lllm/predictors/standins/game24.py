@@ -1,6 +1,6 @@
-"""Layer 3 · a simulated model for Game of 24: a solver-backed stand-in that errs at a set rate.
+"""Layer 2 · the Game-of-24 stand-in: `SimulatedModel`, a solver-backed player that errs at a set rate.
 
-Read `lllm/reasoning/tasks/game24.py` first. TinyLLM was trained on children's stories and cannot do Game of 24 (try
+Read `game24_arithmetic.py` (beside this file) and `lllm/reasoning/tasks/game24.py` (the task) first. TinyLLM was trained on children's stories and cannot do Game of 24 (try
 it: `python -m lllm reason --model tinyllm`). To compare frameworks without a real LLM we use a
 *stand-in*, and we say so everywhere it is used. It is a Predictor like any other — prompt in,
 completion out — and it reads only the prompt: the cue on the last line says which operation
@@ -40,26 +40,18 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lllm.model.sampling import Mulberry32
-from lllm.reasoning.tasks.game24_arithmetic import fmt, fmt_numbers, good_moves, legal_moves, parse_numbers, solvable
+from lllm.predictors.standins.erring import ErringStandIn
+from lllm.predictors.standins.game24_arithmetic import fmt, fmt_numbers, good_moves, legal_moves, parse_numbers, solvable
 
 __all__ = ["SimulatedModel"]
 
 AVOID = "- Avoid starting with "
 
 
-class SimulatedModel:
+class SimulatedModel(ErringStandIn):
     def __init__(self, error_rate: float = 0.3, rng: Mulberry32 | None = None, n_proposals: int = 8,
                  value_noise: float | None = None):
-        value_noise = error_rate if value_noise is None else value_noise
-        for name, p in (("error_rate", error_rate), ("value_noise", value_noise)):
-            if not 0 <= p <= 1:
-                raise ValueError(f"{name} must be in [0, 1], got {p!r}")
-        self.error_rate, self.value_noise = error_rate, value_noise
-        self.rng = rng if rng is not None else Mulberry32(0)
-        self.n_proposals = n_proposals
-
-    def __repr__(self) -> str:
-        return f"SimulatedModel(error_rate={self.error_rate}, value_noise={self.value_noise})"
+        super().__init__(error_rate, rng, value_noise, n_proposals)
 
     # ---- the Predictor contract ---------------------------------------------------------------------
 
@@ -79,7 +71,7 @@ class SimulatedModel:
         elif cue == "Evaluation:":
             reply = " " + self._evaluate(numbers)
         elif cue == "Possible next steps:":
-            reply = "\n" + "\n".join(self._propose(numbers))
+            reply = "\n" + "\n".join(self._proposals(lambda: self._step(numbers)))
         elif cue == "Next step:":
             reply = " " + self._step(numbers, avoid)
         elif cue == "Thought:":
@@ -91,14 +83,6 @@ class SimulatedModel:
         else:
             reply = " I do not know what is asked."
         return reply if max_new_tokens is None else reply[:max_new_tokens]
-
-    # ---- chance ------------------------------------------------------------------------------------
-
-    def _chance(self, p: float) -> bool:
-        return self.rng.uniform() < p
-
-    def _pick(self, items: list):
-        return items[int(self.rng.uniform() * len(items))]
 
     # ---- one reasoning step, right or wrong ---------------------------------------------------------
 
@@ -143,17 +127,6 @@ class SimulatedModel:
         return held.pop(i)[1]
 
     # ---- the other operations ------------------------------------------------------------------------
-
-    def _propose(self, numbers) -> list[str]:
-        """Distinct steps, each drawn as one step is: so each line is good with prob. about 1 - e."""
-        lines = []
-        for _ in range(3 * self.n_proposals):
-            step = self._step(numbers)
-            if step not in lines:
-                lines.append(step)
-            if len(lines) == self.n_proposals:
-                break
-        return lines
 
     def _evaluate(self, numbers) -> str:
         reachable = numbers == [24] if len(numbers) == 1 else solvable(numbers)

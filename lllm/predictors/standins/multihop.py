@@ -1,9 +1,10 @@
-"""Layer 3 · a simulated reader for the Brookfield questions: a rule-following stand-in that errs.
+"""Layer 2 · the multi-hop stand-in: `SimulatedReader`, a rule-following reader of the Brookfield questions that errs.
 
-Read `lllm/reasoning/tasks/multihop.py` and `game24_player.py` first. Like the Game-of-24 stand-in it is a Predictor
-that reads only the prompt — the last "Question:" and the Action/Observation lines after it —
-and never the gold answer. It knows no fact about Brookfield: it can answer only from what it
-has looked up, which is what makes the tool matter (IO and CoT, with no tool, cannot answer).
+Read `lllm/reasoning/tasks/multihop.py` and `game24.py` (beside this file) first. Like the Game-of-24 stand-in it is a
+Predictor that reads only the prompt — the topics its lookup tool lists (`Topics: ...`), the last
+"Question:" and the Action/Observation lines after it — and never the gold answer. It knows no
+fact about Brookfield: it can answer only from what it has looked up, which is what makes the
+tool matter (IO and CoT, with no tool, cannot answer).
 
     the answer it looks for   a pattern set by the question's opening words: "How old" -> "<n>
                               years old", "How many hens" -> "<n> hens", "What colour is the
@@ -34,13 +35,15 @@ from __future__ import annotations
 
 import re
 
-from lllm.agents.tools import FACTS
 from lllm.model.sampling import Mulberry32
+from lllm.predictors.standins.erring import ErringStandIn
+from lllm.predictors.standins.react import topics_in
 
 __all__ = ["SimulatedReader", "answer_in"]
 
 COLOURS = ("blue", "brown", "gold", "green", "grey", "white", "red", "black")
 DO_NOT = "Do not answer "
+DONT_KNOW = "I do not know"
 
 
 def answer_in(question: str, observations: list[str]) -> str | None:
@@ -63,18 +66,10 @@ def answer_in(question: str, observations: list[str]) -> str | None:
     return None
 
 
-class SimulatedReader:
+class SimulatedReader(ErringStandIn):
     def __init__(self, error_rate: float = 0.3, rng: Mulberry32 | None = None, value_noise: float | None = None,
                  n_proposals: int = 4):
-        value_noise = error_rate if value_noise is None else value_noise
-        for name, p in (("error_rate", error_rate), ("value_noise", value_noise)):
-            if not 0 <= p <= 1:
-                raise ValueError(f"{name} must be in [0, 1], got {p!r}")
-        self.error_rate, self.value_noise, self.n_proposals = error_rate, value_noise, n_proposals
-        self.rng = rng if rng is not None else Mulberry32(0)
-
-    def __repr__(self) -> str:
-        return f"SimulatedReader(error_rate={self.error_rate}, value_noise={self.value_noise})"
+        super().__init__(error_rate, rng, value_noise, n_proposals)
 
     # ---- the Predictor contract ---------------------------------------------------------------------
 
@@ -88,10 +83,10 @@ class SimulatedReader:
             if start is None:
                 reply = " I cannot find the question."
             else:
-                reply = self._answer_cue(cue, lines, start)
+                reply = self._answer_cue(cue, lines, start, topics_in(prompt))
         return reply if max_new_tokens is None else reply[:max_new_tokens]
 
-    def _answer_cue(self, cue: str, lines: list[str], start: int) -> str:
+    def _answer_cue(self, cue: str, lines: list[str], start: int, topics: list[str]) -> str:
         question = lines[start][len("Question:"):].strip()
         after = lines[start + 1:]
         observations = [l[len("Observation:"):].strip() for l in after if l.startswith("Observation:")]
@@ -99,49 +94,37 @@ class SimulatedReader:
         given = next((l.split("Answer:", 1)[1].strip() for l in after if "Answer:" in l), None)
         banned = {l[len("Lesson: " + DO_NOT):].rstrip(".") for l in lines if l.startswith("Lesson: " + DO_NOT)}
         if cue in ("Answer:", "Steps:"):
-            return " I do not know."                          # no tool: it knows no fact
+            return f" {DONT_KNOW}."                          # no tool: it knows no fact
         if cue.startswith("Evaluation:"):
-            return " " + self._evaluate(question, observations, looked, given)
+            return " " + self._evaluate(question, observations, looked, given, topics)
         if cue == "Possible next actions:":
-            steps = []
-            for _ in range(3 * self.n_proposals):
-                step = self._step(question, observations, looked, banned)
-                if step not in steps:
-                    steps.append(step)
-                if len(steps) == self.n_proposals:
-                    break
+            steps = self._proposals(lambda: self._step(question, observations, looked, banned, topics))
             return "\n" + "\n".join(steps)
-        step = self._step(question, observations, looked, banned)
+        step = self._step(question, observations, looked, banned, topics)
         return f" I need {step}.\nAction: {step}" if cue == "Thought:" else " " + step
 
     # ---- the rules -----------------------------------------------------------------------------------
 
-    def _chance(self, p: float) -> bool:
-        return self.rng.uniform() < p
-
-    def _pick(self, items: list):
-        return items[int(self.rng.uniform() * len(items))]
-
     @staticmethod
-    def _next_topic(question: str, observations: list[str], looked: set[str]) -> str | None:
+    def _next_topic(question: str, observations: list[str], looked: set[str], topics: list[str]) -> str | None:
         for text in [question] + observations:
             for word in re.findall(r"[a-z]+", text.lower()):
-                if word in FACTS and word not in looked:
+                if word in topics and word not in looked:
                     return word
         return None
 
-    def _step(self, question, observations, looked, banned) -> str:
+    def _step(self, question, observations, looked, banned, topics) -> str:
         found = answer_in(question, observations)
         found = None if found in banned else found
-        topic = self._next_topic(question, observations, looked)
+        topic = self._next_topic(question, observations, looked, topics)
         if not self._chance(self.error_rate) and (found or topic):
             return f"Answer: {found}" if found else f"lookup[{topic}]"
         numbers = sorted({n for o in observations for n in re.findall(r"\d+", o)} - banned)
         if numbers and self._chance(0.5):
             return f"Answer: {self._pick(numbers)}"
-        return f"lookup[{self._pick(list(FACTS))}]"
+        return f"lookup[{self._pick(topics)}]" if topics else f"Answer: {DONT_KNOW}"    # no tool listed
 
-    def _evaluate(self, question, observations, looked, given) -> str:
+    def _evaluate(self, question, observations, looked, given, topics) -> str:
         if self._chance(self.value_noise):
             return self._pick(["sure", "likely", "impossible"])
         found = answer_in(question, observations)
@@ -149,7 +132,7 @@ class SimulatedReader:
             return "sure" if found and given == found else "impossible"
         if found:
             return "sure"
-        return "likely" if self._next_topic(question, observations, looked) else "impossible"
+        return "likely" if self._next_topic(question, observations, looked, topics) else "impossible"
 
     def _reflect(self, lines: list[str]) -> str:
         answers = [l.split("Answer:", 1)[1].strip() for l in lines if l.startswith("Answer:")]

@@ -1,6 +1,6 @@
-"""Layer 2 · the rule stand-in: `RulePredictor()(prompt) -> one ReAct step`, written by rules, not learned.
+"""Layer 2 · the ReAct stand-in: `RulePredictor()(prompt) -> one ReAct step`, written by rules, not learned.
 
-Read `contract.py` first; `specs.py` names it `--predictor rule`. A stand-in predictor lets every
+Read `lllm/predictors/contract.py` first; `lllm/predictors/specs.py` names it `--predictor rule`. A stand-in predictor lets every
 agent and lab run, and be tested, without a trained model; the agents never know which
 predictor they are talking to.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["RulePredictor", "echo", "find_arithmetic"]
+__all__ = ["RulePredictor", "echo", "find_arithmetic", "topics_in"]
 
 
 # ---- the rule-based stand-in -------------------------------------------------------------------
@@ -59,6 +59,18 @@ def find_arithmetic(goal: str) -> str | None:
     spans = [m.group(0).strip().rstrip(" .+-*/%^") for m in ARITHMETIC_RE.finditer(text)]
     spans = [s for s in spans if re.search(r"\d\s*(\*\*|[-+*/%^])\s*[\d(]", s)]
     return max(spans, key=len) if spans else None
+
+
+def topics_in(prompt: str) -> list[str]:
+    """The topics the prompt's lookup tool lists (`Topics: a, b, c`), in order; [] if none.
+
+    Every stand-in that looks things up learns the topics here, from its prompt, as a model would.
+
+    >>> topics_in("lookup: a fact. Topics: mira, tom. Example: Action: lookup[mira]")
+    ['mira', 'tom']
+    """
+    listed = re.search(r"Topics: ([^.\n]*)", prompt)
+    return [t.strip() for t in listed.group(1).split(",") if t.strip()] if listed else []
 
 
 def _goal_and_steps(prompt: str) -> tuple[str, str]:
@@ -108,8 +120,7 @@ class RulePredictor:
     @staticmethod
     def _topic(goal: str, prompt: str) -> str | None:
         """The first word of the goal that the lookup tool lists among its topics."""
-        listed = re.search(r"^lookup:.*?Topics: ([^.]*)\.", prompt, re.M)
-        topics = {t.strip() for t in listed.group(1).split(",")} if listed else set()
+        topics = set(topics_in(prompt))
         return next((w for w in re.findall(r"[a-z]+", goal.lower()) if w in topics), None)
 
     def __repr__(self) -> str:
