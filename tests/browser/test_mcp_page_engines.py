@@ -24,6 +24,7 @@ from support import engines
 from support.model_files import require_agent_model
 from support.runtime import free_port
 from support.server_process import ServerProcess
+from support.axe import serious_violations
 
 pytest.importorskip("mcp", reason="needs the mcp extra: pip install 'lllm-learn[mcp]'")
 pytestmark = pytest.mark.browser
@@ -137,11 +138,6 @@ def test_the_console_shows_only_the_refusals_the_scenario_asked_for(engine_run):
     assert unexpected == [], engine_run["console"]
 
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """(root) => axe.run(document.querySelector(root), {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}})
-  .then(r => r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id))"""
-
-
 def test_chromium_lists_tools_by_keyboard_at_390_px_and_axe_finds_nothing_serious(browser, site_server):
     server = mcp_server("--allow-origin", site_server.url.rstrip("/"))
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
@@ -156,8 +152,7 @@ def test_chromium_lists_tools_by_keyboard_at_390_px_and_axe_finds_nothing_seriou
         page.keyboard.press("Tab")                   # List tools
         page.keyboard.press("Enter")
         page.wait_for_function("() => document.querySelector('.lllm-mcp').dataset.state === 'listed'", timeout=60_000)
-        page.add_script_tag(path=str(AXE))
-        assert page.evaluate(SERIOUS, ".lllm-mcp") == []
+        assert serious_violations(page, ".lllm-mcp") == []
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
         assert widget.locator(".lllm-mcp__command").text_content() == \
             f"python -m lllm mcp --http --port {server.port} --allow-origin {site_server.url.rstrip('/')}"

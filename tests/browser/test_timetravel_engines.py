@@ -20,16 +20,13 @@ import pytest
 from conftest import ROOT, origin, watch
 from lllm.timetravel.react import trace_text, travel
 from support import engines
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
 PAGE = "agents/react/"
 SCRIPT = ROOT / "tests" / "support" / "timetravel_scenario.js"
 LINK = ROOT / "tests" / "support" / "timetravel_link.js"       # what the link shows, once recomputed
 ARG = {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "observation": "400"}
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-  r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-    `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 
 
 def spec_of(link: str) -> dict:
@@ -86,9 +83,8 @@ def test_chromium_keyboard_390px_axe_and_the_link_in_a_fresh_context(browser, si
         assert page.evaluate("() => [document.querySelector('.lllm-tt__step[aria-current=step]').textContent, document.activeElement.textContent]") == ["2", "2"]
         page.keyboard.press("ArrowLeft")
         assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "step 1: action"
-        page.add_script_tag(path=str(AXE))
         page.evaluate("() => document.querySelectorAll('.lllm-timetravel details').forEach(d => d.open = true)")
-        assert page.evaluate(SERIOUS) == []
+        assert serious_violations(page) == []
         watched.assert_clean()
     finally:
         context.close()

@@ -24,11 +24,11 @@ from support import engines
 from support.model_files import require_agent_model
 from support.model_server import ModelServer
 from support.plain_chat_server import plain_chat_server
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "support" / "yourmodel_scenario.js"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PAGE = "agents/react/"
 GOAL = "What is 17 * 23?"
 WITHIN_MS = 5000          # the brief's bound for a failure's sentence (the page's check gives up at 5 s)
@@ -121,9 +121,7 @@ def chromium_visit(browser, url: str, arg: dict) -> dict:
         said = demo.locator(".lllm-your-model__said")
         said.filter(has_text="answered").wait_for(timeout=10_000)
         keyboard["said"] = said.text_content()
-        page.add_script_tag(path=str(AXE))
-        keyboard["axe"] = page.evaluate("""() => axe.run(document.querySelector('.lllm-demo'), {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}})
-          .then(r => r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => `${v.id}: ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))""")
+        keyboard["axe"] = serious_violations(page, ".lllm-demo")
         keyboard["scrollWidth"] = page.evaluate("() => document.documentElement.scrollWidth")
         report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), arg)
         return {"report": {**report, "keyboard": keyboard, "versus": versus}, "console": console}
