@@ -131,7 +131,7 @@ def test_the_page_sends_the_calls_and_arguments_the_terminal_sends_and_prints_it
 
 
 def test_the_console_shows_only_the_refusals_the_scenario_asked_for(engine_run):
-    arg = engine_run["arg"]                          # WebKitWebDriver hands out no console: [] there
+    arg = engine_run["arg"]                          # WebKit: console.error and uncaught errors only
     ports = [arg[case].split(":")[2].split("/")[0] for case in ("refusing", "stopped")]
     unexpected = [line for line in engine_run["console"]
                   if not any(word in line for word in (*ports, "Failed to load resource", "CORS"))]
