@@ -1,4 +1,5 @@
-"""The agent-tuned TinyLLM's answers that rest on nothing, labelled in the terminal (real model, onnxruntime)."""
+"""The agent-tuned TinyLLM's answers that rest on nothing, labelled in the terminal (real model, onnxruntime):
+lllm/agents/grounding.py's label, as `python -m lllm react` prints it."""
 
 import json
 import os

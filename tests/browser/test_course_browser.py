@@ -18,10 +18,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, origin, watch
-from test_site_a11y_browser import AXE, SERIOUS
+from conftest import origin, watch
 from support.quiz_page import check_html
 from support.reading import FAST_READING, read_through
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
 RUNTIME_TIMEOUT = 180_000   # ms: a cold Pyodide boot is 6–9 s here, far more on a busy machine
@@ -303,12 +303,10 @@ def test_axe_finds_nothing_serious_on_the_course_page(page, site_server, store):
         pg.reload()
         expect(pg.locator("[data-course-summary]")).to_be_visible()
     expect(bar(pg)).to_be_visible()
-    pg.add_script_tag(path=str(AXE))
-    assert pg.evaluate(SERIOUS) == []
+    assert serious_violations(pg) == []
     pg.goto(site_server.url)
     expect(bar(pg)).to_be_visible()
-    pg.add_script_tag(path=str(AXE))
-    assert pg.evaluate(SERIOUS) == []
+    assert serious_violations(pg) == []
 
 
 def test_the_course_works_at_390px_and_by_keyboard(browser, site_server):

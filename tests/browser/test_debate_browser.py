@@ -63,10 +63,14 @@ def test_every_cell_prints_the_same_rounds_as_cpython(debate_page):
     debate_page.assert_clean()
 
 
-def test_the_diagram_renders(debate_page):
-    debate_page.page.wait_for_function(
-        "() => document.querySelectorAll('div.mermaid').length >= 1 && !document.querySelector('pre.mermaid')",
-        timeout=90_000)
+def test_the_diagram_renders(debate_page, site_server):
+    from test_site_browser import mermaid_blocks, wait_for_diagrams
+
+    drawn = mermaid_blocks((site_server.dir / "agents" / "debate" / "index.html").read_text(encoding="utf-8"))
+    assert drawn >= 1, "the debate page's diagram is not in the built HTML as an SVG"
+    wait_for_diagrams(debate_page.page, drawn)
+    page = debate_page.page
+    assert (page.locator("div.mermaid > svg").count(), page.locator("pre.mermaid").count()) == (drawn, 0)
 
 
 def test_the_run_button_shows_the_debate(debate_page):

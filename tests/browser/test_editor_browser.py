@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from test_site_a11y_browser import AXE, SERIOUS
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,6 +160,5 @@ def test_axe_finds_nothing_serious_around_the_editors(page, site_server):
     for path, selector in ((QUIZ_PAGE, f'.lllm-q[data-qid="{EXERCISE}"]'), (CELLS_PAGE, "div.runnable.highlight >> nth=0")):
         pg.goto(site_server.url + path)
         editor_of(pg, selector).locator(".cm-content").click()      # focused, with its active line drawn
-        pg.add_script_tag(path=str(AXE))
-        assert pg.evaluate(SERIOUS) == [], path
+        assert serious_violations(pg) == [], path
     page.assert_clean()

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT, origin, watch
+from conftest import origin, watch
+from support.axe import AXE, serious_violations
 from test_site_browser import mermaid_blocks, wait_for_diagrams
 
 pytestmark = pytest.mark.browser
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-  r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-    `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 PAGES = ["tinyllm/inside/", "tinyllm/tinygpt/", "tinyllm/versus/", "tinyllm/recurrence-attention/"]
 GPT = "document.querySelector('.lllm-inside-gpt')"
 
@@ -30,8 +27,7 @@ def open_page(page, server, path) -> None:
 
 def problems_here(page, path) -> list[str]:
     """axe's serious findings and any sideways scroll, named with the page."""
-    page.add_script_tag(path=str(AXE))
-    found = [f"/{path}: {v}" for v in page.evaluate(SERIOUS)]
+    found = [f"/{path}: {v}" for v in serious_violations(page)]
     width = page.evaluate("() => document.documentElement.scrollWidth")
     if width > 391:
         found.append(f"/{path}: {width} px wide at 390 px")

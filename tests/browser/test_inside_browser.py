@@ -14,13 +14,13 @@ import pytest
 from conftest import ROOT, origin, watch
 from lllm.model.inside import InsideModel, position_view, trace
 from support import engines
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
 PAGE = "tinyllm/inside/"
 SCRIPT = ROOT / "tests" / "support" / "inside_scenario.js"
 ARG = {"prompt": "Once", "seed": 1, "length": 40, "position": 12, "temperature": 0.8}
 TOLERANCE = 1e-4   # onnxruntime-web's wasm and onnxruntime's CPU kernels round float32 differently
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def served_model(site_dir) -> str:
@@ -89,11 +89,8 @@ def test_chromium_numbers_keyboard_small_screen_and_axe(browser, site_server):
         page.keyboard.press("ArrowLeft")
         assert page.evaluate("() => document.querySelector('.lllm-inside').lllmView.position") == 11
         assert not [r for r in watched.requests if "pyodide" in r]
-        page.add_script_tag(path=str(AXE))
         page.evaluate("() => document.querySelectorAll('.lllm-inside details').forEach(d => d.open = true)")
-        serious = page.evaluate("""() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-          r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-            `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))""")
+        serious = serious_violations(page)
         assert serious == [], serious
         watched.assert_clean()
     finally:

@@ -24,6 +24,7 @@ from support import engines
 from support.model_files import require_agent_model
 from support.runtime import free_port
 from support.server_process import ServerProcess
+from support.axe import serious_violations
 
 pytest.importorskip("mcp", reason="needs the mcp extra: pip install 'lllm-learn[mcp]'")
 pytestmark = pytest.mark.browser
@@ -130,16 +131,11 @@ def test_the_page_sends_the_calls_and_arguments_the_terminal_sends_and_prints_it
 
 
 def test_the_console_shows_only_the_refusals_the_scenario_asked_for(engine_run):
-    arg = engine_run["arg"]                          # WebKitWebDriver hands out no console: [] there
+    arg = engine_run["arg"]                          # WebKit: console.error and uncaught errors only
     ports = [arg[case].split(":")[2].split("/")[0] for case in ("refusing", "stopped")]
     unexpected = [line for line in engine_run["console"]
                   if not any(word in line for word in (*ports, "Failed to load resource", "CORS"))]
     assert unexpected == [], engine_run["console"]
-
-
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """(root) => axe.run(document.querySelector(root), {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}})
-  .then(r => r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id))"""
 
 
 def test_chromium_lists_tools_by_keyboard_at_390_px_and_axe_finds_nothing_serious(browser, site_server):
@@ -156,8 +152,7 @@ def test_chromium_lists_tools_by_keyboard_at_390_px_and_axe_finds_nothing_seriou
         page.keyboard.press("Tab")                   # List tools
         page.keyboard.press("Enter")
         page.wait_for_function("() => document.querySelector('.lllm-mcp').dataset.state === 'listed'", timeout=60_000)
-        page.add_script_tag(path=str(AXE))
-        assert page.evaluate(SERIOUS, ".lllm-mcp") == []
+        assert serious_violations(page, ".lllm-mcp") == []
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
         assert widget.locator(".lllm-mcp__command").text_content() == \
             f"python -m lllm mcp --http --port {server.port} --allow-origin {site_server.url.rstrip('/')}"

@@ -31,7 +31,7 @@ def report(request, site_server):
     else:
         run = getattr(engines, request.param)(url, {}, SCENARIO)
     assert not run["report"]["errors"], run["report"]["errors"]
-    return {**run["report"], "console": run["console"]}     # WebKitWebDriver hands out no console: []
+    return {**run["report"], "console": run["console"]}     # WebKit: what engines.CONSOLE_BUFFER records
 
 
 def test_run_python_runs_in_the_frame_and_the_console_stays_clean(report):

@@ -11,10 +11,6 @@ measures that.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-
 import pytest
 
 from conftest import ROOT
@@ -25,37 +21,13 @@ SCENARIO = ROOT / "tests" / "support" / "sandbox_prestart_scenario.js"
 PAGE = "native/proxies/"
 
 
-def chromium(browser, url: str) -> dict:
-    return engines.chromium(browser, url, {"visit": 1}, SCENARIO, then=(SCENARIO, None))
-
-
-def firefox(url: str) -> dict:
-    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "firefox_two_visits.mjs"), url, json.dumps({"visit": 1}),
-                           str(SCENARIO), str(SCENARIO)], cwd=ROOT, capture_output=True, text=True, timeout=engines.TIMEOUT,
-                          env={**os.environ, "FIREFOX": engines.FIREFOX, "PUPPETEER_SKIP_DOWNLOAD": "1"})
-    assert done.returncode == 0, f"Firefox (Puppeteer) failed, status {done.returncode}:\n{done.stderr[-3000:]}"
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def webkit(url: str) -> dict:
-    from selenium.webdriver.support.wait import WebDriverWait
-    source = SCENARIO.read_text(encoding="utf-8")
-    with engines.webkit_session() as driver:
-        reports = []
-        for arg in ({"visit": 1}, None):
-            driver.get(reports[0]["link"] if reports else url)
-            WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
-            reports.append(driver.execute_async_script(engines.page_function(source, arg)))
-    return {"report": reports[0], "linked": reports[1], "console": []}   # WebKitWebDriver hands out no console
-
-
 @pytest.fixture(scope="module", params=["chromium", "firefox", "webkit"])
 def visits(request, site_server):
-    url = site_server.url + PAGE
+    url, then = site_server.url + PAGE, (SCENARIO, None)          # then the link, a second visit: no argument
     if request.param == "chromium":
-        out = chromium(request.getfixturevalue("browser"), url)
+        out = engines.chromium(request.getfixturevalue("browser"), url, {"visit": 1}, SCENARIO, then=then)
     else:
-        out = {"firefox": firefox, "webkit": webkit}[request.param](url)
+        out = getattr(engines, request.param)(url, {"visit": 1}, SCENARIO, then=then)
     for report in (out["report"], out["linked"]):
         assert "fatal" not in report, report.get("fatal")
         assert not report["errors"], report["errors"]

@@ -13,7 +13,8 @@ import pytest
 
 from conftest import ROOT, origin, watch
 from support import engines
-from test_site_a11y_browser import AXE, SERIOUS, switch_palette
+from support.axe import serious_violations
+from test_site_a11y_browser import switch_palette
 
 pytestmark = pytest.mark.browser
 RUN = {"framework": "tot-bfs", "puzzle": 950, "seed": 1}
@@ -87,10 +88,9 @@ def test_the_search_tree_in_chromium_with_real_keys_at_390_px(browser, site_serv
         assert closed.get_attribute("aria-expanded") == "false"
         assert not closed.locator(":scope > ul > li").first.is_visible()
 
-        pg.add_script_tag(path=str(AXE))
-        assert pg.evaluate(SERIOUS) == []
+        assert serious_violations(pg) == []
         switch_palette(pg)                                       # the dark palette too
-        assert pg.evaluate(SERIOUS) == []
+        assert serious_violations(pg) == []
         assert pg.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
         box = tree.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390
@@ -138,8 +138,7 @@ def test_the_dialog_page_draws_the_fork_tree_of_the_cells_dialog(browser, site_s
         pg.keyboard.press("ArrowRight")
         pg.keyboard.press("ArrowDown")
         assert pg.evaluate("document.activeElement.dataset.id") == "planner-1"
-        pg.add_script_tag(path=str(AXE))
-        assert pg.evaluate(SERIOUS) == []
+        assert serious_violations(pg) == []
         assert pg.evaluate("document.documentElement.scrollWidth - innerWidth") <= 0
         watched.assert_clean()
     finally:

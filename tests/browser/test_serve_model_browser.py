@@ -39,9 +39,7 @@ def visit(engine: str, setting: dict, request) -> dict:
         return engines.chromium(request.getfixturevalue("browser"), setting["url"], setting["arg"], SCENARIO)["report"]
     if engine == "firefox":
         return engines.firefox(setting["url"], setting["arg"], SCENARIO)["report"]
-    with engines.webkit_session() as driver:
-        driver.get(setting["url"])
-        return driver.execute_async_script(engines.page_function(SCENARIO.read_text(encoding="utf-8"), setting["arg"]))
+    return engines.webkit(setting["url"], setting["arg"], SCENARIO, ready=None)["report"]    # a page of its own: no window.lllm
 
 
 @pytest.mark.parametrize("engine", ["chromium", "firefox", "webkit"])

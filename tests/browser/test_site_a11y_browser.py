@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT, origin, watch
+from conftest import origin, watch
+from support.axe import AXE, add_axe, serious_violations
 from test_site_browser import mermaid_blocks, site_pages, wait_for_diagrams
 
 pytestmark = pytest.mark.browser
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-  r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-    `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 SETTLED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"   # a11y.js has run
 WIDGETS = ".lllm-playground, .lllm-demo, .lllm-oversight, .lllm-timetravel, .lllm-reasoning-lab, div.runnable.highlight, .lllm-quiz"
 
@@ -48,12 +45,11 @@ def test_axe_finds_nothing_serious_on_any_page_in_either_palette(browser, site_s
     try:
         for path, html_file, status in site_pages(site_server.dir):
             visit(watched.page, site_server, path, html_file)
-            watched.page.add_script_tag(path=str(AXE))
             for switch in (False, True):
                 scheme = switch_palette(watched.page) if switch else \
                     watched.page.evaluate("document.body.getAttribute('data-md-color-scheme')")
                 seen.add(scheme)
-                problems += [f"/{path} ({scheme}): {v}" for v in watched.page.evaluate(SERIOUS)]
+                problems += [f"/{path} ({scheme}): {v}" for v in serious_violations(watched.page)]
     finally:
         context.close()
     assert seen == {"default", "slate"}, seen
@@ -132,7 +128,7 @@ def test_the_offline_footer_and_its_list_of_saved_pages_are_legible(browser, sit
         assert summary.text_content() == "Pages saved on this device"
         summary.click()
         pg.locator(".lllm-offline__pages a").first.wait_for()
-        pg.add_script_tag(path=str(AXE))
+        add_axe(pg)
         result = pg.evaluate("""() => axe.run('.lllm-offline', {runOnly: {type: 'rule', values: ['color-contrast']}})
           .then(r => ({violations: r.violations.flatMap(v => v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)),
                        passed: r.passes.flatMap(v => v.nodes.map(n => n.target.join(' '))),

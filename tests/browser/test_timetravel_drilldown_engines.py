@@ -150,17 +150,8 @@ def check(report: dict, linked: list, tmp: str) -> None:
 
 
 def test_chromium_each_link_in_a_fresh_profile(browser, site_server, tmp_path):
-    args, _ = plan()
-    context = browser.new_context(service_workers="block")
-    console: list[str] = []
-    try:
-        page = context.new_page()
-        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: console.append(f"uncaught: {e}"))
-        page.goto(site_server.url + PAGE)
-        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), args)
-    finally:
-        context.close()
+    out = engines.chromium(browser, site_server.url + PAGE, plan()[0], SCRIPT, context={"service_workers": "block"})
+    report, console = out["report"], out["console"]
     linked = []
     for link in report.get("links", []):
         fresh = browser.new_context(service_workers="block")       # a fresh profile per link
@@ -174,34 +165,8 @@ def test_chromium_each_link_in_a_fresh_profile(browser, site_server, tmp_path):
     assert console == []
 
 
-def firefox(url: str) -> dict:
-    args, _ = plan()
-    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "firefox_two_visits.mjs"), url, json.dumps(args),
-                           str(SCRIPT), str(LINK)], cwd=ROOT, capture_output=True, text=True, timeout=engines.TIMEOUT * 2,
-                          env={**os.environ, "FIREFOX": engines.FIREFOX, "PUPPETEER_SKIP_DOWNLOAD": "1"})
-    assert done.returncode == 0, f"Firefox (Puppeteer) failed, status {done.returncode}:\n{done.stderr[-3000:]}"
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def webkit(url: str) -> dict:
-    from selenium.webdriver.support.wait import WebDriverWait
-    args, _ = plan()
-    ready = lambda d: d.execute_script("return Boolean(window.lllm)")
-    with engines.webkit_session() as driver:
-        driver.get(url)
-        WebDriverWait(driver, 60).until(ready)
-        report = driver.execute_async_script(engines.page_function(SCRIPT.read_text(encoding="utf-8"), args))
-        linked = []
-        for link in report.get("links", []):
-            driver.get("about:blank")
-            driver.get(link)                                            # a new document: everything recomputed
-            WebDriverWait(driver, 60).until(ready)
-            linked.append(driver.execute_async_script(engines.page_function(LINK.read_text(encoding="utf-8"), {})))
-    return {"report": report, "linked": linked, "console": []}     # WebKitWebDriver does not hand out the console
-
-
 @pytest.mark.parametrize("engine", ["firefox", "webkit"])
 def test_the_drilldown_and_its_links_in(engine, site_server, tmp_path):
-    out = {"firefox": firefox, "webkit": webkit}[engine](site_server.url + PAGE)
+    out = getattr(engines, engine)(site_server.url + PAGE, plan()[0], script=SCRIPT, then=(LINK, None))
     check(out["report"], out["linked"], str(tmp_path))
     assert out["console"] == []

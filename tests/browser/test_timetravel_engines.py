@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import subprocess
 import sys
 
@@ -20,16 +19,13 @@ import pytest
 from conftest import ROOT, origin, watch
 from lllm.timetravel.react import trace_text, travel
 from support import engines
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
 PAGE = "agents/react/"
 SCRIPT = ROOT / "tests" / "support" / "timetravel_scenario.js"
 LINK = ROOT / "tests" / "support" / "timetravel_link.js"       # what the link shows, once recomputed
 ARG = {"goal": "What is 17 * 23?", "brain": "tinyllm-agent", "observation": "400"}
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-  r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-    `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 
 
 def spec_of(link: str) -> dict:
@@ -86,9 +82,8 @@ def test_chromium_keyboard_390px_axe_and_the_link_in_a_fresh_context(browser, si
         assert page.evaluate("() => [document.querySelector('.lllm-tt__step[aria-current=step]').textContent, document.activeElement.textContent]") == ["2", "2"]
         page.keyboard.press("ArrowLeft")
         assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "step 1: action"
-        page.add_script_tag(path=str(AXE))
         page.evaluate("() => document.querySelectorAll('.lllm-timetravel details').forEach(d => d.open = true)")
-        assert page.evaluate(SERIOUS) == []
+        assert serious_violations(page) == []
         watched.assert_clean()
     finally:
         context.close()
@@ -108,32 +103,9 @@ def test_chromium_keyboard_390px_axe_and_the_link_in_a_fresh_context(browser, si
         fresh.close()
 
 
-def firefox(url: str) -> dict:
-    """{report, linked, console}: one Firefox launch, the scenario, then the link in the same tab."""
-    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "firefox_two_visits.mjs"), url, json.dumps(ARG),
-                           str(SCRIPT), str(LINK)], cwd=ROOT, capture_output=True, text=True, timeout=engines.TIMEOUT * 2,
-                          env={**os.environ, "FIREFOX": engines.FIREFOX, "PUPPETEER_SKIP_DOWNLOAD": "1"})
-    assert done.returncode == 0, f"Firefox (Puppeteer) failed, status {done.returncode}:\n{done.stderr[-3000:]}"
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def webkit(url: str) -> dict:
-    """{report, linked, console}: one WebKitGTK session, the scenario, then the link (a new document)."""
-    from selenium.webdriver.support.wait import WebDriverWait
-    with engines.webkit_session() as driver:
-        driver.get(url)
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
-        report = driver.execute_async_script(engines.page_function(SCRIPT.read_text(encoding="utf-8"), ARG))
-        driver.get("about:blank")
-        driver.get(report["link"])
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
-        linked = driver.execute_async_script(engines.page_function(LINK.read_text(encoding="utf-8"), {}))
-    return {"report": report, "linked": linked, "console": []}     # WebKitWebDriver does not hand out the console
-
-
 @pytest.mark.parametrize("engine", ["firefox", "webkit"])
 def test_time_travel_and_its_link_in(engine, site_server, tmp_path):
-    out = {"firefox": firefox, "webkit": webkit}[engine](site_server.url + PAGE)
+    out = getattr(engines, engine)(site_server.url + PAGE, ARG, script=SCRIPT, then=(LINK, None))
     report, linked = out["report"], out["linked"]
     check(report, tmp_path)
     assert (linked["state"], linked["branches"], linked["trace"]) == ("done", 2, report["trace"]), linked

@@ -18,12 +18,9 @@ from conftest import ROOT, origin, watch
 from lllm.timetravel.debate import debate_trace_text, travel_debate
 from lllm.timetravel.oversight import travel_oversight
 from lllm.timetravel.workflow import travel_workflow, workflow_trace_text
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-  r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-    `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 DEBATE, WORKFLOW = ".lllm-timetravel[data-demo=debate]", ".lllm-timetravel[data-demo=workflow]"
 OVERSIGHT = ".lllm-timetravel[data-demo=oversight]"
 VERDICT = "SCORE agent-0: 2/10\nSCORE agent-1: 2/10\nSCORE agent-2: 9/10"
@@ -93,9 +90,8 @@ def test_debate_and_workflow_time_travel_in_chromium_at_390px(browser, site_serv
         page.keyboard.press("ArrowRight")
         assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") == "step 2: agent-1, round 0"
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
-        page.add_script_tag(path=str(AXE))
         page.evaluate(f"() => document.querySelectorAll('{DEBATE} details').forEach(d => d.open = true)")
-        assert page.evaluate(SERIOUS) == []
+        assert serious_violations(page) == []
 
         page.goto(site_server.url + "agents/typed-workflow/")     # the typed workflow: an edited observation
         page.wait_for_function("() => Boolean(window.lllm)")
@@ -127,9 +123,8 @@ def test_debate_and_workflow_time_travel_in_chromium_at_390px(browser, site_serv
         assert overseen["record"] == json.loads(json.dumps(travel_oversight(overseen["spec"])))
         assert [b["answer"] for b in overseen["record"]["branches"]] == ["42", "48"]
         assert oversee.locator(".lllm-tt__first-diff th").inner_text() == "step 2: decision 1 (first difference)"
-        page.add_script_tag(path=str(AXE))
         page.evaluate(f"() => document.querySelectorAll('{OVERSIGHT} details').forEach(d => d.open = true)")
-        assert page.evaluate(SERIOUS) == [] and page.evaluate("() => document.documentElement.scrollWidth") <= 391
+        assert serious_violations(page) == [] and page.evaluate("() => document.documentElement.scrollWidth") <= 391
         watched.assert_clean()
     finally:
         context.close()

@@ -13,13 +13,10 @@ import pytest
 
 from conftest import ROOT, origin, watch
 from lllm.timetravel.memory import memory_trace_text, travel_memory
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
 PAGE = "agents/memory-explainer/"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-  r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-    `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 WIDGET = ".lllm-timetravel[data-demo=memory]"
 
 
@@ -71,9 +68,8 @@ def test_memory_time_travel_in_chromium_at_390px(browser, site_server, tmp_path)
                               text=True, timeout=300)
         assert (done.returncode, done.stderr, done.stdout) == (0, "", trace)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
-        page.add_script_tag(path=str(AXE))
         page.evaluate(f"() => document.querySelectorAll('{WIDGET} details').forEach(d => d.open = true)")
-        assert page.evaluate(SERIOUS) == []
+        assert serious_violations(page) == []
         watched.assert_clean()
     finally:
         context.close()

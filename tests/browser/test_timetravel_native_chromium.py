@@ -16,12 +16,9 @@ import pytest
 
 from conftest import ROOT, origin, watch
 from lllm.timetravel.native import native_trace_text, travel_native
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-SERIOUS = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-  r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-    `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))"""
 
 
 def settle(page, widget: str) -> str:
@@ -92,9 +89,8 @@ def test_native_agent_and_tactic_time_travel_in_chromium_at_390px(browser, site_
         page.keyboard.press("ArrowRight")
         assert root.locator(".lllm-tt__step[aria-current=step]").inner_text() == "2"
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
-        page.add_script_tag(path=str(AXE))
         page.evaluate(f"() => document.querySelectorAll('{widget} details').forEach(d => d.open = true)")
-        assert page.evaluate(SERIOUS) == []
+        assert serious_violations(page) == []
         link = page.evaluate(f"() => document.querySelector('{widget}').lllmLink")
         # a malformed file, and a Tactic's run on the Agent page: one sentence each, and the branches stay
         bad = '{"schema": "lllm-run", "version": 2, "demo": "native-agent", "inputs": {"goal": "x", "max_steps": 9}}'
@@ -138,8 +134,7 @@ def test_native_agent_and_tactic_time_travel_in_chromium_at_390px(browser, site_
         assert record == json.loads(json.dumps(expected)) and trace == native_trace_text(expected)
         replays_to(page, tactic, tmp_path, trace)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
-        page.add_script_tag(path=str(AXE))
-        assert page.evaluate(SERIOUS) == []
+        assert serious_violations(page) == []
         watched.assert_clean()
     finally:
         fresh.close()

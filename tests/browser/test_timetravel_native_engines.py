@@ -9,7 +9,6 @@ tests/support/timetravel_native_scenario.js and timetravel_link.js."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -26,30 +25,9 @@ LINK = ROOT / "tests" / "support" / "timetravel_link.js"
 ARG = {"demo": "native-agent", "brain": "tinyllm", "step": 2, "field": "content", "value": "The fox ran"}
 
 
-def firefox(url: str) -> dict:
-    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "firefox_two_visits.mjs"), url, json.dumps(ARG),
-                           str(SCRIPT), str(LINK)], cwd=ROOT, capture_output=True, text=True, timeout=engines.TIMEOUT * 2,
-                          env={**os.environ, "FIREFOX": engines.FIREFOX, "PUPPETEER_SKIP_DOWNLOAD": "1"})
-    assert done.returncode == 0, f"Firefox (Puppeteer) failed, status {done.returncode}:\n{done.stderr[-3000:]}"
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def webkit(url: str) -> dict:
-    from selenium.webdriver.support.wait import WebDriverWait
-    with engines.webkit_session() as driver:
-        driver.get(url)
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
-        report = driver.execute_async_script(engines.page_function(SCRIPT.read_text(encoding="utf-8"), ARG))
-        driver.get("about:blank")
-        driver.get(report["link"])
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
-        linked = driver.execute_async_script(engines.page_function(LINK.read_text(encoding="utf-8"), {}))
-    return {"report": report, "linked": linked, "console": []}     # WebKitWebDriver does not hand out the console
-
-
 @pytest.mark.parametrize("engine", ["firefox", "webkit"])
 def test_native_agent_time_travel_and_its_link_in(engine, site_server, tmp_path):
-    out = {"firefox": firefox, "webkit": webkit}[engine](site_server.url + PAGE)
+    out = getattr(engines, engine)(site_server.url + PAGE, ARG, script=SCRIPT, then=(LINK, None))
     report, linked = out["report"], out["linked"]
     assert "fatal" not in report, report.get("fatal")
     assert report["first"] == {"state": "done", "steps": 3, "error": ""} and report["error"] == ""

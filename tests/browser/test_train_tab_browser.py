@@ -17,11 +17,11 @@ import pytest
 
 from conftest import ROOT, origin, watch
 from support import engines
+from support.axe import serious_violations
 
 pytestmark = pytest.mark.browser
 PAGE = "tinyllm/train/"
 SCRIPT = ROOT / "tests" / "support" / "train_scenario.js"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 ARG = {"steps": 100, "hidden": 64, "seed": 0, "prompt": "Once", "genSeed": 3, "length": 80}
 THRESHOLD = 2.4   # validation loss after 100 steps (measured about 2.2; a model that learned nothing: 4.6)
 
@@ -82,11 +82,8 @@ def test_chromium_trains_pauses_stops_and_the_terminal_agrees(browser, site_serv
         stopped_at = page.evaluate(step)
         page.wait_for_timeout(1000)                                        # a terminated worker says nothing more
         assert page.evaluate(step) == stopped_at
-        page.add_script_tag(path=str(AXE))
         page.evaluate("() => document.querySelectorAll('.lllm-train details').forEach(d => d.open = true)")
-        serious = page.evaluate("""() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r =>
-          r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v =>
-            `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))""")
+        serious = serious_violations(page)
         assert serious == [], serious
         # the playground offers the saved model, and writes with it what the terminal writes
         page.goto(site_server.url + "playground/")

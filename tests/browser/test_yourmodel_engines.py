@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from support import engines
+from support.axe import serious_violations
 from support.model_files import require_agent_model
 from support.model_server import ModelServer
 from support.plain_chat_server import plain_chat_server
@@ -28,7 +29,6 @@ from support.plain_chat_server import plain_chat_server
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "support" / "yourmodel_scenario.js"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PAGE = "agents/react/"
 GOAL = "What is 17 * 23?"
 WITHIN_MS = 5000          # the brief's bound for a failure's sentence (the page's check gives up at 5 s)
@@ -67,7 +67,9 @@ def engine_run(request, site_server):
                    "offsite": f"http://127.0.0.2:{control.server_address[1]}/stop-nothing"}
             url = site_server.url + PAGE
             if request.param == "chromium":
-                run = chromium_visit(request.getfixturevalue("browser"), url, arg)
+                run = engines.chromium(request.getfixturevalue("browser"), url, arg, SCRIPT, before=keyboard_and_side_by_side(url, arg),
+                                       context={"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True})
+                run = {"report": {**run["report"], **run["before"]}, "console": run["console"]}
             else:
                 run = getattr(engines, request.param)(url, arg, script=SCRIPT)
         yield {**run, "arg": arg, "page_origin": site_server.url.rstrip("/")}
@@ -94,18 +96,14 @@ VERSUS = """async ({url, model, goal}) => {      // the predictors page: the age
 }"""
 
 
-def chromium_visit(browser, url: str, arg: dict) -> dict:
-    """The scenario at 390 px, after the keyboard path and axe-core on the demo with its fields shown."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    console: list[str] = []
-    try:
-        side_by_side = context.new_page()
+def keyboard_and_side_by_side(url: str, arg: dict):
+    """engines.chromium's `before`: the predictors page's side-by-side demo in a second tab, then the keyboard
+    path and axe-core on the ReAct demo with its fields shown (the scenario runs after, at 390 px)."""
+    def before(page) -> dict:
+        side_by_side = page.context.new_page()
         side_by_side.goto(url.replace(PAGE, "agents/brains/"))
         versus = side_by_side.evaluate(VERSUS, arg)
         side_by_side.close()
-        page = context.new_page()
-        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-        page.goto(url)
         demo = page.locator('.lllm-demo[data-demo="react"]')
         demo.locator("[name=brain]").focus()
         page.keyboard.type("your")                    # a closed select takes type-ahead
@@ -121,14 +119,10 @@ def chromium_visit(browser, url: str, arg: dict) -> dict:
         said = demo.locator(".lllm-your-model__said")
         said.filter(has_text="answered").wait_for(timeout=10_000)
         keyboard["said"] = said.text_content()
-        page.add_script_tag(path=str(AXE))
-        keyboard["axe"] = page.evaluate("""() => axe.run(document.querySelector('.lllm-demo'), {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}})
-          .then(r => r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => `${v.id}: ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`))""")
+        keyboard["axe"] = serious_violations(page, ".lllm-demo")
         keyboard["scrollWidth"] = page.evaluate("() => document.documentElement.scrollWidth")
-        report = page.evaluate(SCRIPT.read_text(encoding="utf-8"), arg)
-        return {"report": {**report, "keyboard": keyboard, "versus": versus}, "console": console}
-    finally:
-        context.close()
+        return {"keyboard": keyboard, "versus": versus}
+    return before
 
 
 def report_of(engine_run) -> dict:
@@ -215,7 +209,7 @@ def test_chromium_sets_your_model_beside_the_agent_tuned_tinyllm_with_the_prompt
 
 
 def test_the_console_shows_only_the_refusals_the_scenario_asked_for(engine_run):
-    arg = engine_run["arg"]                   # WebKitWebDriver hands out no console: [] there
+    arg = engine_run["arg"]                   # WebKit: console.error and uncaught errors only
     expected = ("127.0.0.2", "example.com", arg["refusing"].rsplit(":", 1)[1], arg["url"].rsplit(":", 1)[1],
                 "Content-Security-Policy", "Failed to load resource")
     unexpected = [line for line in engine_run["console"] if not any(word in line for word in expected)]

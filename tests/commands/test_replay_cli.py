@@ -1,4 +1,4 @@
-"""`python -m lllm replay RUN.json`: the shared trace, exit 1 when the file's branches differ, one line for a bad file."""
+"""`python -m lllm replay RUN.json` (lllm/commands/replay.py): the shared trace, exit 1 when the file's branches differ, one line for a bad file."""
 
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""`python -m lllm replay` for the workflow, oversight and debate run files: the page's trace, exit 1 when a
+"""`python -m lllm replay` (lllm/commands/replay.py) for the workflow, oversight and debate run files: the page's trace, exit 1 when a
 recorded branch differs, one line and status 2 for a malformed file."""
 
 import json

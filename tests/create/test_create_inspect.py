@@ -1,4 +1,5 @@
-"""`lllm create TEMPLATE NAME`, `lllm inspect` and `lllm serve`, run as a user runs them: subprocesses in tmp dirs."""
+"""`lllm create TEMPLATE NAME` (lllm/create/project.py), `lllm inspect` and `lllm serve`, run as a user runs them:
+subprocesses in tmp dirs."""
 
 import json
 import os

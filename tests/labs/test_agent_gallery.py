@@ -1,5 +1,5 @@
 """The agent-model page's gallery of failures (bench/results/agent-gallery.md) is real and current:
-every row is what the committed agent model does today on that held-out-grammar goal, and it is
+every row is what the committed agent model does today on that held-out-grammar goal (lllm/labs/heldout/grammar.py), and it is
 a failure. After retraining, `bench/agent_bench.py --grammar --per-family 60 --gallery
 bench/results/agent-gallery.md` rewrites it."""
 

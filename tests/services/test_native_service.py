@@ -1,4 +1,5 @@
-"""The protocol service on http.server, where-to-listen checks, and the HTTP invoker, against loopback servers."""
+"""The protocol service on http.server (lllm/services/protocol_service.py, lllm/services/http_server.py), where-to-listen
+checks, and the native runtime's HTTP invoker (lllm/runtimes/native/invokers/http.py), against loopback servers."""
 
 import json
 import threading

@@ -1,11 +1,13 @@
 """The three engines' drivers and what their one visit must show (tests/support/engine_scenario.js).
 
-    run_scenario("webkit", url)  -> the report the scenario resolved to, plus console errors
-    check_report(report)         -> fails naming every step that went wrong
+    webkit(url, arg)         -> {report, console}: the report the scenario resolved to, plus console errors
+    firefox(url, arg), chromium(browser, url, arg)   -> the same in the other two engines
+    check_report(run)        -> fails naming every step that went wrong
 
 Chromium runs through Playwright (conftest's `browser`), Firefox through Puppeteer over WebDriver
 BiDi (tests/support/firefox_scenario.mjs, Debian's firefox-esr), WebKit through Selenium and WebKitGTK's
-WebDriver (/usr/bin/WebKitWebDriver driving MiniBrowser under Xvfb). WebKitGTK exposes
+WebDriver (/usr/bin/WebKitWebDriver driving MiniBrowser under Xvfb; its console is collected in the page,
+CONSOLE_BUFFER below says what that misses). WebKitGTK exposes
 SharedArrayBuffer in cross-origin-isolated pages only with JSC_useSharedArrayBuffer=1 in its
 environment (Safari has it on by default). bench/engine_bench.py drives the same three.
 """
@@ -41,13 +43,32 @@ def page_function(source: str, arg: dict) -> str:
 
 
 # ---- the drivers ---------------------------------------------------------------------------------
+# One helper per engine: firefox(), webkit(), chromium(). Each runs the page function in `script` with `arg`
+# on `url` and returns {report, console}; with `then` = (script, arg), the same tab goes on to the report's
+# `link` (or each of its `links`, in turn) and runs that script there: {report, linked, console}, `linked`
+# one report for a `link`, a list for `links`. tests/support/byte_budget.py drives the engines its own way
+# (it counts the bytes each visit fetches, which these drivers do not watch).
 
-def firefox(url: str, arg: dict, script: Path = SCENARIO) -> dict:
-    """{report, console}: the page function in `script` run by Firefox (Puppeteer, WebDriver BiDi)."""
+def linked_reports(report: dict, visits: list) -> list | dict | None:
+    """What `then` hands back: a list for a report's `links`, the one report for its `link`."""
+    return visits if "links" in report else (visits[0] if visits else None)
+
+
+def links_of(report: dict) -> list[str]:
+    return report.get("links") or ([report["link"]] if report.get("link") else [])
+
+
+def firefox(url: str, arg: dict, script: Path = SCENARIO, then: tuple | None = None) -> dict:
+    """{report, console} (and `linked` with `then`): the page function in `script` run by Firefox
+    (Puppeteer, WebDriver BiDi); tests/support/firefox_two_visits.mjs runs `then`'s script without an argument."""
     if not Path(FIREFOX).exists():
         raise RuntimeError(f"{FIREFOX} not found: run `make browsers` (apt-get install firefox-esr)")
-    done = subprocess.run(["node", str(ROOT / "tests" / "support" / "firefox_scenario.mjs"), url, json.dumps(arg), "--script", str(script)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT,
+    if then and then[1] not in (None, {}):
+        raise ValueError("Firefox runs the linked page's script without an argument: pass (script, None)")
+    support = ROOT / "tests" / "support"
+    command = ([str(support / "firefox_two_visits.mjs"), url, json.dumps(arg), str(script), str(then[0])] if then
+               else [str(support / "firefox_scenario.mjs"), url, json.dumps(arg), "--script", str(script)])
+    done = subprocess.run(["node", *command], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT * (2 if then else 1),
                           env={**os.environ, "FIREFOX": FIREFOX, "PUPPETEER_SKIP_DOWNLOAD": "1"})
     if done.returncode != 0:
         raise RuntimeError(f"Firefox (Puppeteer) failed, status {done.returncode}:\n{done.stderr[-3000:]}")
@@ -101,35 +122,87 @@ def webkit_session(popups: bool = False):
             os.environ.pop("JSC_useSharedArrayBuffer", None)
 
 
-def webkit(url: str, arg: dict, script: Path = SCENARIO, popups: bool = False) -> dict:
-    """{report, console}: the page function in `script` run by WebKitGTK (Selenium)."""
+# WebKit's console, collected in the page. WebKitWebDriver hands out no console log and has no way to run a
+# script before a page's own, so this buffer goes in as soon as get() returns (after the load event): it
+# records console.error calls, uncaught errors and unhandled rejections from then on, like Chromium's
+# console/pageerror listeners. It misses what happened before it was installed (an error while the page's
+# scripts first ran, during load), messages the engine writes itself (a failed request, a CSP refusal: no
+# console.error call), and workers' consoles. Each document needs it again: webkit_open() installs it.
+CONSOLE_BUFFER = """
+if (!window.__lllmConsole) {
+  const seen = window.__lllmConsole = [];
+  const text = (v) => v instanceof Error ? `${v}${v.stack ? `\n${v.stack}` : ''}`    // WebKit's stack omits the message
+    : typeof v === 'string' ? v : (() => { try { return JSON.stringify(v); } catch { return String(v); } })();
+  const error = console.error.bind(console);
+  console.error = (...args) => { seen.push(args.map(text).join(' ')); error(...args); };
+  window.addEventListener('error', (e) => seen.push(`uncaught: ${e.message || text(e.error)}`));
+  window.addEventListener('unhandledrejection', (e) => seen.push(`unhandled rejection: ${text(e.reason)}`));
+}
+"""
+READ_CONSOLE = "return window.__lllmConsole ? window.__lllmConsole.splice(0) : null;"
+
+
+def webkit_open(driver, url: str, ready: str | None = "window.lllm") -> None:
+    """Open `url`, put the console buffer in, and wait until the expression `ready` is true (None: a page
+    that is not the site's, with no runtime to wait for)."""
     from selenium.webdriver.support.wait import WebDriverWait
+    driver.get(url)
+    driver.execute_script(CONSOLE_BUFFER)
+    # WebKitWebDriver can return from get() before the page's modules have run (seen about one
+    # visit in five on a busy machine): wait for the runtime they define, as a reader's page does.
+    if ready:
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script(f"return Boolean({ready})"))
+
+
+def webkit_console(driver) -> list[str]:
+    """What the page's console buffer recorded since webkit_open() (emptied as read)."""
+    seen = driver.execute_script(READ_CONSOLE)
+    return ["the console buffer is gone: the page became a new document the test did not open"] if seen is None else seen
+
+
+def webkit(url: str, arg: dict, script: Path = SCENARIO, popups: bool = False, then: tuple | None = None,
+           ready: str | None = "window.lllm") -> dict:
+    """{report, console} (and `linked` with `then`): the page function in `script` run by WebKitGTK (Selenium);
+    `ready`: what to wait for once the page has loaded (webkit_open)."""
     with webkit_session(popups) as driver:
-        driver.get(url)
-        # WebKitWebDriver can return from get() before the page's modules have run (seen about one
-        # visit in five on a busy machine): wait for the runtime they define, as a reader's page does.
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
-        report = driver.execute_async_script(page_function(script.read_text(encoding="utf-8"), arg))
-    return {"report": report, "console": []}   # WebKitWebDriver does not hand out the console
+        webkit_open(driver, url, ready)
+        out = {"report": driver.execute_async_script(page_function(script.read_text(encoding="utf-8"), arg))}
+        console = webkit_console(driver)
+        if then:
+            visits = []
+            for link in links_of(out["report"]):
+                driver.get("about:blank")
+                webkit_open(driver, link)                          # a new document: everything recomputed
+                visits.append(driver.execute_async_script(page_function(then[0].read_text(encoding="utf-8"), then[1])))
+                console += webkit_console(driver)
+            out["linked"] = linked_reports(out["report"], visits)
+    return {**out, "console": console}
 
 
-def chromium(browser, url: str, arg: dict, script: Path = SCENARIO, then: tuple | None = None) -> dict:
-    """{report, console}: the page function in `script` run by Chromium (Playwright's `browser`); with
-    `then` = (script, arg), the same tab goes on to the report's `link` and runs that too ({..., linked})."""
-    context = browser.new_context()
+def chromium(browser, url: str, arg: dict, script: Path = SCENARIO, then: tuple | None = None,
+             context: dict | None = None, before=None) -> dict:
+    """{report, console} (and `linked` with `then`): the page function in `script` run by Chromium (Playwright's
+    `browser`) in a new context (`context`: its options, a viewport say). `before(page)`, if given, runs once the
+    page has loaded, before the script: its value comes back as `before`."""
+    ctx = browser.new_context(**(context or {}))
     console: list[str] = []
     out = {}
     try:
-        page = context.new_page()
+        page = ctx.new_page()
         page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: console.append(f"uncaught: {e}"))
         page.goto(url)
+        if before:
+            out["before"] = before(page)
         out["report"] = page.evaluate(script.read_text(encoding="utf-8"), arg)
         if then:
-            page.goto(out["report"]["link"])
-            out["linked"] = page.evaluate(then[0].read_text(encoding="utf-8"), then[1])
+            visits = []
+            for link in links_of(out["report"]):
+                page.goto(link)
+                visits.append(page.evaluate(then[0].read_text(encoding="utf-8"), then[1]))
+            out["linked"] = linked_reports(out["report"], visits)
     finally:
-        context.close()
+        ctx.close()
     return {**out, "console": console}
 
 
