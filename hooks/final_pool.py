@@ -4,7 +4,7 @@ Read course.yml and quizzes/README.md first. The final draws questions from the 
 it is graded in two places that have no YAML and no Markdown: the page's Python (Pyodide) and
 `python -m lllm grade` in a terminal. So this helper writes the pool once, as JSON inside the
 package (prompts and choices rendered to HTML, short answers normalised, each `teaches` resolved to
-a page, an anchor and the heading's words), and `tests/final/test_final_pool.py` fails, naming this
+a page, an anchor and the heading's words), and `tests/labs/test_final_pool.py` fails, naming this
 command, when the committed file is no longer what the quizzes say:
 
     .venv/bin/python -m hooks.final_pool          # rewrites lllm/labs/final/pool.json
