@@ -1,4 +1,4 @@
-"""`reason --predictor http:URL` against a real OpenAI-compatible server on loopback, started here.
+"""`reason --predictor http:URL` (lllm/reasoning/agent.py's token billing) against a real OpenAI-compatible server on loopback, started here.
 
 The server answers with the Game-of-24 stand-in and reports token counts (words, in this test)
 in `usage`, the way llama.cpp, vLLM or Ollama do; the benchmark must report the server's counts,
