@@ -14,20 +14,20 @@ import { lllm } from "./lllm.mjs";
 
 // [selector, what to start, whether coming into view is enough]
 const WIDGETS = [
-  [".lllm-playground", "model", true],     // generation needs only the model
+  [".lllm-playground", "model", true], // generation needs only the model
   [".lllm-demo, .lllm-mcp, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-q--code", "python", false],
 ];
-const NEAR = "600px 0px";                  // about a screen ahead of the reader
-const CALLS_RUN_PYTHON = /\brun_python\b|\bProxyManager\b/;   // in a runnable cell's code
+const NEAR = "600px 0px"; // about a screen ahead of the reader
+const CALLS_RUN_PYTHON = /\brun_python\b|\bProxyManager\b/; // in a runnable cell's code
 const TOUCH = ["pointerdown", "focusin", "keydown"];
 
 const saveData = () => navigator.connection?.saveData === true;
-const started = new Set();                 // what this document has started (instant navigation keeps it)
+const started = new Set(); // what this document has started (instant navigation keeps it)
 
 function start(what) {
   if (started.has(what)) return;
   started.add(what);
-  (what === "model" ? lllm.modelReady() : lllm.ready()).catch(() => {});   // a failure shows on Run
+  (what === "model" ? lllm.modelReady() : lllm.ready()).catch(() => {}); // a failure shows on Run
 }
 
 // A touch is caught on the document itself, so a widget drawn after this file ran counts too (a
@@ -38,23 +38,25 @@ function touched(event) {
 }
 
 function watchView(node, what) {
-  if (node.dataset.lllmIntent) return;     // document$ fires again on instant navigation
+  if (node.dataset.lllmIntent) return; // document$ fires again on instant navigation
   node.dataset.lllmIntent = what;
-  const observer = new IntersectionObserver((entries) => {
-    if (!entries.some((e) => e.isIntersecting)) return;
-    observer.disconnect();
-    start(what);
-  }, { rootMargin: NEAR });
+  const observer = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      observer.disconnect();
+      start(what);
+    },
+    { rootMargin: NEAR },
+  );
   observer.observe(node);
 }
 
 function setUpPage() {
-  if (saveData()) return;                  // then only a touch starts anything
+  if (saveData()) return; // then only a touch starts anything
   if ([...document.querySelectorAll("div.runnable.highlight")].some((cell) => CALLS_RUN_PYTHON.test(cell.textContent)))
     lllm.prepareSandbox();
   if (!("IntersectionObserver" in window)) return;
-  for (const [selector, what, onView] of WIDGETS)
-    if (onView) document.querySelectorAll(selector).forEach((node) => watchView(node, what));
+  for (const [selector, what, onView] of WIDGETS) if (onView) document.querySelectorAll(selector).forEach((node) => watchView(node, what));
 }
 
 TOUCH.forEach((type) => document.addEventListener(type, touched, true));

@@ -30,15 +30,23 @@ export function turnPoint(points) {
 export function earlyStop({ mode = "off", patience = 3 } = {}) {
   if (!(mode in MODES)) throw new Error(`Early stopping must be one of ${Object.keys(MODES).join(", ")}, not ${JSON.stringify(mode)}.`);
   if (!(Number.isInteger(patience) && patience >= 1)) throw new Error("The patience must be a whole number of checkpoints, at least 1.");
-  let best = null, since = 0;
+  let best = null,
+    since = 0;
   return {
     observe(step, validation) {
       const improved = best === null || validation < best.validation;
-      if (improved) { best = { step, validation }; since = 0; } else since += 1;
+      if (improved) {
+        best = { step, validation };
+        since = 0;
+      } else since += 1;
       return { improved, stop: mode === "stop" && since >= patience };
     },
-    get best() { return best; },
-    get since() { return since; },
+    get best() {
+      return best;
+    },
+    get since() {
+      return since;
+    },
     mode,
     patience,
     keepsBest: mode !== "off",
