@@ -58,7 +58,7 @@ FEATURES = [
     (r"/runtime/vendor/wheels/|pydantic", "Pydantic wheels"),
     (r"/assets/editor/codemirror\.", "editor (CodeMirror)"),
     (r"/assets/editor/", "code cells"),     # editor.mjs: the small part that decides when to load the editor
-    (r"/agents/(timetravel|branches|chatimport|drilldown)\.|/native/timetravel", "time travel"),
+    (r"/agents/(timetravel|timetravel-controls|branches|chatimport|drilldown)\.|/native/timetravel", "time travel"),
     (r"/agents/tabmodel\.|/assets/train/yours\.", "tab-trained model"),
     (r"/agents/yourmodel\.|/runtime/chat\.", "your model"),
     (r"/assets/train/", "training tab"),
