@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8000
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: help venv model models agent-model agent-model-commit test bench serve site node browsers chromium deploy clean
+.PHONY: help venv model models agent-model agent-model-commit test bench serve site node format browsers chromium deploy clean
 
 help:
 	@echo "make serve   build the model and the site, serve it at http://127.0.0.1:$(PORT)"
@@ -17,6 +17,7 @@ help:
 	@echo "make agent-model  retrain the agent-tuned TinyLLM (~50 min) and check it is the committed one bit for bit"
 	@echo "make bench   benchmarks: numpy vs PyTorch training, generation, recurrence vs attention per character, TinyLLM vs TinyGPT (in CPython and in each engine's page), the model server, agent model before/after, site size, in-page runtime, a first visit per engine, each page kind against its byte budget, Lighthouse on six pages, the HTML validator over the site"
 	@echo "make site    build public/ (the static site Cloudflare Pages serves)"
+	@echo "make format  rewrite the JavaScript as Biome's formatter lays it out (make test fails on a file it would change)"
 	@echo "make deploy  wrangler pages deploy public (needs CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID)"
 
 # ---- Python environment --------------------------------------------------------------------
@@ -56,6 +57,10 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 node: node_modules/.installed
+
+# The files and the settings are biome.jsonc's (the linter's files); tests/house/test_js_lint.py checks the same.
+format: node
+	node_modules/.bin/biome format --write
 
 # ---- Browsers for the tests (Debian's packages; Playwright cannot download one here) ----------
 # Chromium (Playwright), Firefox ESR (Puppeteer over WebDriver BiDi), WebKitGTK's WebDriver

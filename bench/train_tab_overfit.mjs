@@ -19,7 +19,8 @@ const rows = [];
 for (const hidden of String(hiddens).split(",").map(Number)) {
   const run = createRun(story, { hidden, lr: Number(lr), seed: 0 });
   const points = [{ step: 0, train: null, validation: run.validate() }];
-  let losses = [], sample = "";
+  let losses = [],
+    sample = "";
   for (let step = 1; step <= Number(steps); step++) {
     losses.push(run.step().loss);
     if (step % EVERY === 0) {
@@ -28,11 +29,16 @@ for (const hidden of String(hiddens).split(",").map(Number)) {
     }
   }
   sample = run.sample("Once", 60, 0);
-  const best = turnPoint(points) ?? points.at(-1), last = points.at(-1);
-  rows.push(`| ${hidden} | ${best.validation.toFixed(2)} at step ${best.step} | ${last.validation.toFixed(2)} | ${last.train.toFixed(2)} | \`Once${sample.replace(/\n/g, "↵").replace(/\|/g, "\\|")}\` |`);
+  const best = turnPoint(points) ?? points.at(-1),
+    last = points.at(-1);
+  rows.push(
+    `| ${hidden} | ${best.validation.toFixed(2)} at step ${best.step} | ${last.validation.toFixed(2)} | ${last.train.toFixed(2)} | \`Once${sample.replace(/\n/g, "↵").replace(/\|/g, "\\|")}\` |`,
+  );
   console.error(`hidden ${hidden} done (${kernelsInUse()})`);
 }
-console.log(`Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version} (${kernelsInUse()} kernels), ${cpus().length} cores, load ${loadavg()[0].toFixed(1)}; ${steps} steps, learning rate ${lr}, seed 0.\n`);
+console.log(
+  `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version} (${kernelsInUse()} kernels), ${cpus().length} cores, load ${loadavg()[0].toFixed(1)}; ${steps} steps, learning rate ${lr}, seed 0.\n`,
+);
 console.log("| hidden units | lowest validation loss | validation loss at the end | training loss at the end | the last sample |");
 console.log("|---|---|---|---|---|");
 rows.forEach((r) => console.log(r));

@@ -15,7 +15,7 @@ import { Compartment, EditorState } from "@codemirror/state";
 import { drawSelection, EditorView, highlightActiveLine, keymap } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { bracketMatching, HighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
-import { pythonLanguage } from "@codemirror/lang-python";   // the language alone: no completion sources
+import { pythonLanguage } from "@codemirror/lang-python"; // the language alone: no completion sources
 import { tags } from "@lezer/highlight";
 
 // The page's own code colours (Material's variables, lifted to >= 4.5:1 by a11y.css), so the
@@ -33,8 +33,13 @@ const highlight = HighlightStyle.define([
 ]);
 
 const theme = EditorView.theme({
-  "&": { color: "var(--md-code-fg-color)", backgroundColor: "var(--md-code-bg-color)", fontSize: ".85em",
-         border: "1px solid var(--md-default-fg-color--lighter)", borderRadius: ".2em" },
+  "&": {
+    color: "var(--md-code-fg-color)",
+    backgroundColor: "var(--md-code-bg-color)",
+    fontSize: ".85em",
+    border: "1px solid var(--md-default-fg-color--lighter)",
+    borderRadius: ".2em",
+  },
   "&.cm-focused": { outline: "2px solid var(--md-accent-fg-color)", outlineOffset: "2px" },
   ".cm-content": { fontFamily: "var(--md-code-font-family, monospace)", padding: ".6em 0", caretColor: "var(--md-code-fg-color)" },
   ".cm-line": { padding: "0 .8em" },
@@ -52,7 +57,10 @@ export function createEditor({ parent, doc = "", labelledBy, label, describedBy,
   // axe's scrollable-region-focusable rule does not count contenteditable as focusable content
   // (measured: a cell's editor failed it once its wide line made the scroller scroll)
   const lock = (on) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
-  const run = () => { onRun?.(); return Boolean(onRun); };
+  const run = () => {
+    onRun?.();
+    return Boolean(onRun);
+  };
   const attributes = { spellcheck: "false", autocorrect: "off", autocapitalize: "off", translate: "no", tabindex: "0" };
   if (labelledBy) attributes["aria-labelledby"] = labelledBy;
   if (label) attributes["aria-label"] = label;
@@ -62,12 +70,21 @@ export function createEditor({ parent, doc = "", labelledBy, label, describedBy,
     state: EditorState.create({
       doc,
       extensions: [
-        history(), drawSelection(), highlightActiveLine(), indentOnInput(), bracketMatching(),
-        indentUnit.of("    "), EditorState.tabSize.of(4),
-        pythonLanguage, syntaxHighlighting(highlight), theme,
+        history(),
+        drawSelection(),
+        highlightActiveLine(),
+        indentOnInput(),
+        bracketMatching(),
+        indentUnit.of("    "),
+        EditorState.tabSize.of(4),
+        pythonLanguage,
+        syntaxHighlighting(highlight),
+        theme,
         keymap.of([{ key: "Mod-Enter", run }, { key: "Shift-Enter", run }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
         EditorView.contentAttributes.of(attributes),
-        EditorView.updateListener.of((update) => { if (update.docChanged) onChange?.(update.state.doc.toString()); }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) onChange?.(update.state.doc.toString());
+        }),
         editable.of(lock(readOnly)),
       ],
     }),
@@ -77,9 +94,17 @@ export function createEditor({ parent, doc = "", labelledBy, label, describedBy,
   view.dom.addEventListener("keydown", (event) => event.stopPropagation());
   return {
     view,
-    get value() { return view.state.doc.toString(); },
-    set value(text) { view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }); },
-    setReadOnly(on) { view.dispatch({ effects: editable.reconfigure(lock(on)) }); },
-    focus() { view.focus(); },
+    get value() {
+      return view.state.doc.toString();
+    },
+    set value(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    setReadOnly(on) {
+      view.dispatch({ effects: editable.reconfigure(lock(on)) });
+    },
+    focus() {
+      view.focus();
+    },
   };
 }

@@ -36,14 +36,14 @@
 const { version, files, pages, runtime, onUse, later = [] } = self.LLLM_OFFLINE;
 const CACHE = `lllm-${version}`;
 const ROOT = new URL("./", self.location).href;
-const LISTING = "lllm-files.json";   // each cache keeps the {url: hash} it was made from
+const LISTING = "lllm-files.json"; // each cache keeps the {url: hash} it was made from
 const absolute = (path) => new URL(path, ROOT).href;
 // Checked with the server, never taken on trust from the browser's HTTP cache: a file the old
 // version fetched can still look fresh there (heuristic freshness), and a new version must not be
 // saved with an old page in it. An unchanged file costs a 304, not a second download.
 const fresh = (path) => new Request(absolute(path), { cache: "no-cache" });
 const REST = Object.keys(files).filter((p) => !later.includes(p) && (runtime.includes(p) || !onUse.some((folder) => p.startsWith(folder))));
-const LIVE = runtime.filter((p) => !later.includes(p));   // "live code included": what the agents and cells run on
+const LIVE = runtime.filter((p) => !later.includes(p)); // "live code included": what the agents and cells run on
 
 /** The first 12 hex digits of the SHA-256 of `bytes`, as hooks/offline.py writes them. */
 async function hashOf(bytes) {
@@ -58,7 +58,7 @@ async function hashOf(bytes) {
  *  search index, held back until the reader searches) is downloaded once. */
 async function obtain(path) {
   const url = absolute(path);
-  if (downloading.has(url)) return (await downloading.get(url)).clone();   // the page asked first: one download
+  if (downloading.has(url)) return (await downloading.get(url)).clone(); // the page asked first: one download
   const cached = await fetch(new Request(url, { cache: "force-cache" })).catch(() => null);
   if (cached?.ok) {
     const bytes = await cached.arrayBuffer();
@@ -66,13 +66,17 @@ async function obtain(path) {
       return new Response(bytes, { status: cached.status, statusText: cached.statusText, headers: cached.headers });
   }
   if (downloading.has(url)) return (await downloading.get(url)).clone();
-  const original = fetch(fresh(path));   // shared with a page asking for it meanwhile (download)
+  const original = fetch(fresh(path)); // shared with a page asking for it meanwhile (download)
   downloading.set(url, original);
-  original.catch(() => {}).finally(() => { if (downloading.get(url) === original) downloading.delete(url); });
+  original
+    .catch(() => {})
+    .finally(() => {
+      if (downloading.get(url) === original) downloading.delete(url);
+    });
   return (await original).clone();
 }
 
-const AT_ONCE = 4;   // files saved side by side: the reader's next page must not queue behind a hundred
+const AT_ONCE = 4; // files saved side by side: the reader's next page must not queue behind a hundred
 
 /** Save the listed files this cache does not have yet (unknown URLs are ignored). */
 async function save(list) {
@@ -80,7 +84,7 @@ async function save(list) {
   const cached = new Set((await cache.keys()).map((request) => request.url));
   const missing = [...new Set(list)].filter((path) => path in files && !cached.has(absolute(path)));
   const next = async () => {
-    for (let path; (path = missing.shift()) !== undefined;) {
+    for (let path; (path = missing.shift()) !== undefined; ) {
       const response = await obtain(path);
       if (response.ok) await cache.put(absolute(path), response);
     }
@@ -123,19 +127,22 @@ async function carryOver(cache) {
 }
 
 self.addEventListener("install", (event) => {
-  event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
-    await cache.put(absolute(LISTING), new Response(JSON.stringify(files), { headers: { "Content-Type": "application/json" } }));
-    await carryOver(cache);
-  })());
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      await cache.put(absolute(LISTING), new Response(JSON.stringify(files), { headers: { "Content-Type": "application/json" } }));
+      await carryOver(cache);
+    })(),
+  );
 });
 
 self.addEventListener("activate", (event) => {
-  event.waitUntil((async () => {
-    for (const name of await caches.keys())
-      if (name.startsWith("lllm-") && name !== CACHE) await caches.delete(name);
-    await self.clients.claim();
-  })());
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) if (name.startsWith("lllm-") && name !== CACHE) await caches.delete(name);
+      await self.clients.claim();
+    })(),
+  );
 });
 
 // One listing of the cache, not a lookup per file: every page a reader opens asks for the state,
@@ -150,14 +157,29 @@ async function state() {
   return { type: "offline-state", version, saved, titles: pages, runtime: runtimeSaved, all };
 }
 
-let resting = null;   // the "rest" being saved: a second ask (another tab) waits for it, never downloads again
+let resting = null; // the "rest" being saved: a second ask (another tab) waits for it, never downloads again
 self.addEventListener("message", (event) => {
   const reply = (message) => event.source?.postMessage(message);
-  const failed = (e, more = {}) => reply({ type: "offline-state", version, error: `not every file could be saved for offline use: ${e.message}`, ...more });
+  const failed = (e, more = {}) =>
+    reply({ type: "offline-state", version, error: `not every file could be saved for offline use: ${e.message}`, ...more });
   const { type, urls } = event.data ?? {};
-  if (type === "keep") event.waitUntil(keep(urls ?? []).then(state).then(reply, failed));
-  else if (type === "rest") event.waitUntil((resting ??= save(REST).finally(() => { resting = null; }))
-    .then(state).then((s) => reply({ ...s, rest: "done" }), (e) => failed(e, { rest: "failed" })));
+  if (type === "keep")
+    event.waitUntil(
+      keep(urls ?? [])
+        .then(state)
+        .then(reply, failed),
+    );
+  else if (type === "rest")
+    event.waitUntil(
+      (resting ??= save(REST).finally(() => {
+        resting = null;
+      }))
+        .then(state)
+        .then(
+          (s) => reply({ ...s, rest: "done" }),
+          (e) => failed(e, { rest: "failed" }),
+        ),
+    );
   else if (type === "state") event.waitUntil(state().then(reply));
   else if (type === "take-over") self.skipWaiting();
 });
@@ -168,14 +190,16 @@ const downloading = new Map();
 function download(request, event) {
   let original = downloading.get(request.url);
   if (!original) {
-    original = fetch(new Request(request, { cache: "no-cache" }));   // never an old deploy's copy (see `fresh`)
+    original = fetch(new Request(request, { cache: "no-cache" })); // never an old deploy's copy (see `fresh`)
     downloading.set(request.url, original);
-    event.waitUntil(original
-      .then(async (response) => {
-        if (response.ok && response.type === "basic") await (await caches.open(CACHE)).put(request, response.clone());
-      })
-      .catch(() => {})
-      .finally(() => downloading.delete(request.url)));
+    event.waitUntil(
+      original
+        .then(async (response) => {
+          if (response.ok && response.type === "basic") await (await caches.open(CACHE)).put(request, response.clone());
+        })
+        .catch(() => {})
+        .finally(() => downloading.delete(request.url)),
+    );
   }
   return original.then((response) => response.clone());
 }
@@ -203,9 +227,11 @@ self.addEventListener("fetch", (event) => {
   // Material writes): left to the network. Through this worker, Firefox cancelling it when the reader
   // leaves the page was an error in that page's console. The page, when opened, costs a 304 at most.
   if (request.mode === "no-cors" && request.destination === "") return;
-  event.respondWith((async () => {
-    const hit = await (await caches.open(CACHE)).match(request, { ignoreVary: true });
-    if (hit && request.url === MANIFEST) return naming(hit);
-    return hit ?? download(request, event);
-  })().catch(() => fetch(request)));   // storage cleared or failing under us: the network, as if no worker
+  event.respondWith(
+    (async () => {
+      const hit = await (await caches.open(CACHE)).match(request, { ignoreVary: true });
+      if (hit && request.url === MANIFEST) return naming(hit);
+      return hit ?? download(request, event);
+    })().catch(() => fetch(request)),
+  ); // storage cleared or failing under us: the network, as if no worker
 });

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "site" / "assets"
 LOADER = ASSETS / "runtime" / "loader.mjs"
 IMPORT = re.compile(r'(?:^import\s+(?:[^"\']*\sfrom\s+)?|import\()\s*["\'](\.{1,2}/[^"\']+\.mjs)["\']', re.M)
-ROW = re.compile(r'\[\s*"([^"]+)",\s*"(\.{1,2}/[^"]+\.mjs)"\s*\]', re.S)
+ROW = re.compile(r'\[\s*"([^"]+)",\s*"(\.{1,2}/[^"]+\.mjs)",?\s*\]', re.S)   # one line, or laid out by the formatter
 
 
 def imports(path: Path) -> set[Path]:
@@ -48,6 +48,12 @@ def page_scripts() -> set[Path]:
             base = page.parent if page.name == "index.md" else page.parent / page.stem   # the page's URL folder
             found.add((base / src).resolve())
     return found
+
+
+def test_a_row_is_read_on_one_line_or_laid_out_over_several():
+    one = '[".a", "./a.mjs"], // a\n'
+    laid_out = '[\n    ".b, .c",\n    "../b/b.mjs",\n  ],\n'
+    assert ROW.findall(one + laid_out) == [(".a", "./a.mjs"), (".b, .c", "../b/b.mjs")]
 
 
 def test_mkdocs_lists_the_loader_as_its_only_module():

@@ -21,7 +21,9 @@ async ({ kind, goal, selector, hurry = false }) => {
     return test();
   };
   let rest = null;
-  navigator.serviceWorker?.addEventListener("message", ({ data }) => { if (data?.rest) rest ??= data.rest; });
+  navigator.serviceWorker?.addEventListener("message", ({ data }) => {
+    if (data?.rest) rest ??= data.rest;
+  });
   const saved = hurry ? null : await until(() => document.documentElement.dataset.offline, 60000);
   const report = { kind, saved: saved ?? "", startAt: performance.timeOrigin };
   const widget = selector ? document.querySelector(selector) : null;
@@ -43,13 +45,14 @@ async ({ kind, goal, selector, hurry = false }) => {
     await until(() => ["done", "error"].includes(widget.dataset.state), 300000);
     report.answerAt = now();
     report.state = widget.dataset.state;
-    report.status = widget.querySelector(".lllm-demo__status")?.textContent;   // where a run that never ended stood
+    report.status = widget.querySelector(".lllm-demo__status")?.textContent; // where a run that never ended stood
     report.timings = window.lllm.timings;
     report.answer = widget.lllmResult?.trajectory?.answer ?? widget.textContent.slice(0, 200);
     if (report.state === "done") await until(() => rest, 300000);
     report.rest = rest;
     report.beforeWorker = [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
-      .filter((e) => !e.workerStart && e.name.startsWith(location.origin)).map((e) => e.name.slice(location.origin.length));
+      .filter((e) => !e.workerStart && e.name.startsWith(location.origin))
+      .map((e) => e.name.slice(location.origin.length));
   } else if (kind === "inside") {
     widget.scrollIntoView({ block: "center" });
     await until(() => Number(widget.dataset.runs) >= 1 || widget.dataset.state === "error", 120000);
@@ -67,4 +70,4 @@ async ({ kind, goal, selector, hurry = false }) => {
   }
   report.doneAt = now();
   return report;
-}
+};

@@ -10,12 +10,12 @@
 
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { launchFirefox, openTab } from "./firefox.mjs";
+import { launchFirefox, openTab, pageFunction } from "./firefox.mjs";
 
 const [bareUrl, visitUrl, argJson] = process.argv.slice(2);
-const script = (name) => new Function(`return (\n${readFileSync(new URL(name, import.meta.url), "utf8")}\n)`)();   // our own test file, as a function
+const script = (name) => pageFunction(readFileSync(new URL(name, import.meta.url), "utf8")); // our own test file, as a function
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-const browser = await launchFirefox({ protocolTimeout: 1_800_000 });   // a visit waits for the runtime and the background caching
+const browser = await launchFirefox({ protocolTimeout: 1_800_000 }); // a visit waits for the runtime and the background caching
 const console_ = [];
 try {
   const bare = await openTab(browser, [], { eager: false });

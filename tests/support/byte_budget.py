@@ -58,7 +58,7 @@ FEATURES = [
     (r"/runtime/vendor/wheels/|pydantic", "Pydantic wheels"),
     (r"/assets/editor/codemirror\.", "editor (CodeMirror)"),
     (r"/assets/editor/", "code cells"),     # editor.mjs: the small part that decides when to load the editor
-    (r"/agents/(timetravel|branches|chatimport|drilldown)\.|/native/timetravel", "time travel"),
+    (r"/agents/(timetravel|timetravel-controls|branches|chatimport|drilldown)\.|/native/timetravel", "time travel"),
     (r"/agents/tabmodel\.|/assets/train/yours\.", "tab-trained model"),
     (r"/agents/yourmodel\.|/runtime/chat\.", "your model"),
     (r"/assets/train/", "training tab"),
@@ -232,11 +232,11 @@ def firefox_visit(server, bare_url: str, url: str, kind: str) -> tuple[int, Visi
 
 def webkit_visit(server, bare_url: str, url: str, kind: str) -> tuple[int, Visit]:
     from selenium.webdriver.support.wait import WebDriverWait
-    from support.engines import webkit_session
+    from support.engines import bare_function, webkit_session
 
     def run(driver, script: Path, arg: dict) -> dict:
         return driver.execute_async_script("const done = arguments[arguments.length - 1];\n"
-                                           f"Promise.resolve(({script.read_text(encoding='utf-8')})({json.dumps(arg)}))"
+                                           f"Promise.resolve(({bare_function(script.read_text(encoding='utf-8'))})({json.dumps(arg)}))"
                                            ".then(done, (e) => done({error: String(e && e.stack || e)}));")
 
     with webkit_session() as driver:

@@ -4,7 +4,8 @@
 // arrow function, as timetravel_scenario.js.
 async ({ log, from, brain, bad }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (ok, what) => {          // the runtime's own patience: Python boots before a run
+  const until = async (ok, what) => {
+    // the runtime's own patience: Python boots before a run
     const deadline = Date.now() + 900_000;
     while (!ok()) {
       if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
@@ -34,4 +35,4 @@ async ({ log, from, brain, bad }) => {
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

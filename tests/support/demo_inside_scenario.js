@@ -4,7 +4,8 @@
 // function, as drilldown_scenario.js (Chromium's test of the same is tests/browser/test_agents_browser.py).
 async ({ inputs, c }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (ok, what) => {          // the runtime's own patience: Python boots before a run
+  const until = async (ok, what) => {
+    // the runtime's own patience: Python boots before a run
     const deadline = Date.now() + 900_000;
     while (!ok()) {
       if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
@@ -43,4 +44,4 @@ async ({ inputs, c }) => {
     report.fatal = String(error?.stack ?? error);
   }
   return report;
-}
+};

@@ -6,7 +6,8 @@
 // tests/support/timetravel_link.js there). A single async arrow function, as timetravel_scenario.js.
 async ({ runs }) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (ok, what) => {          // the runtime's own patience: Python boots before a run
+  const until = async (ok, what) => {
+    // the runtime's own patience: Python boots before a run
     const deadline = Date.now() + 900_000;
     while (!ok()) {
       if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
@@ -30,7 +31,7 @@ async ({ runs }) => {
       await until(() => !["running", "idle"].includes(root.dataset.state), "the run");
       out.record = root.lllmRecord;
       out.error = root.querySelector(".lllm-tt__error").textContent;
-      root.querySelector(".lllm-tt__step").click();                    // step 1
+      root.querySelector(".lllm-tt__step").click(); // step 1
       const drill = () => root.querySelector(".lllm-tt__drill");
       await until(() => drill()?.querySelector(`.lllm-tt__chars[data-settled] .lllm-tt__char[data-char="${c}"]`), "the character buttons");
       drill().querySelector(`.lllm-tt__char[data-char="${c}"]`).click();
@@ -52,8 +53,9 @@ async ({ runs }) => {
       await until(() => root.querySelectorAll("[role=treeitem]").length === 2 && root.dataset.state === "done", "the new branch");
       out.branched = root.lllmRecord;
       out.link = out.branchLink = root.lllmLink;
-      if (swap) {                          // another brain from step `swap.step` of branch 1, from the step's form
-        root.querySelector("[role=treeitem]").click();                 // branch 1
+      if (swap) {
+        // another brain from step `swap.step` of branch 1, from the step's form
+        root.querySelector("[role=treeitem]").click(); // branch 1
         await until(() => root.querySelectorAll(".lllm-tt__step").length >= swap.step, "branch 1's steps");
         root.querySelectorAll(".lllm-tt__step")[swap.step - 1].click();
         await until(() => root.querySelector("select[name=swap-brain]"), "the step's form");
@@ -75,4 +77,4 @@ async ({ runs }) => {
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

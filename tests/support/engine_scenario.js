@@ -8,7 +8,7 @@
 // the reasoning lab, then a runaway cell stopped. It resolves to a JSON-able report; a step that
 // fails records its error instead of throwing, so one report says everything that went wrong.
 async ({ goal, brain }) => {
-  const LONG = 600_000;   // ms: a cold boot plus an agent run on a busy 2-core machine
+  const LONG = 600_000; // ms: a cold boot plus an agent run on a busy 2-core machine
   const report = { sync: window.lllm.sync, jspi: window.lllm.jspi, isolated: globalThis.crossOriginIsolated, errors: [] };
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   async function until(test, what, timeout = LONG) {
@@ -20,7 +20,8 @@ async ({ goal, brain }) => {
       await sleep(100);
     }
   }
-  async function go(path) {     // follow a link as a reader would: instant navigation swaps the page
+  async function go(path) {
+    // follow a link as a reader would: instant navigation swaps the page
     const url = new URL(path, location.origin).href;
     if (location.href.split("#")[0] === url) return;
     document.querySelector("article").dataset.old = "yes";
@@ -38,9 +39,9 @@ async ({ goal, brain }) => {
   }
   const runCell = async (cell, code) => {
     const bar = cell.nextElementSibling;
-    if (code !== undefined) cell.lllmEditor.value = code;   // site/assets/editor/editor.mjs's handle
+    if (code !== undefined) cell.lllmEditor.value = code; // site/assets/editor/editor.mjs's handle
     delete cell.dataset.lllmResult;
-    bar.querySelector("button").click();   // Run
+    bar.querySelector("button").click(); // Run
     return cell;
   };
 
@@ -56,8 +57,12 @@ async ({ goal, brain }) => {
     select.dispatchEvent(new Event("change"));
     demo.querySelector(".lllm-demo__run").click();
     await until(() => ["done", "error"].includes(demo.dataset.state), "the agent demo");
-    return { state: demo.dataset.state, params: demo.lllmParams, answer: demo.lllmResult?.trajectory?.answer ?? null,
-      trace: demo.lllmResult?.trace ?? demo.textContent };
+    return {
+      state: demo.dataset.state,
+      params: demo.lllmParams,
+      answer: demo.lllmResult?.trajectory?.answer ?? null,
+      trace: demo.lllmResult?.trace ?? demo.textContent,
+    };
   });
   await step("cell", async () => {
     await go("/playground/");
@@ -65,29 +70,35 @@ async ({ goal, brain }) => {
     await until(() => cell.dataset.lllmResult, "the first cell");
     return { result: cell.dataset.lllmResult, output: cell.nextElementSibling.nextElementSibling.textContent };
   });
-  await step("editor", async () => {   // the exercise's code editor: in place once touched; Tab indents; no key leaves it
+  await step("editor", async () => {
+    // the exercise's code editor: in place once touched; Tab indents; no key leaves it
     await go("/tinyllm/onnx/");
     const q = await until(() => document.querySelector('.lllm-q[data-qid="onnx-reorder-code"]'), "the quiz");
     q.scrollIntoView();
-    q.querySelector("textarea")?.focus();   // the reader's touch (editor.mjs): focus swaps the editor in
+    q.querySelector("textarea")?.focus(); // the reader's touch (editor.mjs): focus swaps the editor in
     await until(() => q.dataset.editor !== "waiting", "the code editor");
     const content = q.querySelector(".cm-content");
     if (!content) return { state: q.dataset.editor };
     content.focus();
     q.lllmEditor.value = "";
-    const press = (key, keyCode = 0) => content.dispatchEvent(new KeyboardEvent("keydown", { key, keyCode, bubbles: true, cancelable: true }));
+    const press = (key, keyCode = 0) =>
+      content.dispatchEvent(new KeyboardEvent("keydown", { key, keyCode, bubbles: true, cancelable: true }));
     press("Tab", 9);
     const where = location.href;
     for (const key of ["n", "p", "s", "/", "."]) press(key);
     await sleep(500);
-    return { state: q.dataset.editor, tab: q.lllmEditor.value, labelled: content.getAttribute("aria-labelledby"),
-             stayed: location.href === where && !document.querySelector("[data-md-toggle=search]").checked };
+    return {
+      state: q.dataset.editor,
+      tab: q.lllmEditor.value,
+      labelled: content.getAttribute("aria-labelledby"),
+      stayed: location.href === where && !document.querySelector("[data-md-toggle=search]").checked,
+    };
   });
   await step("quiz", async () => {
     await go("/tinyllm/onnx/");
     const q = await until(() => document.querySelector('.lllm-q[data-qid="onnx-reorder-code"]'), "the quiz");
-    q.lllmEditor.value = "def onnx_gate_order(w, H):\n"
-      + "    i, f, o, g = (w[k * H:(k + 1) * H] for k in range(4))\n    return i + o + f + g\n";
+    q.lllmEditor.value =
+      "def onnx_gate_order(w, H):\n" + "    i, f, o, g = (w[k * H:(k + 1) * H] for k in range(4))\n    return i + o + f + g\n";
     q.querySelector("button[type=submit]").click();
     const output = q.querySelector(".lllm-q__output");
     await until(() => !output.hidden && !output.textContent.startsWith("Running"), "the quiz's grade");
@@ -107,7 +118,7 @@ async ({ goal, brain }) => {
     await until(() => cell.classList.contains("lllm-cell--running"), "the endless cell to start");
     await sleep(1000);
     const stillRunning = cell.classList.contains("lllm-cell--running");
-    cell.nextElementSibling.querySelectorAll("button")[1].click();   // Stop
+    cell.nextElementSibling.querySelectorAll("button")[1].click(); // Stop
     await until(() => cell.dataset.lllmResult, "Stop", 30_000);
     const stopped = cell.dataset.lllmResult;
     await runCell(cell, "print('alive', 2 + 2)");
@@ -115,4 +126,4 @@ async ({ goal, brain }) => {
     return { stillRunning, stopped, after: cell.nextElementSibling.nextElementSibling.textContent };
   });
   return report;
-}
+};

@@ -10,10 +10,14 @@ async () => {
       const status = document.querySelector(".lllm-final-status")?.textContent ?? "";
       const result = document.querySelector(".lllm-final-result");
       if (result) {
-        return { passed: result.dataset.passed === "true", summary: texts(".lllm-final-summary")[0],
-          now: texts(".lllm-final-now")[0], problems: texts(".lllm-final-problems li"),
+        return {
+          passed: result.dataset.passed === "true",
+          summary: texts(".lllm-final-summary")[0],
+          now: texts(".lllm-final-now")[0],
+          problems: texts(".lllm-final-problems li"),
           reread: [...document.querySelectorAll(".lllm-final-reread a")].map((a) => new URL(a.href).pathname + new URL(a.href).hash),
-          checked: texts(".lllm-final-checked tr").length };
+          checked: texts(".lllm-final-checked tr").length,
+        };
       }
       if (status && !status.startsWith("Re-grading")) return { status };
       if (Date.now() > deadline) throw new Error(`no result; status: ${status}`);
@@ -22,4 +26,4 @@ async () => {
   } catch (e) {
     return { fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

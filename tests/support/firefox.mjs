@@ -1,5 +1,5 @@
 // Firefox for the scripts beside this one: Debian's firefox-esr driven by Puppeteer over WebDriver BiDi
-// (no geckodriver, no browser download). The launch and the watched tab, written once.
+// (no geckodriver, no browser download). The launch, the watched tab and a page function, written once.
 
 import puppeteer from "puppeteer";
 
@@ -13,6 +13,10 @@ export function launchFirefox(options = {}) {
     ...options,
   });
 }
+
+/** One of our page-function files (a single arrow function; the formatter ends the statement with a
+ *  semicolon) as a function, made by Node in the global scope: the page gets a function, never code to eval. */
+export const pageFunction = (source) => new Function(`return (\n${source.trim().replace(/;$/, "")}\n)`)();
 
 /** A new tab whose console errors and uncaught errors are pushed to `errors`. `eager`: every widget
  *  drawn at once, not as it comes near the viewport (tests/support/runtime.py, EAGER). */

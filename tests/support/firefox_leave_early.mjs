@@ -20,14 +20,13 @@ try {
   // and leaving mid-download is Firefox's error too (search_index.json, 1 run in a few): one visit the
   // worker controls saves them. This test is about the prefetch, which stays on the network regardless.
   await page.goto(`${url}?visit=warm`, { waitUntil: "load" });
-  await page.waitForFunction(() => ["pages", "all"].includes(document.documentElement.dataset.offline),
-    { timeout: 900_000, polling: 500 });
-  await new Promise((resolve) => setTimeout(resolve, 3000));   // Material's search index, fetched after load
+  await page.waitForFunction(() => ["pages", "all"].includes(document.documentElement.dataset.offline), { timeout: 900_000, polling: 500 });
+  await new Promise((resolve) => setTimeout(resolve, 3000)); // Material's search index, fetched after load
   for (let i = 0; i < Number(leaves); i++) {
     await page.goto(`${url}?visit=${i}`, { waitUntil: "load" });
     await page.goto("about:blank");
   }
-  await new Promise((resolve) => setTimeout(resolve, 1000));   // a late console message still counts
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // a late console message still counts
   process.stdout.write(JSON.stringify({ prefetched, console: console_ }) + "\n");
 } finally {
   await browser.close();

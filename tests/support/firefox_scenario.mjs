@@ -7,7 +7,7 @@
 // --script FILE runs another page function instead (the benchmark's), with the same argument.
 
 import { readFileSync } from "node:fs";
-import { launchFirefox, openTab } from "./firefox.mjs";
+import { launchFirefox, openTab, pageFunction } from "./firefox.mjs";
 
 const [url, argJson = "{}", flag, file] = process.argv.slice(2);
 const scenario = readFileSync(flag === "--script" ? file : new URL("./engine_scenario.js", import.meta.url), "utf8");
@@ -17,7 +17,7 @@ try {
   const page = await openTab(browser, console_);
   await page.goto(url, { waitUntil: "load" });
   // Node turns our own test file into a function (new Function, in the global scope); the page gets a function.
-  const report = await page.evaluate(new Function(`return (\n${scenario}\n)`)(), JSON.parse(argJson));
+  const report = await page.evaluate(pageFunction(scenario), JSON.parse(argJson));
   process.stdout.write(JSON.stringify({ report, console: console_ }) + "\n");
 } finally {
   await browser.close();

@@ -7,17 +7,16 @@
 //   node tests/support/firefox_two_visits.mjs URL ARG_JSON FIRST_SCRIPT SECOND_SCRIPT
 
 import { readFileSync } from "node:fs";
-import { launchFirefox, openTab } from "./firefox.mjs";
+import { launchFirefox, openTab, pageFunction } from "./firefox.mjs";
 
 const [url, argJson, first, second] = process.argv.slice(2);
-const asFunction = (source) => new Function(`return (\n${source}\n)`)();
-const browser = await launchFirefox({ protocolTimeout: 1_800_000 });   // a page function may wait for two model runs on a busy machine
+const browser = await launchFirefox({ protocolTimeout: 1_800_000 }); // a page function may wait for two model runs on a busy machine
 const console_ = [];
 try {
   const page = await openTab(browser, console_);
   await page.goto(url, { waitUntil: "load" });
   // Node turns our own test files into functions (new Function, in the global scope); the page gets functions.
-  const report = await page.evaluate(asFunction(readFileSync(first, "utf8")), JSON.parse(argJson));
+  const report = await page.evaluate(pageFunction(readFileSync(first, "utf8")), JSON.parse(argJson));
   const visits = [];
   for (const link of report.links ?? (report.link ? [report.link] : [])) {
     // leave as a reader would, once what the page asked for has come (a module the scenario's touch
@@ -26,9 +25,9 @@ try {
     await page.waitForNetworkIdle({ idleTime: 500, timeout: 120_000 }).catch(() => {});
     await page.goto("about:blank");
     await page.goto(link, { waitUntil: "load" });
-    visits.push(await page.evaluate(asFunction(readFileSync(second, "utf8"))));
+    visits.push(await page.evaluate(pageFunction(readFileSync(second, "utf8"))));
   }
-  const linked = report.links ? visits : visits[0] ?? null;
+  const linked = report.links ? visits : (visits[0] ?? null);
   process.stdout.write(JSON.stringify({ report, linked, console: console_ }) + "\n");
 } finally {
   await browser.close();

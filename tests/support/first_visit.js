@@ -22,17 +22,23 @@ async ({ phase, goal, warm = false }) => {
   };
   if (phase === "bare") {
     const pyodide = new URL("/assets/runtime/vendor/pyodide/", location.href).href;
-    const source = `import(${JSON.stringify(pyodide + "pyodide.mjs")}).then(m => m.loadPyodide({indexURL: ${JSON.stringify(pyodide)}}))`
-      + `.then(() => postMessage("ok"), e => postMessage(String(e)))`;
-    const t0 = performance.now(), startAt = now();
+    const source =
+      `import(${JSON.stringify(pyodide + "pyodide.mjs")}).then(m => m.loadPyodide({indexURL: ${JSON.stringify(pyodide)}}))` +
+      `.then(() => postMessage("ok"), e => postMessage(String(e)))`;
+    const t0 = performance.now(),
+      startAt = now();
     const worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })), { type: "module" });
-    const answer = await new Promise((r) => { worker.onmessage = (e) => r(e.data); });
+    const answer = await new Promise((r) => {
+      worker.onmessage = (e) => r(e.data);
+    });
     worker.terminate();
     return { ms: performance.now() - t0, answer, startAt, endAt: now() };
   }
-  let rest = null;   // the service worker's word that the rest of the site is saved (sw.js, "rest")
-  navigator.serviceWorker?.addEventListener("message", ({ data }) => { if (data?.rest) rest ??= data.rest; });
-  const saved = await until(() => document.documentElement.dataset.offline, 60000);   // "" where no service worker
+  let rest = null; // the service worker's word that the rest of the site is saved (sw.js, "rest")
+  navigator.serviceWorker?.addEventListener("message", ({ data }) => {
+    if (data?.rest) rest ??= data.rest;
+  });
+  const saved = await until(() => document.documentElement.dataset.offline, 60000); // "" where no service worker
   await sleep(500);
   const intentAt = now();
   const demo = document.querySelector('.lllm-demo[data-demo="react"]');
@@ -43,15 +49,33 @@ async ({ phase, goal, warm = false }) => {
   const t0 = performance.now();
   demo.querySelector(".lllm-demo__run").click();
   let coldReadyMs = null;
-  window.lllm.ready().then(() => { coldReadyMs = performance.now() - t0; }, () => {});
+  window.lllm.ready().then(
+    () => {
+      coldReadyMs = performance.now() - t0;
+    },
+    () => {},
+  );
   await until(() => ["done", "error"].includes(demo.dataset.state));
-  const answerMs = performance.now() - t0, answerAt = now();
+  const answerMs = performance.now() - t0,
+    answerAt = now();
   const answer = demo.lllmResult?.trajectory?.answer ?? demo.textContent.slice(0, 200);
   await until(() => rest, 300000);
   const restAt = now();
-  const report = { savedBeforeIntent: saved ?? "", intentAt, answerMs, answerAt, answer, state: demo.dataset.state,
-                   sync: window.lllm.sync, coldReadyMs, rest, offlineAll: document.documentElement.dataset.offline === "all",
-                   restAt, warmRuns: [], coldTimings: window.lllm.timings };
+  const report = {
+    savedBeforeIntent: saved ?? "",
+    intentAt,
+    answerMs,
+    answerAt,
+    answer,
+    state: demo.dataset.state,
+    sync: window.lllm.sync,
+    coldReadyMs,
+    rest,
+    offlineAll: document.documentElement.dataset.offline === "all",
+    restAt,
+    warmRuns: [],
+    coldTimings: window.lllm.timings,
+  };
   // A second document in the same profile (served by the service worker): a new window, since the
   // site's CSP (frame-ancestors 'none') forbids framing it. A browser that blocks the popup gets no
   // run (WebKit does unless told otherwise: bench/engine_bench.py tells MiniBrowser it may open windows).
@@ -60,14 +84,20 @@ async ({ phase, goal, warm = false }) => {
     const win = window.open(location.href, "_blank");
     if (!win) break;
     const deadline = w0 + 180000;
-    await until(() => { try { return win.lllm?.ready || performance.now() > deadline; } catch { return false; } });
+    await until(() => {
+      try {
+        return win.lllm?.ready || performance.now() > deadline;
+      } catch {
+        return false;
+      }
+    });
     if (win.lllm?.ready) {
       const r0 = performance.now();
       await win.lllm.ready();
       report.warmRuns.push({ readyMs: performance.now() - r0, openMs: performance.now() - w0, timings: win.lllm.timings });
     }
     win.close();
-    await sleep(500);   // let the closed window's workers go before the next one starts
+    await sleep(500); // let the closed window's workers go before the next one starts
   }
   return report;
-}
+};

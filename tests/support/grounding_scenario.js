@@ -19,11 +19,16 @@ async ({ goals }) => {
         await sleep(100);
       }
       const answer = demo.querySelector(".lllm-demo__answer");
-      runs.push({ state: demo.dataset.state, params: demo.lllmParams, result: demo.lllmResult,
-        answer: answer ? answer.textContent : null, flagged: Boolean(demo.querySelector(".lllm-demo__ungrounded")) });
+      runs.push({
+        state: demo.dataset.state,
+        params: demo.lllmParams,
+        result: demo.lllmResult,
+        answer: answer ? answer.textContent : null,
+        flagged: Boolean(demo.querySelector(".lllm-demo__ungrounded")),
+      });
     }
     return { runs };
   } catch (e) {
     return { runs, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

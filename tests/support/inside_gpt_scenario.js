@@ -24,14 +24,20 @@ async ({ position }) => {
     slider.dispatchEvent(new Event("input"));
     const tables = [...root.querySelectorAll("table.lllm-inside__attention")];
     return {
-      state: root.dataset.state, lstmHidden: lstm.hidden, gptHidden: root.hidden,
+      state: root.dataset.state,
+      lstmHidden: lstm.hidden,
+      gptHidden: root.hidden,
       status: root.querySelector(".lllm-inside__status").textContent,
-      view: root.lllmView, saving: root.lllmSaving, savingText: root.querySelector(".lllm-inside__saving").textContent,
+      view: root.lllmView,
+      saving: root.lllmSaving,
+      savingText: root.querySelector(".lllm-inside__saving").textContent,
       text: root.lllmTrace.ids.map((i) => root.lllmTrace.vocab[i]).join(""),
-      tables: tables.map((t) => [...t.querySelectorAll("tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.dataset.value)))),
+      tables: tables.map((t) =>
+        [...t.querySelectorAll("tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.dataset.value))),
+      ),
       headers: tables.length ? [...tables[0].querySelectorAll("thead th")].slice(1).map((th) => th.textContent) : [],
     };
   } catch (e) {
     return { fatal: String(e.stack ?? e) };
   }
-}
+};

@@ -6,7 +6,10 @@ async ({ prompt, seed, length, position, temperature }) => {
   const root = document.querySelector(".lllm-inside");
   const until = async (test, what) => {
     const deadline = Date.now() + 300_000;
-    while (!test()) { if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`); await sleep(50); }
+    while (!test()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(50);
+    }
   };
   const set = (name, value) => {
     const control = root.querySelector(`[name="${name}"]`);
@@ -15,20 +18,32 @@ async ({ prompt, seed, length, position, temperature }) => {
   };
   const shown = () => {
     const view = JSON.parse(JSON.stringify(root.lllmView));
-    const cell = (table, row, col) => Number(root.querySelectorAll(`table[data-table="${table}"] tbody tr`)[row]
-      .querySelectorAll("td")[col].dataset.value);
+    const cell = (table, row, col) =>
+      Number(root.querySelectorAll(`table[data-table="${table}"] tbody tr`)[row].querySelectorAll("td")[col].dataset.value);
     const draw = root.querySelector(".lllm-inside__draw");
-    return { view, runs: Number(root.dataset.runs),
-      dom: { forget0: cell("layer 0", 0, 1), embedding0: cell("embedding", 0, 0),
-        top: [...root.querySelectorAll(".lllm-inside__dist tbody tr")].slice(0, 5)
+    return {
+      view,
+      runs: Number(root.dataset.runs),
+      dom: {
+        forget0: cell("layer 0", 0, 1),
+        embedding0: cell("embedding", 0, 0),
+        top: [...root.querySelectorAll(".lllm-inside__dist tbody tr")]
+          .slice(0, 5)
           .map((tr) => [tr.dataset.char, Number(tr.querySelectorAll("td")[2].dataset.value)]),
-        drawn: draw.dataset.char, uniform: draw.dataset.uniform, heatmaps: root.querySelectorAll("canvas.lllm-inside__heat").length,
-        tables: root.querySelectorAll("details table").length } };
+        drawn: draw.dataset.char,
+        uniform: draw.dataset.uniform,
+        heatmaps: root.querySelectorAll("canvas.lllm-inside__heat").length,
+        tables: root.querySelectorAll("details table").length,
+      },
+    };
   };
   try {
     await until(() => ["ready", "error"].includes(root.dataset.state), "the first text");
     if (root.dataset.state === "error") throw new Error(root.textContent);
-    set("prompt", prompt); set("seed", seed); set("length", length); set("temperature", temperature);
+    set("prompt", prompt);
+    set("seed", seed);
+    set("length", length);
+    set("temperature", temperature);
     const before = Number(root.dataset.runs);
     root.querySelector(".lllm-inside__controls button").click();
     await until(() => root.dataset.state === "ready" && Number(root.dataset.runs) > before, "Generate");
@@ -42,4 +57,4 @@ async ({ prompt, seed, length, position, temperature }) => {
   } catch (e) {
     return { fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

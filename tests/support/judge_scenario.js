@@ -16,11 +16,14 @@ async ({ goals }) => {
         await sleep(100);
       }
       const verdict = demo.querySelector(".lllm-demo__verdict");
-      runs.push({ state: demo.dataset.state, result: demo.lllmResult,
-        shown: verdict ? { text: verdict.textContent, verdict: verdict.dataset.verdict } : demo.textContent });
+      runs.push({
+        state: demo.dataset.state,
+        result: demo.lllmResult,
+        shown: verdict ? { text: verdict.textContent, verdict: verdict.dataset.verdict } : demo.textContent,
+      });
     }
     return { runs };
   } catch (e) {
     return { runs, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

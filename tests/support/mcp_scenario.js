@@ -30,10 +30,17 @@ async ({ url, refusing, stopped, goal, failing, timeoutMs }) => {
   report.wrong = { state: await press(".lllm-mcp__list", "https://example.com/mcp", ["listed", "error"]), error: error() };
   report.refusing = { state: await press(".lllm-mcp__list", refusing, ["listed", "error"]), error: error() };
   report.stopped = { state: await press(".lllm-mcp__list", stopped, ["listed", "error"]), error: error() };
-  report.listed = { state: await press(".lllm-mcp__list", url, ["listed", "error"]), error: error(),
-    tools: [...root.querySelectorAll(".lllm-mcp__tools li code")].map((c) => c.textContent) };
-  report.run = { state: await press(".lllm-demo__run", url, ["done", "error"]), error: error(), result: root.lllmResult,
-    marked: [...root.querySelectorAll(".lllm-demo__label")].map((l) => l.textContent).filter((t) => t === "the server's answer").length };
+  report.listed = {
+    state: await press(".lllm-mcp__list", url, ["listed", "error"]),
+    error: error(),
+    tools: [...root.querySelectorAll(".lllm-mcp__tools li code")].map((c) => c.textContent),
+  };
+  report.run = {
+    state: await press(".lllm-demo__run", url, ["done", "error"]),
+    error: error(),
+    result: root.lllmResult,
+    marked: [...root.querySelectorAll(".lllm-demo__label")].map((l) => l.textContent).filter((t) => t === "the server's answer").length,
+  };
   report.failing = { state: await press(".lllm-demo__run", url, ["done", "error"], failing), error: error(), result: root.lllmResult };
   return report;
-}
+};

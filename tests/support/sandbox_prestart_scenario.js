@@ -11,15 +11,21 @@ async (arg) => {
   const report = { errors: [] };
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const frames = () => [...document.querySelectorAll("iframe[data-lllm-sandbox]")].map((f) => f.dataset.lllmSandbox);
-  async function until(what, test, seconds = 240) {      // the runtime's own patience, not a driver's default
+  async function until(what, test, seconds = 240) {
+    // the runtime's own patience, not a driver's default
     for (const end = Date.now() + seconds * 1000; Date.now() < end; await sleep(100)) if (await test()) return true;
     report.errors.push(`waited ${seconds} s for ${what}`);
     return false;
   }
   const started = () => until("a started frame", () => ["cold", "snapshot"].includes(frames()[0]));
   const cached = async () => (await (await caches.open("pyodide-snapshots")).keys()).some((r) => r.url.includes("/sandbox-snapshot?"));
-  const cell = (code) => lllm.run(code, { namespace: "prestart" }).then((r) => r.stdout.trim(), (e) => `RAISED ${e.name}: ${e.message}`);
-  const manager = () => cell(`
+  const cell = (code) =>
+    lllm.run(code, { namespace: "prestart" }).then(
+      (r) => r.stdout.trim(),
+      (e) => `RAISED ${e.name}: ${e.message}`,
+    );
+  const manager = () =>
+    cell(`
 from lllm.runtimes.native import ProxyManager
 from lllm.runtimes.native.proxies.base import RUN_PYTHON_BUDGET
 from lllm.runtimes.native.proxies.builtin.weather import WeatherProxy
@@ -32,7 +38,7 @@ m = ProxyManager([WeatherProxy], budget={"allowed_imports": RUN_PYTHON_BUDGET["a
     await until("window.lllm", () => window.lllm, 60);
     if (first) {
       await sleep(3000);
-      report.framesBeforePython = frames();              // no snapshot yet: opening the page starts nothing
+      report.framesBeforePython = frames(); // no snapshot yet: opening the page starts nothing
       await lllm.ready();
       await started();
       report.prestarted = frames();
@@ -52,7 +58,9 @@ m = ProxyManager([WeatherProxy], budget={"allowed_imports": RUN_PYTHON_BUDGET["a
     report.localStorage = await py(`import js\ntry:\n    print("read", js.localStorage.getItem("lllm.quiz.v1"))\n${refused}`);
     report.document = await py(`import js\ntry:\n    print("reached", js.document.title)\n${refused}`);
     report.pagePython = await py(`try:\n    import _lllm_page\n    print("reached", _lllm_page.card_json)\n${refused}`);
-    await py(`import js\nr_fetch = []\ntry:\n    js.fetch("${location.origin}/assets/runtime/runtime.json").then(lambda resp: r_fetch.append(f"fetched {resp.status}"), lambda e: r_fetch.append("refused"))\nexcept Exception as e:\n    r_fetch.append("refused")`);
+    await py(
+      `import js\nr_fetch = []\ntry:\n    js.fetch("${location.origin}/assets/runtime/runtime.json").then(lambda resp: r_fetch.append(f"fetched {resp.status}"), lambda e: r_fetch.append("refused"))\nexcept Exception as e:\n    r_fetch.append("refused")`,
+    );
     await sleep(3000);
     report.fetch = await py("print(r_fetch)");
     lllm.stop();
@@ -88,4 +96,4 @@ m = ProxyManager([WeatherProxy], budget={"allowed_imports": RUN_PYTHON_BUDGET["a
     report.errors.push(String(e?.stack ?? e));
   }
   return report;
-}
+};

@@ -9,8 +9,13 @@ async (arg) => {
   const IDLE_MS = 5000;
   while (!window.lllm) await sleep(50);
   const frames = () => [...document.querySelectorAll("iframe[data-lllm-sandbox]")].map((f) => f.dataset.lllmSandbox);
-  const timed = async (f) => { const t = performance.now(); await f(); return performance.now() - t; };
-  const manager = () => lllm.run(`from lllm.runtimes.native import ProxyManager
+  const timed = async (f) => {
+    const t = performance.now();
+    await f();
+    return performance.now() - t;
+  };
+  const manager = () =>
+    lllm.run(`from lllm.runtimes.native import ProxyManager
 from lllm.runtimes.native.proxies.builtin.weather import WeatherProxy
 m = ProxyManager([WeatherProxy])`);
   const call = () => lllm.run('m.run_python("print(2 + 2)")');
@@ -32,7 +37,7 @@ m = ProxyManager([WeatherProxy])`);
     }
     return { link: location.href, error: "the snapshots were not cached within 240 s" };
   }
-  await sleep(IDLE_MS - performance.now());                  // open and idle for 5 s
+  await sleep(IDLE_MS - performance.now()); // open and idle for 5 s
   const out = { framesAtIdle: frames() };
   out.pageWarmStart = await timed(() => lllm.ready());
   out.pageWarm = lllm.status.warm === true;
@@ -47,4 +52,4 @@ m = ProxyManager([WeatherProxy])`);
   out.afterStop = await timed(call);
   out.frameAfterStop = frameStart();
   return out;
-}
+};

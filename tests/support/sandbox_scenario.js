@@ -18,14 +18,24 @@ async (arg) => {
   const windowMessages = [];
   addEventListener("message", (e) => windowMessages.push(String(JSON.stringify(e.data)).slice(0, 200)));
   // every call has an answer: a hang reports TIMEOUT (and which call) instead of stalling the test
-  const cell = (code, ns) => Promise.race([lllm.run(code, { namespace: ns }).then((r) => r.stdout.trim(), (e) => `RAISED ${e.name}: ${e.message}`),
-    sleep(240_000).then(() => `TIMEOUT in ${ns}: ${code.slice(0, 120)}`)]);
-  const manager = (kind, ns, extra) => cell(`
+  const cell = (code, ns) =>
+    Promise.race([
+      lllm.run(code, { namespace: ns }).then(
+        (r) => r.stdout.trim(),
+        (e) => `RAISED ${e.name}: ${e.message}`,
+      ),
+      sleep(240_000).then(() => `TIMEOUT in ${ns}: ${code.slice(0, 120)}`),
+    ]);
+  const manager = (kind, ns, extra) =>
+    cell(
+      `
 from lllm.runtimes.native import ProxyManager
 from lllm.runtimes.native.proxies.base import RUN_PYTHON_BUDGET
 from lllm.runtimes.native.proxies.builtin.weather import WeatherProxy
 m = ProxyManager([WeatherProxy], sandbox=${kind}${extra ? `, budget={"allowed_imports": RUN_PYTHON_BUDGET["allowed_imports"] + ["js", "pyodide", "_lllm_page", "lllm"]}` : ""})
-print(type(m.interpreter).__name__, getattr(m.interpreter, "boundary", None))`, ns);
+print(type(m.interpreter).__name__, getattr(m.interpreter, "boundary", None))`,
+      ns,
+    );
   const py = (code, ns) => cell(`print(m.run_python(${JSON.stringify(code)}))`, ns);
   const refused = (what) => `except Exception as e:\n    print("refused:", type(e).__name__, str(e)[:160])`;
   const ORIGIN = location.origin + "/";
@@ -69,16 +79,23 @@ print(type(m.interpreter).__name__, getattr(m.interpreter, "boundary", None))`, 
     await lllm.ready();
     await manager("None", "after-stop", false);
     report.stop.again = await py('print(CALL_API("weather/current", {"city": "Oslo"})["temp"])', "after-stop");
-    report.after = { progress: localStorage.getItem(KEY) === PROGRESS, caches: JSON.stringify(await cacheNames()) === JSON.stringify(before.caches),
-                     databases: JSON.stringify(await databases()) === JSON.stringify(before.databases), windowMessages };
+    report.after = {
+      progress: localStorage.getItem(KEY) === PROGRESS,
+      caches: JSON.stringify(await cacheNames()) === JSON.stringify(before.caches),
+      databases: JSON.stringify(await databases()) === JSON.stringify(before.databases),
+      windowMessages,
+    };
     // the control: the same attacks in the page's own Python
     report.control.interpreter = await manager('"in-process"', "control", true);
     await attack(report.control, "control");
     await caches.delete("attack");
-    await new Promise((r) => { const q = indexedDB.deleteDatabase("attack"); q.onsuccess = q.onerror = q.onblocked = r; });
+    await new Promise((r) => {
+      const q = indexedDB.deleteDatabase("attack");
+      q.onsuccess = q.onerror = q.onblocked = r;
+    });
   } catch (e) {
     report.errors.push(String(e?.stack ?? e));
   }
   if (report.ordinary.cut) report.ordinary.cut = `${report.ordinary.cut.length} characters, ending ${report.ordinary.cut.slice(-40)}`;
   return report;
-}
+};

@@ -27,10 +27,16 @@ async ({ framework, puzzle, seed, keys }) => {
     report.state = lab.dataset.state;
     const tree = lab.querySelector("[role=tree]");
     const items = [...tree.querySelectorAll("[role=treeitem]")];
-    const depth = (li) => { let d = 0; for (let p = li.parentElement.closest("[role=treeitem]"); p; p = p.parentElement.closest("[role=treeitem]")) d++; return d; };
+    const depth = (li) => {
+      let d = 0;
+      for (let p = li.parentElement.closest("[role=treeitem]"); p; p = p.parentElement.closest("[role=treeitem]")) d++;
+      return d;
+    };
     const label = (li) => document.getElementById(li.getAttribute("aria-labelledby")).textContent;
     const shown = (li) => !li.parentElement.closest("[hidden]");
-    report.lines = items.map((li) => (li.classList.contains("lllm-reasoning-lab__node--path") ? "* " : "  ") + "  ".repeat(depth(li)) + label(li));
+    report.lines = items.map(
+      (li) => (li.classList.contains("lllm-reasoning-lab__node--path") ? "* " : "  ") + "  ".repeat(depth(li)) + label(li),
+    );
     report.pathShown = items.filter((li) => li.classList.contains("lllm-reasoning-lab__node--path")).every(shown);
     report.tabStops = items.filter((li) => li.tabIndex === 0).length;
     if (!keys) return report;
@@ -52,4 +58,4 @@ async ({ framework, puzzle, seed, keys }) => {
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

@@ -5,11 +5,12 @@
 // call to a server that does not allow this page's origin. Resolves to a report.
 async ({ allowed, refused }) => {
   const report = { isolated: self.crossOriginIsolated, errors: [] };
-  const post = (base, extra) => fetch(base + "/v1/chat/completions", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: "Bearer unused" },
-    body: JSON.stringify({ model: "tinyllm", messages: [{ role: "user", content: "Once" }], max_tokens: 40, seed: 3, ...extra }),
-  });
+  const post = (base, extra) =>
+    fetch(base + "/v1/chat/completions", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: "Bearer unused" },
+      body: JSON.stringify({ model: "tinyllm", messages: [{ role: "user", content: "Once" }], max_tokens: 40, seed: 3, ...extra }),
+    });
   try {
     const plain = await (await post(allowed, {})).json();
     report.plain = plain.choices[0].message.content;
@@ -26,16 +27,19 @@ async ({ allowed, refused }) => {
     }
     const events = text.split("\n\n").filter(Boolean);
     report.done = events[events.length - 1] === "data: [DONE]";
-    report.streamed = events.slice(0, -1).map((e) => JSON.parse(e.slice("data: ".length)))
-      .map((chunk) => (chunk.choices[0] && chunk.choices[0].delta.content) || "").join("");
+    report.streamed = events
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.slice("data: ".length)))
+      .map((chunk) => (chunk.choices[0] && chunk.choices[0].delta.content) || "")
+      .join("");
   } catch (e) {
-    report.errors.push(String(e && e.stack || e));
+    report.errors.push(String((e && e.stack) || e));
   }
   try {
     await post(refused, {});
     report.refused = "answered";
   } catch (e) {
-    report.refused = e.name;           // a CORS refusal is a TypeError, with no detail for the page
+    report.refused = e.name; // a CORS refusal is a TypeError, with no detail for the page
   }
   return report;
-}
+};

@@ -10,7 +10,12 @@ async () => {
     await sleep(200);
   }
   const box = root.getBoundingClientRect();
-  return { state: root.dataset.state, trace: root.querySelector(".lllm-tt__trace").textContent, inView: box.top < innerHeight && box.bottom > 0,
+  return {
+    state: root.dataset.state,
+    trace: root.querySelector(".lllm-tt__trace").textContent,
+    inView: box.top < innerHeight && box.bottom > 0,
     error: root.querySelector(".lllm-tt__error").textContent,
-    branches: root.querySelectorAll("[role=treeitem]").length, record: root.lllmRecord ?? null };
-}
+    branches: root.querySelectorAll("[role=treeitem]").length,
+    record: root.lllmRecord ?? null,
+  };
+};

@@ -21,14 +21,22 @@ async ({ demo, brain, step, field, value }) => {
     select.dispatchEvent(new Event("change"));
     root.querySelector(".lllm-tt__run").click();
     await settle(root, "the run");
-    report.first = { state: root.dataset.state, steps: root.lllmRecord?.branches[0].steps.length, error: root.querySelector(".lllm-tt__error").textContent };
+    report.first = {
+      state: root.dataset.state,
+      steps: root.lllmRecord?.branches[0].steps.length,
+      error: root.querySelector(".lllm-tt__error").textContent,
+    };
     root.querySelectorAll(".lllm-tt__step")[step - 1].click();
     root.querySelector(`[name=edit-${field}]`).value = value;
     root.querySelector(".lllm-tt__rerun").click();
     await settle(root, "run from here");
     report.error = root.querySelector(".lllm-tt__error").textContent;
     report.tree = [...root.querySelectorAll("[role=tree] [role=treeitem]")].map((n) => ({
-      branch: n.dataset.branch, selected: n.getAttribute("aria-selected"), level: n.parentElement.getAttribute("role"), text: n.firstChild.textContent }));
+      branch: n.dataset.branch,
+      selected: n.getAttribute("aria-selected"),
+      level: n.parentElement.getAttribute("role"),
+      text: n.firstChild.textContent,
+    }));
     report.difference = root.querySelector(".lllm-tt__diff-summary")?.textContent;
     report.trace = root.querySelector(".lllm-tt__trace").textContent;
     report.exported = root.lllmExportText();
@@ -38,4 +46,4 @@ async ({ demo, brain, step, field, value }) => {
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

@@ -24,7 +24,11 @@ async ({ goal, brain, observation }) => {
     select.dispatchEvent(new Event("change"));
     root.querySelector(".lllm-tt__run").click();
     await settle(root, "the run");
-    report.first = { state: root.dataset.state, steps: root.lllmRecord?.branches[0].steps.length, error: root.querySelector(".lllm-tt__error").textContent };
+    report.first = {
+      state: root.dataset.state,
+      steps: root.lllmRecord?.branches[0].steps.length,
+      error: root.querySelector(".lllm-tt__error").textContent,
+    };
     // back to step 1 with the keyboard: the timeline's ← from the last step
     [...root.querySelectorAll(".lllm-tt__step")].pop().focus();
     for (let i = 0; i < 5; i++) key(document.activeElement, "ArrowLeft");
@@ -34,7 +38,10 @@ async ({ goal, brain, observation }) => {
     await settle(root, "run from here");
     report.error = root.querySelector(".lllm-tt__error").textContent;
     report.tree = [...root.querySelectorAll("[role=tree] [role=treeitem]")].map((n) => ({
-      branch: n.dataset.branch, selected: n.getAttribute("aria-selected"), level: n.parentElement.getAttribute("role") }));
+      branch: n.dataset.branch,
+      selected: n.getAttribute("aria-selected"),
+      level: n.parentElement.getAttribute("role"),
+    }));
     report.difference = root.querySelector(".lllm-tt__diff-summary")?.textContent;
     report.marked = root.querySelector(".lllm-tt__first-diff th")?.textContent;
     report.trace = root.querySelector(".lllm-tt__trace").textContent;
@@ -43,8 +50,11 @@ async ({ goal, brain, observation }) => {
     report.record = root.lllmRecord;
     // a malformed file: one sentence, and the runs on the page stay
     await root.lllmImport('{"schema": "lllm-run", "version": 1, "inputs": {"goal": "x", "seed": -1}}');
-    report.malformed = { error: root.querySelector(".lllm-tt__error").textContent, trace: root.querySelector(".lllm-tt__trace").textContent === report.trace,
-      branches: root.querySelectorAll("[role=treeitem]").length };
+    report.malformed = {
+      error: root.querySelector(".lllm-tt__error").textContent,
+      trace: root.querySelector(".lllm-tt__trace").textContent === report.trace,
+      branches: root.querySelectorAll("[role=treeitem]").length,
+    };
     // the step shown has its characters (the drilldown's modules load for it): leave only once they have
     // settled, as a reader would; leaving mid-load is Firefox's cancelled fetch, logged through the worker
     const deadline = Date.now() + 900_000;
@@ -53,4 +63,4 @@ async ({ goal, brain, observation }) => {
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

@@ -20,10 +20,14 @@ async ({ demo, edits }) => {
     const root = document.querySelector(`.lllm-timetravel[data-demo=${demo}]`);
     root.querySelector(".lllm-tt__run").click();
     await settle(root, "the run");
-    report.first = { state: root.dataset.state, steps: root.lllmRecord?.branches[0].steps.length, error: root.querySelector(".lllm-tt__error").textContent };
+    report.first = {
+      state: root.dataset.state,
+      steps: root.lllmRecord?.branches[0].steps.length,
+      error: root.querySelector(".lllm-tt__error").textContent,
+    };
     report.errors = [];
     for (const { step, field, value } of edits) {
-      [...root.querySelectorAll(".lllm-tt__step")].pop().click();     // to the last step, then back with ←
+      [...root.querySelectorAll(".lllm-tt__step")].pop().click(); // to the last step, then back with ←
       const back = root.querySelectorAll(".lllm-tt__step").length - step;
       for (let i = 0; i < back; i++) key(document.activeElement, "ArrowLeft");
       root.querySelector(`[name=edit-${field}]`).value = value;
@@ -33,7 +37,10 @@ async ({ demo, edits }) => {
     }
     report.current = root.querySelector(".lllm-tt__step[aria-current=step]").textContent;
     report.tree = [...root.querySelectorAll("[role=tree] [role=treeitem]")].map((n) => ({
-      branch: n.dataset.branch, selected: n.getAttribute("aria-selected"), level: n.parentElement.getAttribute("role") }));
+      branch: n.dataset.branch,
+      selected: n.getAttribute("aria-selected"),
+      level: n.parentElement.getAttribute("role"),
+    }));
     report.difference = root.querySelector(".lllm-tt__diff-summary")?.textContent;
     report.marked = root.querySelector(".lllm-tt__first-diff th")?.textContent;
     report.trace = root.querySelector(".lllm-tt__trace").textContent;
@@ -42,10 +49,13 @@ async ({ demo, edits }) => {
     report.record = root.lllmRecord;
     // a malformed file: one sentence naming the field, and the runs on the page stay
     await root.lllmImport(JSON.stringify({ schema: "lllm-run", version: 2, demo, inputs: {}, edits: [] }));
-    report.malformed = { error: root.querySelector(".lllm-tt__error").textContent, trace: root.querySelector(".lllm-tt__trace").textContent === report.trace,
-      branches: root.querySelectorAll("[role=treeitem]").length };
+    report.malformed = {
+      error: root.querySelector(".lllm-tt__error").textContent,
+      trace: root.querySelector(".lllm-tt__trace").textContent === report.trace,
+      branches: root.querySelectorAll("[role=treeitem]").length,
+    };
     return report;
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

@@ -16,7 +16,9 @@ async ({ prompt, seed, length, direct }) => {
   }
   try {
     const root = await until(() => document.querySelector(".lllm-playground[data-lllm-ready]"), "the playground");
-    const set = (name, value) => { root.querySelector(`[name=${name}]`).value = String(value); };
+    const set = (name, value) => {
+      root.querySelector(`[name=${name}]`).value = String(value);
+    };
     set("model", "tinygpt");
     report.models = Array.from(root.querySelectorAll("[name=model] option"), (o) => o.value);
     root.querySelector(".lllm-pg__prompt").value = prompt;
@@ -27,9 +29,9 @@ async ({ prompt, seed, length, direct }) => {
     report.done = root.dataset.done;
     report.status = root.querySelector(".lllm-pg__status").textContent;
     report.playground = root.querySelector(".lllm-pg__completion").textContent;
-    report.direct = await window.lllm.generate({ model: "tinygpt", ...direct });   // the completion only
+    report.direct = await window.lllm.generate({ model: "tinygpt", ...direct }); // the completion only
   } catch (e) {
     report.errors.push(String(e.message ?? e));
   }
   return report;
-}
+};

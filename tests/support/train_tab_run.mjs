@@ -22,4 +22,16 @@ for (let i = 0; i < steps; i++) {
 const ms = performance.now() - t0;
 const final = Object.fromEntries(Object.entries(run.params).map(([k, p]) => [k, bytes(p)]));
 const onnx = Buffer.from(toOnnx(run.params, run.config)).toString("base64");
-console.log(JSON.stringify({ kernels: kernelsInUse(), vocab: run.vocab, config: run.config, init, final, onnx, steps: log, ms, validation: run.validate() }));
+console.log(
+  JSON.stringify({
+    kernels: kernelsInUse(),
+    vocab: run.vocab,
+    config: run.config,
+    init,
+    final,
+    onnx,
+    steps: log,
+    ms,
+    validation: run.validate(),
+  }),
+);

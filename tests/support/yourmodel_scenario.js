@@ -45,9 +45,12 @@ async ({ url, model, prose, refusing, control, offsite, goal }) => {
     observer.disconnect();
     const answer = demo.querySelector(".lllm-demo__answer");
     report.runs[label] = {
-      state: demo.dataset.state, ms: Math.round(performance.now() - started), seen,
+      state: demo.dataset.state,
+      ms: Math.round(performance.now() - started),
+      seen,
       error: demo.querySelector(".lllm-demo__error")?.textContent ?? null,
-      answer: answer ? answer.textContent : null, result: demo.lllmResult,
+      answer: answer ? answer.textContent : null,
+      result: demo.lllmResult,
       raw: [...demo.querySelectorAll(".lllm-demo__raw")].map((p) => p.textContent),
       prompt: demo.querySelector(".lllm-your-model__prompt pre")?.textContent ?? null,
     };
@@ -59,7 +62,7 @@ async ({ url, model, prose, refusing, control, offsite, goal }) => {
     report.reach.localhost = await reach(`${url.replace("127.0.0.1", "localhost")}/v1/models`);
     report.reach.offsite = await reach(offsite);
     report.reach.internet = await reach("https://example.com/");
-    await sleep(200);                                        // violation events are queued as tasks
+    await sleep(200); // violation events are queued as tasks
     report.violations = violations;
 
     const brain = demo.querySelector("[name=brain]");
@@ -71,7 +74,7 @@ async ({ url, model, prose, refusing, control, offsite, goal }) => {
 
     await run("refusing", refusing);
     await run("unknown", url, "no-such-model");
-    await run("prose", url, prose);                        // the story model: no ReAct format
+    await run("prose", url, prose); // the story model: no ReAct format
     await run("served", url);
     report.stored = localStorage.getItem("lllm.yourmodel.v1");
     report.stopped = await (await fetch(`${control}/stop`, { method: "POST" })).text();
@@ -87,4 +90,4 @@ async ({ url, model, prose, refusing, control, offsite, goal }) => {
   } catch (e) {
     return { ...report, fatal: `${e}\n${e && e.stack}` };
   }
-}
+};

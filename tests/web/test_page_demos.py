@@ -202,12 +202,34 @@ def test_runnable_cells_run_in_cpython(page):
     assert ran > 0
 
 
+def js_const(source: str, name: str) -> str:
+    """The value of `const NAME = ...;` (or `export const`) in a JavaScript source, on one line or laid out
+    over several by the formatter (`make format`): up to the first line that ends with `;`."""
+    found = re.search(rf"^(?:export )?const {name} = (.*?);$", source, re.M | re.S)
+    assert found, f"no `const {name} = ...;` in the source"
+    return found.group(1)
+
+
+def js_strings(text: str) -> list[str]:
+    """The double-quoted string literals in a piece of JavaScript, in order."""
+    return [json.loads(literal) for literal in re.findall(r'"(?:[^"\\]|\\.)*"', text)]
+
+
+def test_js_const_reads_a_declaration_on_one_line_or_laid_out_over_several():
+    one = 'const A = ["x", "y"];\nexport const B = { b: "1" };\nconst C = 3;\n'
+    laid_out = 'const A = [\n  "x",\n  "y",\n];\nexport const B = {\n  b: "1",\n};\nconst C = 3;\n'
+    for source in (one, laid_out):
+        assert js_strings(js_const(source, "A")) == ["x", "y"] and js_strings(js_const(source, "B")) == ["1"]
+        assert js_const(source, "C") == "3"
+    with pytest.raises(AssertionError, match="no `const D"):
+        js_const(one, "D")
+
+
 def test_the_widget_offers_the_labs_categories_and_the_brains():
     widget = (ROOT / "site" / "assets" / "agents" / "demos.mjs").read_text(encoding="utf-8")
-    categories = re.search(r"^const CATEGORIES = (\[.*\]);$", widget, re.M).group(1)
-    assert json.loads(categories) == list(CATEGORIES)
+    assert js_strings(js_const(widget, "CATEGORIES")) == list(CATEGORIES)
     brainlist = (ROOT / "site" / "assets" / "agents" / "brainlist.mjs").read_text(encoding="utf-8")
-    labels = re.search(r"^export const BRAIN_LABELS = \{(.*)\};$", brainlist, re.M).group(1)
+    labels = js_const(brainlist, "BRAIN_LABELS")
     constants = dict(re.findall(r'^export const (\w+) = "([\w-]+)";', brainlist, re.M))   # [YOUR_MODEL]: ...
     keys = [constants[c] if c else k for k, c in re.findall(r'(?:"?([\w-]+)"?|\[(\w+)\]): "', labels)]
     assert keys == list(page_demos.BRAINS)
@@ -320,8 +342,7 @@ def test_the_agent_model_page_has_the_side_by_side_demo():
 def test_the_widget_marks_failed_steps_by_their_typed_outcome():
     from lllm.agents.react import FAILED
     widget = (ROOT / "site" / "assets" / "agents" / "demo-render.mjs").read_text(encoding="utf-8")
-    listed = re.search(r"^const FAILED = new Set\((\[.*\])\);$", widget, re.M).group(1)
-    assert set(json.loads(listed)) == {outcome.value for outcome in FAILED}
+    assert set(js_strings(js_const(widget, "FAILED"))) == {outcome.value for outcome in FAILED}
 
 
 @pytest.mark.parametrize("goal", ["What is the capital of France?", "Where does Lina live?"])

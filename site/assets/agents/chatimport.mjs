@@ -9,7 +9,8 @@
 import { el, field, input, select } from "../runtime/dom.mjs";
 
 /** As lllm/timetravel/chatlog.py's is_chat_log: a list of messages, or {"messages": [...]} that is no run file. */
-export const isChatLog = (data) => Array.isArray(data) || (data !== null && typeof data === "object" && Array.isArray(data.messages) && !("schema" in data));
+export const isChatLog = (data) =>
+  Array.isArray(data) || (data !== null && typeof data === "object" && Array.isArray(data.messages) && !("schema" in data));
 
 /** The panel: the log's replay, then "from model call K, brain B, Re-run"; `run(params) -> text` may throw a sentence. */
 export function chatPanel(data, { brains, run }) {
@@ -18,11 +19,26 @@ export function chatPanel(data, { brains, run }) {
   const from = input("chat-from", 1, { type: "number", min: 1, max: 20, step: 1 });
   const brain = select("chat-brain", brains, "tinyllm-agent");
   const rerun = el("button", { type: "button", class: "md-button md-button--primary lllm-tt__chat-rerun" }, "Re-run from that call");
-  const panel = el("section", { class: "lllm-tt__chat", "aria-label": "a chat log from elsewhere", "data-state": "idle" },
+  const panel = el(
+    "section",
+    { class: "lllm-tt__chat", "aria-label": "a chat log from elsewhere", "data-state": "idle" },
     el("h4", {}, "A chat log from elsewhere, replayed here"),
-    el("p", {}, "Each assistant message is a model call written as ReAct text, each tool call an Action; tools that exist here run again, the others answer from the log."),
-    text, el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, "Re-run it from a model call with a brain from here (every call before it kept)"),
-      field("from model call", from), field("brain", brain), rerun), error);
+    el(
+      "p",
+      {},
+      "Each assistant message is a model call written as ReAct text, each tool call an Action; tools that exist here run again, the others answer from the log.",
+    ),
+    text,
+    el(
+      "fieldset",
+      { class: "lllm-tt__edits" },
+      el("legend", {}, "Re-run it from a model call with a brain from here (every call before it kept)"),
+      field("from model call", from),
+      field("brain", brain),
+      rerun,
+    ),
+    error,
+  );
   const show = async (params) => {
     panel.dataset.state = "running";
     rerun.disabled = true;

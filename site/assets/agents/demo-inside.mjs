@@ -10,15 +10,18 @@
 
 import { el } from "../runtime/dom.mjs";
 
-const INSIDE = new Set(["tinyllm", "tinyllm-agent"]);      // the demo's brains with a model to look inside
+const INSIDE = new Set(["tinyllm", "tinyllm-agent"]); // the demo's brains with a model to look inside
 const GREEDY = new Set(["tinyllm-agent"]);
 
 /** The demo's run as a time-travel record of one branch: what `drill` reads. */
 function asRecord(out, params) {
   let call = 0;
-  const steps = out.trajectory.steps.map((s) => ({ ...s, prompt: s.forced ? null : out.calls[call++]?.prompt ?? null }));
-  return { inputs: { goal: params.goal, brain: params.brain, seed: params.seed ?? 0, temperature: params.temperature ?? 0.8 },
-    edits: [], branches: [{ id: 1, edit: null, steps }] };
+  const steps = out.trajectory.steps.map((s) => ({ ...s, prompt: s.forced ? null : (out.calls[call++]?.prompt ?? null) }));
+  return {
+    inputs: { goal: params.goal, brain: params.brain, seed: params.seed ?? 0, temperature: params.temperature ?? 0.8 },
+    edits: [],
+    branches: [{ id: 1, edit: null, steps }],
+  };
 }
 
 /** The run to the time-travel widget on this page (its module set up, if the reader has not come near it yet). */
@@ -31,14 +34,34 @@ async function handOver(spec) {
 async function lookInside(slot, out, params, index) {
   const { drill } = await import("./drilldown.mjs");
   const before = out.trajectory.steps.slice(0, index - 1).filter((s) => !s.forced).length;
-  const seed = out.calls[before]?.seed ?? undefined, greedy = GREEDY.has(params.brain);
-  const spec = (prefix) => ({ schema: "lllm-run", version: 1, edits: [{ parent: 1, step: index, prefix }],
-    inputs: { goal: params.goal, brain: params.brain, seed: params.seed ?? 0, temperature: params.temperature ?? 0.8,
-      max_steps: params.max_steps ?? 5, script: "" } });
-  drill(slot, { record: asRecord(out, params), branchId: 1, stepIndex: index, seed,
-    command: greedy ? null : (view) => `python -m lllm inside --prompt "(step ${index}'s prompt)" --seed ${seed} --temperature ${view.temperature} --position ${view.position} --json`,
+  const seed = out.calls[before]?.seed ?? undefined,
+    greedy = GREEDY.has(params.brain);
+  const spec = (prefix) => ({
+    schema: "lllm-run",
+    version: 1,
+    edits: [{ parent: 1, step: index, prefix }],
+    inputs: {
+      goal: params.goal,
+      brain: params.brain,
+      seed: params.seed ?? 0,
+      temperature: params.temperature ?? 0.8,
+      max_steps: params.max_steps ?? 5,
+      script: "",
+    },
+  });
+  drill(slot, {
+    record: asRecord(out, params),
+    branchId: 1,
+    stepIndex: index,
+    seed,
+    command: greedy
+      ? null
+      : (view) =>
+          `python -m lllm inside --prompt "(step ${index}'s prompt)" --seed ${seed} --temperature ${view.temperature} --position ${view.position} --json`,
     onPrefix: greedy ? (prefix) => handOver(spec(prefix)) : null,
-    noPrefix: "To write another character here, run this goal in time travel below: it seeds each step on its own, so a branch can start from any character." });
+    noPrefix:
+      "To write another character here, run this goal in time travel below: it seeds each step on its own, so a branch can start from any character.",
+  });
 }
 
 /** A "Look inside" button on each step of `list` (the demo's drawn steps) that the model wrote. */

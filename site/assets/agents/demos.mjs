@@ -22,12 +22,13 @@ import { lllm } from "../runtime/lllm.mjs";
 import { el, field as domField, input, select } from "../runtime/dom.mjs";
 import { playRecorded } from "../runtime/recorded.mjs";
 import { BRAIN_LABELS, YOUR_MODEL, brainControls as brainList, usesYourModel, yourModelSlot } from "./brainlist.mjs";
-import { RENDER } from "./demo-render.mjs";      // what Python returned, drawn
+import { RENDER } from "./demo-render.mjs"; // what Python returned, drawn
 
 const field = (label, control) => domField(label, control, "lllm-demo__field");
 
-const NAMESPACE = "lllm-agent-demos";  // the widgets' own Python namespace, apart from the page's cells
-const DEFAULT_SCRIPT = [                // shows the failures a model can cause, each a visible step
+const NAMESPACE = "lllm-agent-demos"; // the widgets' own Python namespace, apart from the page's cells
+const DEFAULT_SCRIPT = [
+  // shows the failures a model can cause, each a visible step
   "Thought: I should search the web\nAction: search[17 * 23]",
   "I think the answer is probably a big number",
   "Thought: use the calculator\nAction: calc[17 * 23]",
@@ -66,23 +67,29 @@ const CONTROLS = {
     const parts = [brainControls(root, controls), stepsControl(controls, 5)];
     return () => Object.assign(getGoal(), ...parts.map((f) => f()));
   },
-  versus(root, controls) {          // no brain to pick: the story model and the agent-tuned one (or data-brains), greedy
+  versus(root, controls) {
+    // no brain to pick: the story model and the agent-tuned one (or data-brains), greedy
     const getGoal = goalControl(root, controls, "What is 48 plus 17?");
     const brains = root.dataset.brains?.split(" ") ?? ["tinyllm", "tinyllm-agent"];
     const getYourModel = brains.includes(YOUR_MODEL) ? yourModelSlot(null, controls) : () => ({});
     return () => ({ ...getGoal(), brains, ...getYourModel() });
   },
-  judge(root, controls) {            // the agent-tuned model alone, greedy; Python says whether it was right
+  judge(root, controls) {
+    // the agent-tuned model alone, greedy; Python says whether it was right
     const getGoal = goalControl(root, controls, "Quick one: 48 plus 7?");
     return () => ({ ...getGoal() });
   },
-  "before-after"(root, controls) {  // no brain to pick: the story model, then the agent-tuned one, greedy
+  "before-after"(root, controls) {
+    // no brain to pick: the story model, then the agent-tuned one, greedy
     const perGroup = input("per_group", root.dataset.perGroup ?? 2, { type: "number", min: 1, max: 10, step: 1 });
     controls.append(field("goals per group", perGroup));
     return () => ({ per_group: Number(perGroup.value) });
   },
   lab(root, controls) {
-    const parts = [brainControls(root, controls, { brains: ["rule", "tinyllm", "tinyllm-agent", "scripted", "echo"] }), categoryControl(root, controls)];
+    const parts = [
+      brainControls(root, controls, { brains: ["rule", "tinyllm", "tinyllm-agent", "scripted", "echo"] }),
+      categoryControl(root, controls),
+    ];
     return () => Object.assign({}, ...parts.map((f) => f()));
   },
   evaluate(root, controls) {
@@ -93,7 +100,8 @@ const CONTROLS = {
   },
   memory(root, controls) {
     const goals = Object.assign(el("textarea", { class: "lllm-demo__goals" }), {
-      name: "goals", rows: 4,
+      name: "goals",
+      rows: 4,
       value: root.dataset.goals ?? "What is 17 * 23?\nWhat is that plus 9?\nWho is Pip?\nWhere does Lina live?",
     });
     const goalsField = field("goals, one per line", goals);
@@ -123,7 +131,10 @@ const CONTROLS = {
 };
 
 function parseSeeds(text) {
-  return text.split(",").filter((s) => s.trim()).map((s) => (/^\s*\d+\s*$/.test(s) ? Number(s) : s.trim()));
+  return text
+    .split(",")
+    .filter((s) => s.trim())
+    .map((s) => (/^\s*\d+\s*$/.test(s) ? Number(s) : s.trim()));
 }
 
 // ---- running: params -> Python -> JSON -> DOM -------------------------------------------------------
@@ -156,20 +167,25 @@ async function run(root, params, parts) {
     if (s.state === "loading") status.textContent = lllm.describe(s);
     else if (s.state === "ready") status.textContent = "running…";
   });
-  let endLive = null, yourModel = null;
+  let endLive = null,
+    yourModel = null;
   try {
-    if (usesYourModel(params)) {                         // its code, the first time a run asks for it
+    if (usesYourModel(params)) {
+      // its code, the first time a run asks for it
       yourModel = await import("./yourmodel.mjs");
-      root.lllmParams = params = { endpoint: savedEndpoint(yourModel), ...params };   // its fields not drawn yet: what they would show
+      root.lllmParams = params = { endpoint: savedEndpoint(yourModel), ...params }; // its fields not drawn yet: what they would show
     }
-    if (yourModel && lllm.sync) {   // checked before Python: a dead server is one sentence at once
+    if (yourModel && lllm.sync) {
+      // checked before Python: a dead server is one sentence at once
       status.textContent = "asking your model's server…";
       root.lllmParams = params = await yourModel.prepare(params);
       endLive = yourModel.liveTrace(output);
     }
     const result = await lllm.run(pythonFor(params), {
       namespace: NAMESPACE,
-      onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; },
+      onStderr: (text) => {
+        status.textContent = text.trim().split("\n").pop() || status.textContent;
+      },
     });
     const out = JSON.parse(result.stdout.trim().split("\n").pop());
     root.lllmResult = out;
@@ -183,10 +199,17 @@ async function run(root, params, parts) {
   } catch (error) {
     status.textContent = "";
     endLive?.();
-    if (error.name !== "ChatError" && await playRecorded(root, params, error, output, (out, recorded) => RENDER[root.dataset.demo](out, recorded))) return;
-    const message = error.name === "BadInput" || error.name === "ChatError" ? error.message
-      : error.name === "Stopped" ? "Stopped. (Python was restarted.)"
-      : `The demo could not run: ${error.message}`;
+    if (
+      error.name !== "ChatError" &&
+      (await playRecorded(root, params, error, output, (out, recorded) => RENDER[root.dataset.demo](out, recorded)))
+    )
+      return;
+    const message =
+      error.name === "BadInput" || error.name === "ChatError"
+        ? error.message
+        : error.name === "Stopped"
+          ? "Stopped. (Python was restarted.)"
+          : `The demo could not run: ${error.message}`;
     output.replaceChildren(el("p", { class: "lllm-demo__error" }, message));
     root.dataset.state = "error";
   } finally {
@@ -197,7 +220,7 @@ async function run(root, params, parts) {
 }
 
 function setUp(root) {
-  if (root.dataset.lllmDemo) return;    // document$ fires again on instant navigation: stay idempotent
+  if (root.dataset.lllmDemo) return; // document$ fires again on instant navigation: stay idempotent
   const kind = root.dataset.demo;
   if (!CONTROLS[kind]) {
     root.replaceChildren(el("p", { class: "lllm-demo__error" }, `Unknown demo ${JSON.stringify(kind)}.`));

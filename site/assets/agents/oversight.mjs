@@ -15,7 +15,7 @@ import { el, field as labelled, input, select, table } from "../runtime/dom.mjs"
 
 const field = (label, control) => labelled(label, control, "lllm-oversight__field");
 
-const NAMESPACE = "lllm-oversight";   // the widget's own Python namespace: the session lives here
+const NAMESPACE = "lllm-oversight"; // the widget's own Python namespace: the session lives here
 const ACTIONS = ["approve", "edit", "inject", "skip", "quit", "help"];
 
 // Strings travel as JSON string literals, which are valid Python string literals too.
@@ -45,13 +45,22 @@ function render(parts, out) {
   proposal.replaceChildren();
   if (out.pending) {
     const p = out.pending;
-    proposal.append(el("strong", {}, `step ${p.step}: the model proposes `), el("code", { class: "lllm-oversight__proposal" }, p.describe),
-                    el("span", {}, ` (${p.kind}; thought: ${p.thought ?? "none"}; confidence ${p.confidence.toFixed(2)})`));
+    proposal.append(
+      el("strong", {}, `step ${p.step}: the model proposes `),
+      el("code", { class: "lllm-oversight__proposal" }, p.describe),
+      el("span", {}, ` (${p.kind}; thought: ${p.thought ?? "none"}; confidence ${p.confidence.toFixed(2)})`),
+    );
   } else {
     proposal.append(el("strong", {}, "The run has ended."));
   }
   steps.replaceChildren(...out.steps.map((s) => el("pre", { class: "lllm-oversight__step" }, s)));
-  const rows = out.interventions.map((i) => el("tr", {}, [i.step, i.action, i.reason, i.before, i.after].map((c) => el("td", {}, String(c)))));
+  const rows = out.interventions.map((i) =>
+    el(
+      "tr",
+      {},
+      [i.step, i.action, i.reason, i.before, i.after].map((c) => el("td", {}, String(c))),
+    ),
+  );
   log.tBodies[0].replaceChildren(...rows);
   summary.textContent = out.summary;
   help.hidden = !out.help;
@@ -61,7 +70,9 @@ function render(parts, out) {
 async function send(root, parts, code) {
   const { buttons, status } = parts;
   root.dataset.state = "running";
-  buttons.forEach((b) => { b.disabled = true; });
+  buttons.forEach((b) => {
+    b.disabled = true;
+  });
   status.textContent = "running…";
   try {
     const result = await lllm.run(code, { namespace: NAMESPACE });
@@ -77,12 +88,14 @@ async function send(root, parts, code) {
   } finally {
     parts.start.disabled = false;
     const waiting = root.dataset.state === "waiting";
-    buttons.forEach((b) => { if (b !== parts.start) b.disabled = !waiting; });
+    buttons.forEach((b) => {
+      if (b !== parts.start) b.disabled = !waiting;
+    });
   }
 }
 
 function setUp(root) {
-  if (root.dataset.lllmOversight) return;   // document$ fires again on instant navigation: stay idempotent
+  if (root.dataset.lllmOversight) return; // document$ fires again on instant navigation: stay idempotent
   root.dataset.lllmOversight = "1";
   root.dataset.state = "idle";
   const goal = input("goal", root.dataset.goal ?? "What is 6 times 7?");
@@ -100,7 +113,7 @@ function setUp(root) {
   const proposal = el("p", { class: "lllm-oversight__pending" });
   const help = el("pre", { class: "lllm-oversight__help" });
   const steps = el("div", { class: "lllm-oversight__steps" });
-  const log = table(["step", "action", "reason", "before", "after"], [], "lllm-oversight__log");   // rows: render()
+  const log = table(["step", "action", "reason", "before", "after"], [], "lllm-oversight__log"); // rows: render()
   const summary = el("pre", { class: "lllm-oversight__summary" });
   const panel = el("div", { class: "lllm-oversight__panel" });
   panel.hidden = true;
@@ -108,13 +121,19 @@ function setUp(root) {
   const status = el("p", { class: "lllm-oversight__status" });
   root.replaceChildren(controls, status, panel);
 
-  [start, ...actionButtons].forEach((b) => { b.type = "button"; });
-  actionButtons.forEach((b) => { b.disabled = true; });
+  [start, ...actionButtons].forEach((b) => {
+    b.type = "button";
+  });
+  actionButtons.forEach((b) => {
+    b.disabled = true;
+  });
   const parts = { start, buttons: [start, ...actionButtons], status, panel, proposal, steps, log, summary, help };
   start.addEventListener("click", () => send(root, parts, startCode(goal.value, mode.value)));
-  actionButtons.forEach((b, i) => b.addEventListener("click", () => {
-    send(root, parts, decideCode(ACTIONS[i], text.value, reason.value));
-  }));
+  actionButtons.forEach((b, i) =>
+    b.addEventListener("click", () => {
+      send(root, parts, decideCode(ACTIONS[i], text.value, reason.value));
+    }),
+  );
 }
 
 function setUpPage() {

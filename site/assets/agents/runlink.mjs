@@ -5,7 +5,10 @@
 /** The link to this page that opens `spec` in its time-travel widget. */
 export const toLink = (spec) => {
   const bytes = new TextEncoder().encode(JSON.stringify(spec));
-  const b64 = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const b64 = btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
   return `${location.origin}${location.pathname}#run=${b64}`;
 };
 

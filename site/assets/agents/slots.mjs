@@ -5,9 +5,9 @@
 // way, character for character: from the last `Question: ` line on, numbers (and words outside the
 // card's lexicon) as slots `#1`, `@1`, numbered by first appearance in the lines the model reads.
 
-const NUMBER = "[0-9]+(?:\\.[0-9]+)?";       // a number literal: ASCII digits, an optional decimal part
-const WORD = "[A-Za-z]+";                    // a word, for word slots: ASCII letters
-const SLOT = /([^\s\w])([1-9][0-9]*)/g;      // a mark, then a slot number (the vocabulary is ASCII)
+const NUMBER = "[0-9]+(?:\\.[0-9]+)?"; // a number literal: ASCII digits, an optional decimal part
+const WORD = "[A-Za-z]+"; // a word, for word slots: ASCII letters
+const SLOT = /([^\s\w])([1-9][0-9]*)/g; // a mark, then a slot number (the vocabulary is ASCII)
 
 /** generate.prompt_view: from the last line that starts with `readsFrom` (none: all of it). */
 export function promptView(prompt, readsFrom) {
@@ -23,14 +23,16 @@ export function numberSlots(card) {
   const known = new Set(lexicon);
   const isWord = (token) => /^[A-Za-z]/.test(token);
   return {
-    mark, wordMark,
+    mark,
+    wordMark,
     /** [text with slots, the values behind them in order of first appearance] */
     mask(text) {
-      const slot = new Map(), counts = { [mark]: 0, [wordMark]: 0 };
+      const slot = new Map(),
+        counts = { [mark]: 0, [wordMark]: 0 };
       const read = (token) => {
         if (!slot.has(token)) {
           const word = isWord(token);
-          if (word && (!known.size || known.has(token.toLowerCase()))) return token;   // read as letters
+          if (word && (!known.size || known.has(token.toLowerCase()))) return token; // read as letters
           const m = word ? wordMark : mark;
           counts[m] += 1;
           slot.set(token, `${m}${counts[m]}`);
@@ -39,13 +41,13 @@ export function numberSlots(card) {
       };
       const copied = (token) => slot.get(token) ?? token;
       const pattern = new RegExp(known.size ? `${NUMBER}|${WORD}` : NUMBER, "g");
-      const lines = text.split("\n").map((line) =>
-        line.replace(pattern, ownLines.some((own) => line.startsWith(own)) ? copied : read));
+      const lines = text.split("\n").map((line) => line.replace(pattern, ownLines.some((own) => line.startsWith(own)) ? copied : read));
       return [lines.join("\n"), [...slot.keys()]];
     },
     /** `text` with each slot that has a value replaced by it. */
     unmask(text, values) {
-      const numbers = values.filter((v) => !isWord(v)), words = values.filter(isWord);
+      const numbers = values.filter((v) => !isWord(v)),
+        words = values.filter(isWord);
       return text.replace(SLOT, (whole, m, k) => {
         const table = m === mark ? numbers : m === wordMark && known.size ? words : null;
         return table && Number(k) <= table.length ? table[Number(k) - 1] : whole;

@@ -24,9 +24,15 @@ const TRAIN_PAGE = new URL("../../tinyllm/train/", import.meta.url).href;
 export async function describeTabModel(note) {
   const card = await readYoursCard().catch(() => null);
   const trainLink = el("a", { href: TRAIN_PAGE }, "Train it yourself");
-  note.replaceChildren(...(card
-    ? [`Your model (${card.metrics?.steps ?? "?"} steps of training in this tab) learned only the story: it has never seen `
-      + "a Thought or an Action, so expect words that are not ReAct steps. It samples: the same seed writes the same text, "
-      + "in a browser that holds this model. Retrain it on ", trainLink, "."]
-    : ["No model has been trained in this browser yet: train one on ", trainLink, ", and it is a brain here (after a reload too)."]));
+  note.replaceChildren(
+    ...(card
+      ? [
+          `Your model (${card.metrics?.steps ?? "?"} steps of training in this tab) learned only the story: it has never seen ` +
+            "a Thought or an Action, so expect words that are not ReAct steps. It samples: the same seed writes the same text, " +
+            "in a browser that holds this model. Retrain it on ",
+          trainLink,
+          ".",
+        ]
+      : ["No model has been trained in this browser yet: train one on ", trainLink, ", and it is a brain here (after a reload too)."]),
+  );
 }

@@ -32,14 +32,12 @@ import { lllm } from "../runtime/lllm.mjs";
 import { el, field, input, select } from "../runtime/dom.mjs";
 import { NATIVE_DEMOS } from "../native/timetravel-native.mjs";
 import { fromFragment, toLink } from "./runlink.mjs";
-import { TAB_MODEL, offerTabModel, samples } from "./tabmodel.mjs";   // a brain trained in the tab, if any
+import { BRAINS, controlsFor, fillControls, readInputs, timelineTable } from "./timetravel-controls.mjs"; // the controls per demo
 import { comparison, row, treeNodes, viewOf } from "./branches.mjs";
-import { chatPanel, isChatLog } from "./chatimport.mjs";             // a chat log from elsewhere   // a step's view, the tree, the comparison
+import { chatPanel, isChatLog } from "./chatimport.mjs"; // a chat log from elsewhere   // a step's view, the tree, the comparison
 
 const NAMESPACE = "lllm-timetravel";
-const BRAINS = [["rule", "rule stand-in"], ["tinyllm", "TinyLLM (samples)"], ["tinyllm-agent", "agent-tuned TinyLLM (greedy)"], ["tinygpt", "TinyGPT (attention, samples)"], ["scripted", "scripted replies"], [TAB_MODEL, "your model trained in this tab"]];
-const SCRIPT = "Thought: I should search the web\nAction: search[17 * 23]\n---\nThought: use the calculator\nAction: calc[17 * 23]\n---\nThought: the tool answered\nFinal Answer: 391";
-const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/timetravel/runfile.py: checked before the file is read
+const MAX_FILE_BYTES = 8 * 2 ** 20; // as lllm/timetravel/runfile.py: checked before the file is read
 
 // ---- the demos: the controls a run starts from, and the run-file version it writes ----------------
 // `preload`: Python run first (the debate's and the native runs' name the native runtime, so the worker
@@ -48,94 +46,52 @@ const MAX_FILE_BYTES = 8 * 2 ** 20;      // as lllm/timetravel/runfile.py: check
 // TinyLLM, max steps — none when the default is null —, the scripted replies: the ReAct inputs; its last
 // item may change the default brain, the replies and the most steps). A data-NAME attribute on the page
 // sets the default. `native`: the description of a native run's steps (../native/timetravel-native.mjs).
+// timetravel-controls.mjs draws a demo's controls, reads them and fills them in again.
 
 const MODEL = (steps, label = "max steps", options = {}) => ["model", label, "model", steps, options];
 const NATIVE = "import lllm.timetravel.native_agent   # the worker loads pydantic for the native runtime";
-const nativeDemo = (native) => ({ version: 2, preload: NATIVE, native, controls: [[native.goal, native.goalLabel, "text", "What is 17 * 23?"],
-  ...(native.hasSystem ? [["system", "system prompt", "text", "You answer questions. Use a tool when it helps."]] : []),
-  MODEL(native.maxStepsLabel ? native.maxSteps : null, native.maxStepsLabel, { brain: "scripted", script: native.script, max: 5 })] });
+const nativeDemo = (native) => ({
+  version: 2,
+  preload: NATIVE,
+  native,
+  controls: [
+    [native.goal, native.goalLabel, "text", "What is 17 * 23?"],
+    ...(native.hasSystem ? [["system", "system prompt", "text", "You answer questions. Use a tool when it helps."]] : []),
+    MODEL(native.maxStepsLabel ? native.maxSteps : null, native.maxStepsLabel, { brain: "scripted", script: native.script, max: 5 }),
+  ],
+});
 const DEMOS = {
   react: { version: 1, controls: [["goal", "goal", "text", "What is 17 * 23?"], MODEL(5)] },
   memory: { version: 2, controls: [["goals", "goals, one per line (run in turn, with memory)", "lines", "What is 17 * 23?"], MODEL(4)] },
   workflow: { version: 2, controls: [["goal", "goal", "text", "What is 17 * 23?"], MODEL(5, "max turns")] },
-  oversight: { version: 2, controls: [["goal", "goal", "text", "What is 17 * 23?"],
-    ["decisions", "the human's decisions, one per line: approve, edit TEXT, inject TEXT, skip, quit (then approve)", "lines", ""], MODEL(5)] },
-  debate: { version: 2, preload: "import lllm.labs.debate.panel  # the worker loads pydantic for the native runtime", controls: [["question", "question", "text", "What is 48 plus 17?"], ["rounds", "revision rounds", "number", 1, 1, 5],
-    ["seed", "seed", "number", 0, 0, 2147483647]] },
+  oversight: {
+    version: 2,
+    controls: [
+      ["goal", "goal", "text", "What is 17 * 23?"],
+      ["decisions", "the human's decisions, one per line: approve, edit TEXT, inject TEXT, skip, quit (then approve)", "lines", ""],
+      MODEL(5),
+    ],
+  },
+  debate: {
+    version: 2,
+    preload: "import lllm.labs.debate.panel  # the worker loads pydantic for the native runtime",
+    controls: [
+      ["question", "question", "text", "What is 48 plus 17?"],
+      ["rounds", "revision rounds", "number", 1, 1, 5],
+      ["seed", "seed", "number", 0, 0, 2147483647],
+    ],
+  },
   "native-agent": nativeDemo(NATIVE_DEMOS["native-agent"]),
   "native-tactic": nativeDemo(NATIVE_DEMOS["native-tactic"]),
 };
 
-function controlsFor(root, demo) {
-  const made = {}, nodes = [];
-  for (const [name, label, kind, fallback, ...more] of DEMOS[demo].controls) {
-    const given = root.dataset[name];
-    if (kind === "model") {
-      const [options] = more;
-      const brain = select("brain", BRAINS, root.dataset.brain ?? options.brain ?? "rule");
-      const temperature = input("temperature", 0.8, { type: "number", min: 0, max: 5, step: 0.1 });
-      const seed = input("seed", 0, { type: "number", min: 0, step: 1 });
-      const maxSteps = input("max_steps", fallback ?? 1, { type: "number", min: 1, max: options.max ?? 10, step: 1 });
-      const script = Object.assign(el("textarea", { rows: 5 }), { name: "script", value: options.script ?? SCRIPT });
-      const sampling = el("span", { class: "lllm-tt__inline" }, field("temperature", temperature), field("seed", seed));
-      const scriptField = field("replies, blocks between --- lines", script, "lllm-tt__wide");
-      const sync = () => { sampling.hidden = !samples(brain.value); scriptField.hidden = brain.value !== "scripted"; };
-      brain.addEventListener("change", sync);
-      sync();
-      Object.assign(made, { brain, temperature, seed, max_steps: maxSteps, script, sync });
-      nodes.push(field("brain", brain), offerTabModel(brain), sampling, fallback === null ? "" : field(label, maxSteps), scriptField);
-    } else if (kind === "lines") {
-      made[name] = Object.assign(el("textarea", { rows: 3 }), { name, value: (given ?? fallback).split("|").join("\n") });
-      nodes.push(field(label, made[name], "lllm-tt__wide"));
-    } else {
-      const [min, max] = more;
-      made[name] = input(name, given ?? fallback, kind === "number" ? { type: "number", min, max, step: 1 } : { type: "text" });
-      nodes.push(field(label, made[name], kind === "text" ? "lllm-tt__wide" : ""));
-    }
-  }
-  return { made, nodes };
-}
-
-function readInputs(demo, made) {
-  const inputs = {};
-  for (const [name, , kind, fallback] of DEMOS[demo].controls) {
-    if (kind === "model") {
-      Object.assign(inputs, { brain: made.brain.value, seed: Number(made.seed.value), temperature: Number(made.temperature.value),
-        ...(fallback === null ? {} : { max_steps: Number(made.max_steps.value) }), script: made.brain.value === "scripted" ? made.script.value : "" });
-    } else if (kind === "lines") inputs[name] = made[name].value.split("\n").map((line) => line.trim()).filter(Boolean);
-    else inputs[name] = kind === "number" ? Number(made[name].value) : made[name].value;
-  }
-  return inputs;
-}
-
-function fillControls(demo, made, inputs) {
-  for (const [name, , kind, fallback, options] of DEMOS[demo].controls) {
-    if (kind === "model") {
-      made.brain.value = inputs.brain ?? options.brain ?? "rule";
-      made.temperature.value = inputs.temperature ?? 0.8;
-      made.seed.value = inputs.seed ?? 0;
-      made.max_steps.value = inputs.max_steps ?? fallback ?? 1;
-      made.script.value = inputs.script ?? "";
-      made.sync();
-    } else made[name].value = kind === "lines" ? (inputs[name] ?? []).join("\n") : inputs[name] ?? "";
-  }
-}
-
 function pythonFor(params, preload = "") {
-  return [preload, "from lllm.web import timetravel as page_timetravel",
+  return [
+    preload,
+    "from lllm.web import timetravel as page_timetravel",
     "from lllm.web.browser import browser_models",
-    `print(page_timetravel.run_json(${JSON.stringify(JSON.stringify(params))}, models=browser_models()))`].join("\n");
-}
-
-// A ReAct branch's timeline: who wrote each step, how many characters it drew, how long the call took.
-function timelineTable(id, rows) {
-  if (!rows?.length) return "";
-  const ms = (r) => (r.ms !== null ? `${r.ms.toFixed(1)} ms` : r.kept_from ? `branch ${r.kept_from}'s step` : "—");
-  return el("div", { class: "lllm-tt__scroll", tabindex: "0", role: "region", "aria-label": `timeline of branch ${id}` },
-    el("table", { class: "lllm-tt__times" }, el("caption", {}, `Timeline of branch ${id}: who wrote each step, and how long it took here`),
-      el("thead", {}, el("tr", {}, ["step", "brain", "characters drawn", "time"].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, rows.map((r) => el("tr", { "data-step": r.step }, el("th", { scope: "row" }, String(r.step)),
-        el("td", {}, r.brain), el("td", {}, String(r.chars)), el("td", {}, ms(r)))))));
+    `print(page_timetravel.run_json(${JSON.stringify(JSON.stringify(params))}, models=browser_models()))`,
+  ].join("\n");
 }
 
 // ---- the widget -----------------------------------------------------------------------------------
@@ -145,8 +101,8 @@ function setUp(root) {
   root.dataset.lllmTimetravel = "1";
   root.dataset.state = "idle";
   const demo = DEMOS[root.dataset.demo] ? root.dataset.demo : "react";
-  const native = DEMOS[demo].native ?? null;                 // a native Agent's or Tactic's steps draw themselves
-  const { made, nodes } = controlsFor(root, demo);
+  const native = DEMOS[demo].native ?? null; // a native Agent's or Tactic's steps draw themselves
+  const { made, nodes } = controlsFor(root, DEMOS[demo].controls);
   const button = (text, cls = "") => el("button", { type: "button", class: `md-button ${cls}` }, text);
   const runButton = button("Run", "md-button--primary lllm-tt__run");
   const exportButton = button("Export run (JSON)", "lllm-tt__export");
@@ -159,16 +115,28 @@ function setUp(root) {
   root.replaceChildren(
     el("div", { class: "lllm-tt__controls" }, nodes),
     el("div", { class: "lllm-tt__buttons" }, runButton, exportButton, field("Import run", importInput), status),
-    error, view, field("link to these runs", link, "lllm-tt__wide"),
-    el("details", { class: "lllm-tt__terminal" }, el("summary", {}, "the trace (python -m lllm replay prints the same text)"), trace));
+    error,
+    view,
+    field("link to these runs", link, "lllm-tt__wide"),
+    el("details", { class: "lllm-tt__terminal" }, el("summary", {}, "the trace (python -m lllm replay prints the same text)"), trace),
+  );
 
-  let spec = null, record = null, branchId = 1, stepIndex = 1, compareWith = null, timings = [];
+  let spec = null,
+    record = null,
+    branchId = 1,
+    stepIndex = 1,
+    compareWith = null,
+    timings = [];
   root.lllmExportText = () => JSON.stringify(record, null, 2) + "\n";
 
   // the page's Python (lllm/web/timetravel.py): its JSON answer, or a BadInput error holding its one sentence
   async function python(params) {
-    const result = await lllm.run(pythonFor(params, DEMOS[demo].preload), { namespace: NAMESPACE,
-      onStderr: (text) => { status.textContent = text.trim().split("\n").pop() || status.textContent; } });
+    const result = await lllm.run(pythonFor(params, DEMOS[demo].preload), {
+      namespace: NAMESPACE,
+      onStderr: (text) => {
+        status.textContent = text.trim().split("\n").pop() || status.textContent;
+      },
+    });
     const out = JSON.parse(result.stdout.trim().split("\n").pop());
     if (!out.ok) throw Object.assign(new Error(out.error), { name: "BadInput" });
     return out;
@@ -181,8 +149,13 @@ function setUp(root) {
     error.textContent = "";
     try {
       const out = await python({ spec: newSpec, known, recorded });
-      spec = { schema: "lllm-run", version: out.record.version, ...(out.record.demo ? { demo: out.record.demo } : {}),
-        inputs: out.record.inputs, edits: out.record.edits };
+      spec = {
+        schema: "lllm-run",
+        version: out.record.version,
+        ...(out.record.demo ? { demo: out.record.demo } : {}),
+        inputs: out.record.inputs,
+        edits: out.record.edits,
+      };
       record = out.record;
       Object.assign(root, { lllmSpec: spec, lllmRecord: record, lllmLink: toLink(spec) });
       link.value = root.lllmLink;
@@ -192,7 +165,7 @@ function setUp(root) {
       root.lllmTimeline = timings;
       status.textContent = out.differs ? `Branch ${out.differs} of the file differs from this replay (shown here).` : "";
       root.dataset.state = "done";
-      root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "timetravel" } }));   // the course counts it
+      root.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "timetravel" } })); // the course counts it
       return true;
     } catch (e) {
       onFail();
@@ -208,50 +181,97 @@ function setUp(root) {
   // one step: its view and edit form (`detail`), the edit its fields make (`editOf()`; parent and step
   // alone when they make none) and what to say then (`unchanged`)
   function stepDetail(current, rerun) {
-    const step = current.steps[stepIndex - 1], at = { parent: current.id, step: stepIndex };
+    const step = current.steps[stepIndex - 1],
+      at = { parent: current.id, step: stepIndex };
     const section = { class: "lllm-tt__step-view", "aria-label": `branch ${branchId}, step ${stepIndex}` };
-    if (native) {                  // a native message or model call: ../native/timetravel-native.mjs draws it and its fields
+    if (native) {
+      // a native message or model call: ../native/timetravel-native.mjs draws it and its fields
       const described = native.stepView(step, stepIndex, current);
       described.nodes.at(-1).append(rerun);
-      return { detail: el("section", section, ...described.nodes), unchanged: "Change the text first: this edit changes nothing.",
-        editOf: () => native.edit(current, stepIndex, step, described.fields) ?? at };
+      return {
+        detail: el("section", section, ...described.nodes),
+        unchanged: "Change the text first: this edit changes nothing.",
+        editOf: () => native.edit(current, stepIndex, step, described.fields) ?? at,
+      };
     }
     const shown = viewOf(step, current);
     // one control per editable field (several lines: a text area)
-    const edits = Object.fromEntries(shown.editable.map((k) => {
-      const value = shown.fields[k];
-      return [k, value.includes("\n") ? Object.assign(el("textarea", { rows: value.split("\n").length, class: "lllm-tt__edit" }), { name: `edit-${k}`, value })
-        : input(`edit-${k}`, value, { type: "text", className: "lllm-tt__edit" })];
-    }));
+    const edits = Object.fromEntries(
+      shown.editable.map((k) => {
+        const value = shown.fields[k];
+        return [
+          k,
+          value.includes("\n")
+            ? Object.assign(el("textarea", { rows: value.split("\n").length, class: "lllm-tt__edit" }), { name: `edit-${k}`, value })
+            : input(`edit-${k}`, value, { type: "text", className: "lllm-tt__edit" }),
+        ];
+      }),
+    );
     const goalEdit = demo === "react" ? input("edit-goal", current.goal, { type: "text", className: "lllm-tt__edit" }) : null;
     // a ReAct run: another brain may write from this step on, every step before it kept as it was
-    const swap = demo === "react" ? select("swap-brain", [["", "(the same brain)"], ...BRAINS.filter(([b]) => b !== (current.brain ?? record.inputs.brain))], "") : null;
-    const form = shown.editable.length || goalEdit
-      ? el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, `Edit this step (one or more fields)${goalEdit ? ", or the goal," : ""} then run from here`),
-        ...shown.editable.map((k) => field(k, edits[k], "lllm-tt__wide")), goalEdit ? field("goal (a whole new run)", goalEdit, "lllm-tt__wide") : "",
-        swap ? field("and/or another brain from here (alone, it writes this step on; with an edit, the steps after it)", swap, "lllm-tt__wide") : "", rerun)
-      : el("p", {}, "This step is read-only: it is computed from the steps before it.");
-    const detail = el("section", section,
+    const swap =
+      demo === "react"
+        ? select("swap-brain", [["", "(the same brain)"], ...BRAINS.filter(([b]) => b !== (current.brain ?? record.inputs.brain))], "")
+        : null;
+    const form =
+      shown.editable.length || goalEdit
+        ? el(
+            "fieldset",
+            { class: "lllm-tt__edits" },
+            el("legend", {}, `Edit this step (one or more fields)${goalEdit ? ", or the goal," : ""} then run from here`),
+            ...shown.editable.map((k) => field(k, edits[k], "lllm-tt__wide")),
+            goalEdit ? field("goal (a whole new run)", goalEdit, "lllm-tt__wide") : "",
+            swap
+              ? field(
+                  "and/or another brain from here (alone, it writes this step on; with an edit, the steps after it)",
+                  swap,
+                  "lllm-tt__wide",
+                )
+              : "",
+            rerun,
+          )
+        : el("p", {}, "This step is read-only: it is computed from the steps before it.");
+    const detail = el(
+      "section",
+      section,
       el("h4", {}, `Branch ${branchId}, step ${stepIndex} of ${current.steps.length}${shown.heading}`),
       shown.prompt ? el("details", {}, el("summary", {}, "the prompt this step saw"), el("pre", { tabindex: "0" }, shown.prompt)) : "",
-      shown.rows.map(([label, text, cls]) => row(label, el("pre", { class: cls || null }, text))), drillSlot(current), form);
+      shown.rows.map(([label, text, cls]) => row(label, el("pre", { class: cls || null }, text))),
+      drillSlot(current),
+      form,
+    );
     const editOf = () => {
       if (goalEdit && goalEdit.value !== current.goal) return { parent: current.id, step: 1, goal: goalEdit.value };
       const edit = { ...at };
-      shown.editable.forEach((k) => { if (edits[k].value !== shown.fields[k]) edit[k] = edits[k].value; });
+      shown.editable.forEach((k) => {
+        if (edits[k].value !== shown.fields[k]) edit[k] = edits[k].value;
+      });
       if (swap?.value) edit.brain = swap.value;
       return edit;
     };
-    return { detail, editOf, unchanged: `Change ${[...shown.editable, ...(goalEdit ? ["the goal", "the brain"] : [])].join(", ")} first: this edit changes nothing.` };
+    return {
+      detail,
+      editOf,
+      unchanged: `Change ${[...shown.editable, ...(goalEdit ? ["the goal", "the brain"] : [])].join(", ")} first: this edit changes nothing.`,
+    };
   }
 
   // a ReAct step a model wrote: its characters, each opening the forward pass that drew it (drilldown.mjs)
   function drillSlot(current) {
     if (demo !== "react") return "";
     const slot = el("div", { class: "lllm-tt__drill" });
-    import("./drilldown.mjs").then(({ drill }) => drill(slot, { record, branchId: current.id, stepIndex,
-      onPrefix: (prefix, who) => runFromHere({ parent: current.id, step: stepIndex, prefix,
-        ...(who.brain !== who.brains[current.id - 1] ? { brain: who.brain } : {}) }, "") }));
+    import("./drilldown.mjs").then(({ drill }) =>
+      drill(slot, {
+        record,
+        branchId: current.id,
+        stepIndex,
+        onPrefix: (prefix, who) =>
+          runFromHere(
+            { parent: current.id, step: stepIndex, prefix, ...(who.brain !== who.brains[current.id - 1] ? { brain: who.brain } : {}) },
+            "",
+          ),
+      }),
+    );
     return slot;
   }
 
@@ -263,15 +283,31 @@ function setUp(root) {
       const b = button(String(i + 1), "lllm-tt__step");
       b.setAttribute("aria-label", native ? native.stepLabel(s, i + 1) : `step ${i + 1}${viewOf(s, current).label}`);
       if (i + 1 === stepIndex) b.setAttribute("aria-current", "step");
-      b.addEventListener("click", () => { stepIndex = i + 1; draw("step"); });
+      b.addEventListener("click", () => {
+        stepIndex = i + 1;
+        draw("step");
+      });
       return b;
     });
-    const prev = button("◀ Previous step", "lllm-tt__prev"), next = button("Next step ▶", "lllm-tt__next");
+    const prev = button("◀ Previous step", "lllm-tt__prev"),
+      next = button("Next step ▶", "lllm-tt__next");
     prev.disabled = stepIndex === 1;
     next.disabled = stepIndex === current.steps.length;
-    prev.addEventListener("click", () => { stepIndex -= 1; draw("prev"); });
-    next.addEventListener("click", () => { stepIndex += 1; draw("next"); });
-    const timeline = el("div", { role: "toolbar", class: "lllm-tt__timeline", "aria-label": `steps of branch ${branchId} (← → move)` }, prev, ...stepButtons, next);
+    prev.addEventListener("click", () => {
+      stepIndex -= 1;
+      draw("prev");
+    });
+    next.addEventListener("click", () => {
+      stepIndex += 1;
+      draw("next");
+    });
+    const timeline = el(
+      "div",
+      { role: "toolbar", class: "lllm-tt__timeline", "aria-label": `steps of branch ${branchId} (← → move)` },
+      prev,
+      ...stepButtons,
+      next,
+    );
     timeline.addEventListener("keydown", (e) => {
       const move = { ArrowLeft: -1, ArrowRight: 1 }[e.key];
       if (!move || !current.steps[stepIndex - 1 + move]) return;
@@ -284,21 +320,40 @@ function setUp(root) {
     const { detail, editOf, unchanged } = stepDetail(current, rerun);
     rerun.addEventListener("click", () => runFromHere(editOf(), unchanged));
     // the tree and the comparison
-    const tree = treeNodes(record, branchId, (id, byKey) => { branchId = id; stepIndex = 1; draw(byKey ? "tree" : null); },
-      native && ((b) => native.branchText(b, record)));
+    const tree = treeNodes(
+      record,
+      branchId,
+      (id, byKey) => {
+        branchId = id;
+        stepIndex = 1;
+        draw(byKey ? "tree" : null);
+      },
+      native && ((b) => native.branchText(b, record)),
+    );
     const others = record.branches.filter((b) => b.id !== branchId);
     const nodes = [el("h4", {}, "Branches"), tree, timeline, timelineTable(branchId, timings[branchId - 1]), detail];
     if (others.length) {
       compareWith = others.some((b) => b.id === compareWith) ? compareWith : (current.parent ?? others[0].id);
-      const pick = select("compare", others.map((b) => [String(b.id), `branch ${b.id}`]), String(compareWith));
-      pick.addEventListener("change", () => { compareWith = Number(pick.value); draw("compare"); });
+      const pick = select(
+        "compare",
+        others.map((b) => [String(b.id), `branch ${b.id}`]),
+        String(compareWith),
+      );
+      pick.addEventListener("change", () => {
+        compareWith = Number(pick.value);
+        draw("compare");
+      });
       const [a, b] = [record.branches[compareWith - 1], current].sort((x, y) => x.id - y.id);
       nodes.push(el("h4", {}, "Compare"), field(`compare branch ${branchId} with`, pick), ...comparison(a, b, native));
     }
     view.replaceChildren(...nodes);
-    const target = { step: timeline.querySelector("[aria-current=step]"), prev: prev.disabled ? timeline.querySelector("[aria-current=step]") : prev,
-      next: next.disabled ? timeline.querySelector("[aria-current=step]") : next, tree: tree.querySelector("[tabindex='0']"),
-      compare: view.querySelector("select[name=compare]") }[focus];
+    const target = {
+      step: timeline.querySelector("[aria-current=step]"),
+      prev: prev.disabled ? timeline.querySelector("[aria-current=step]") : prev,
+      next: next.disabled ? timeline.querySelector("[aria-current=step]") : next,
+      tree: tree.querySelector("[tabindex='0']"),
+      compare: view.querySelector("select[name=compare]"),
+    }[focus];
     target?.focus();
   }
 
@@ -311,19 +366,20 @@ function setUp(root) {
       branchId = record.branches.length;
       stepIndex = edit.step;
       draw("tree");
-      status.textContent = `Branch ${branchId} computed from step ${edit.step} of branch ${edit.parent}.`;   // read out (role=status)
+      status.textContent = `Branch ${branchId} computed from step ${edit.step} of branch ${edit.parent}.`; // read out (role=status)
     }
   }
 
   async function start(newSpec, options = {}) {
     const named = newSpec?.version === 2 ? newSpec.demo : "react";
-    if (named !== demo && DEMOS[named]) {                 // Python would compute it, but these controls cannot show it
+    if (named !== demo && DEMOS[named]) {
+      // Python would compute it, but these controls cannot show it
       error.textContent = `This run is for another page's widget (demo "${named}"); open it there.`;
       root.dataset.state = record ? "done" : "error";
       return false;
     }
     if (await compute(newSpec, options)) {
-      fillControls(demo, made, record.inputs);
+      fillControls(DEMOS[demo].controls, made, record.inputs);
       branchId = Math.max(record.branches.length, 1);
       stepIndex = 1;
       draw();
@@ -331,25 +387,41 @@ function setUp(root) {
   }
 
   const version = DEMOS[demo].version;
-  runButton.addEventListener("click", () => start({ schema: "lllm-run", version, ...(version > 1 ? { demo } : {}), edits: [],
-    inputs: readInputs(demo, made) }));
-  root.querySelectorAll(".lllm-tt__controls input[type=text]").forEach((box) => box.addEventListener("keydown", (e) => e.key === "Enter" && runButton.click()));
+  runButton.addEventListener("click", () =>
+    start({ schema: "lllm-run", version, ...(version > 1 ? { demo } : {}), edits: [], inputs: readInputs(DEMOS[demo].controls, made) }),
+  );
+  root
+    .querySelectorAll(".lllm-tt__controls input[type=text]")
+    .forEach((box) => box.addEventListener("keydown", (e) => e.key === "Enter" && runButton.click()));
   exportButton.addEventListener("click", () => {
-    if (!record) { error.textContent = "Run first: there is no run to export yet."; return; }
-    const a = el("a", { href: URL.createObjectURL(new Blob([root.lllmExportText()], { type: "application/json" })), download: "lllm-run.json" });
+    if (!record) {
+      error.textContent = "Run first: there is no run to export yet.";
+      return;
+    }
+    const a = el("a", {
+      href: URL.createObjectURL(new Blob([root.lllmExportText()], { type: "application/json" })),
+      download: "lllm-run.json",
+    });
     a.click();
     URL.revokeObjectURL(a.href);
   });
   importInput.addEventListener("change", async () => {
     const file = importInput.files[0];
     importInput.value = "";
-    if (file && file.size > MAX_FILE_BYTES) error.textContent = `The file is ${file.size.toLocaleString("en")} bytes; a run file is at most ${MAX_FILE_BYTES.toLocaleString("en")}.`;
+    if (file && file.size > MAX_FILE_BYTES)
+      error.textContent = `The file is ${file.size.toLocaleString("en")} bytes; a run file is at most ${MAX_FILE_BYTES.toLocaleString("en")}.`;
     else if (file) await root.lllmImport(await file.text());
   });
   root.lllmImport = async (text) => {
     let data;
-    try { data = JSON.parse(text); } catch (e) { error.textContent = `The file is not valid JSON: ${e.message}.`; return false; }
-    if (demo === "react" && isChatLog(data)) {           // a run from elsewhere (chatimport.mjs)
+    try {
+      data = JSON.parse(text);
+    } catch (e) {
+      error.textContent = `The file is not valid JSON: ${e.message}.`;
+      return false;
+    }
+    if (demo === "react" && isChatLog(data)) {
+      // a run from elsewhere (chatimport.mjs)
       view.replaceChildren(chatPanel(data, { brains: BRAINS, run: async (params) => (await python(params)).text }));
       return true;
     }
@@ -359,14 +431,20 @@ function setUp(root) {
     // The link this page was opened with, kept before heading tracking could rewrite the address
     // (hooks/overrides/main.html); a link pasted into this very tab is a hashchange.
     const kept = window.lllmRunLink?.path === location.pathname ? window.lllmRunLink.hash : null;
-    const hash = event ? location.hash : kept ?? location.hash;
+    const hash = event ? location.hash : (kept ?? location.hash);
     if (!root.isConnected || !hash.startsWith("#run=")) return;
     window.lllmRunLink = null;
     root.scrollIntoView({ block: "start" });
-    try { start(fromFragment(hash)); } catch (e) { error.textContent = e.message; root.dataset.state = record ? "done" : "error"; }
+    try {
+      start(fromFragment(hash));
+    } catch (e) {
+      error.textContent = e.message;
+      root.dataset.state = record ? "done" : "error";
+    }
   };
   window.addEventListener("hashchange", fromLink);
-  window.addEventListener("lllm:open-run", (e) => {        // a run handed over by this page (demo-inside.mjs)
+  window.addEventListener("lllm:open-run", (e) => {
+    // a run handed over by this page (demo-inside.mjs)
     if (!root.isConnected || e.detail?.demo !== undefined) return;
     root.scrollIntoView({ block: "start" });
     start(e.detail);

@@ -27,11 +27,21 @@ export function yourModelFields(brain, controls) {
   const model = input("your_model_name", saved.model, { type: "text", size: 16, spellcheck: false, placeholder: "the server's first" });
   const check = el("button", { type: "button", class: "md-button lllm-demo__check" }, "Check server");
   const said = el("p", { class: "lllm-demo__note lllm-your-model__said", role: "status" }, saved.notice ?? "");
-  const box = el("fieldset", { class: "lllm-your-model" },
+  const box = el(
+    "fieldset",
+    { class: "lllm-your-model" },
     el("legend", {}, "your model: an OpenAI-compatible server"),
-    field("address", url, "lllm-demo__field"), field("model", model, "lllm-demo__field"), check, said);
+    field("address", url, "lllm-demo__field"),
+    field("model", model, "lllm-demo__field"),
+    check,
+    said,
+  );
   const remember = () => {
-    try { saveSettings({ url: baseUrl(url.value), model: model.value.trim() }); } catch { /* said on Run */ }
+    try {
+      saveSettings({ url: baseUrl(url.value), model: model.value.trim() });
+    } catch {
+      /* said on Run */
+    }
   };
   url.addEventListener("change", remember);
   model.addEventListener("change", remember);
@@ -45,7 +55,9 @@ export function yourModelFields(brain, controls) {
       said.textContent = e.message;
     }
   });
-  const sync = () => { box.hidden = brain !== null && brain.value !== YOUR_MODEL; };
+  const sync = () => {
+    box.hidden = brain !== null && brain.value !== YOUR_MODEL;
+  };
   brain?.addEventListener("change", sync);
   sync();
   controls.append(box);
@@ -65,13 +77,20 @@ export async function prepare(params) {
  *  and hands back the first prompt your model saw (or null). */
 export function liveTrace(output) {
   const list = el("ol", { class: "lllm-demo__steps lllm-your-model__live", "aria-label": "your model's replies as they arrive" });
-  let current = null, firstPrompt = null;
+  let current = null,
+    firstPrompt = null;
   const listen = ({ detail }) => {
     if (detail.kind === "start") {
       firstPrompt ??= detail.prompt;
       current = el("pre", { class: "lllm-demo__raw lllm-your-model__stream", "aria-busy": "true" });
-      list.append(el("li", { class: "lllm-demo__step" },
-        el("div", { class: "lllm-demo__step-title" }, `your model (${detail.model}) is writing…`), current));
+      list.append(
+        el(
+          "li",
+          { class: "lllm-demo__step" },
+          el("div", { class: "lllm-demo__step-title" }, `your model (${detail.model}) is writing…`),
+          current,
+        ),
+      );
       if (!list.isConnected) output.append(list);
     } else if (detail.kind === "text" && current) {
       current.append(detail.text);
@@ -90,8 +109,14 @@ export function liveTrace(output) {
 /** After the run: the prompt your model saw first, below the trace (versus: both models saw it). */
 export function promptBlock(prompt, both) {
   const box = el("details", { class: "lllm-demo__terminal lllm-your-model__prompt" });
-  box.append(el("summary", {}, both ? "the prompt both models saw at their first step (your model reads all of it)"
-    : "the prompt your model saw at its first step"), el("pre", {}, prompt));
+  box.append(
+    el(
+      "summary",
+      {},
+      both ? "the prompt both models saw at their first step (your model reads all of it)" : "the prompt your model saw at its first step",
+    ),
+    el("pre", {}, prompt),
+  );
   return box;
 }
 

@@ -18,7 +18,7 @@
 
 const BUNDLE = new URL("./codemirror.mjs", import.meta.url).href;
 const PREFIX = "lllm.draft.v1:";
-const NEAR = "600px 0px";                              // about a screen ahead of the reader
+const NEAR = "600px 0px"; // about a screen ahead of the reader
 const TOUCH = ["pointerdown", "focusin", "keydown"];
 export const KEYS_HINT = "Tab indents. To leave the editor by keyboard, press Escape, then Tab. Ctrl+Enter runs.";
 
@@ -34,7 +34,7 @@ export function readDraft(key, original) {
     const saved = JSON.parse(localStorage.getItem(PREFIX + key));
     return saved && saved.from === original && typeof saved.code === "string" ? saved.code : null;
   } catch {
-    return null;                                       // storage blocked, or an unreadable entry
+    return null; // storage blocked, or an unreadable entry
   }
 }
 
@@ -42,7 +42,9 @@ function writeDraft(key, original, code) {
   try {
     if (code === original) localStorage.removeItem(PREFIX + key);
     else localStorage.setItem(PREFIX + key, JSON.stringify({ from: original, code }));
-  } catch { /* storage full or blocked: the editor still works, the draft is not kept */ }
+  } catch {
+    /* storage full or blocked: the editor still works, the draft is not kept */
+  }
 }
 
 // ---- one editor -----------------------------------------------------------------------------------
@@ -55,7 +57,10 @@ function writeDraft(key, original, code) {
 export function codeEditor({ host, fallback, hide = fallback, original, draftKey, labelledBy, label, describedBy, onRun }) {
   const isField = "value" in fallback;
   const readFallback = () => (isField ? fallback.value : fallback.textContent);
-  const writeFallback = (text) => { if (isField) fallback.value = text; else fallback.textContent = text; };
+  const writeFallback = (text) => {
+    if (isField) fallback.value = text;
+    else fallback.textContent = text;
+  };
   const save = (text) => draftKey && writeDraft(draftKey, original, text);
   let editor = null;
   let readOnly = false;
@@ -65,17 +70,29 @@ export function codeEditor({ host, fallback, hide = fallback, original, draftKey
   fallback.addEventListener("input", () => save(readFallback()));
 
   const handle = {
-    get value() { return editor ? editor.value : readFallback(); },
-    set value(text) { if (editor) editor.value = text; else writeFallback(text); save(text); },
-    get readOnly() { return readOnly; },
+    get value() {
+      return editor ? editor.value : readFallback();
+    },
+    set value(text) {
+      if (editor) editor.value = text;
+      else writeFallback(text);
+      save(text);
+    },
+    get readOnly() {
+      return readOnly;
+    },
     set readOnly(on) {
       readOnly = on;
       if (editor) editor.setReadOnly(on);
       else if (isField) fallback.readOnly = on;
       else fallback.contentEditable = on ? "false" : "plaintext-only";
     },
-    forget() { if (draftKey) writeDraft(draftKey, original, original); },
-    focus() { (editor || fallback).focus(); },
+    forget() {
+      if (draftKey) writeDraft(draftKey, original, original);
+    },
+    focus() {
+      (editor || fallback).focus();
+    },
   };
   host.lllmEditor = handle;
   host.dataset.editor = "waiting";
@@ -85,16 +102,25 @@ export function codeEditor({ host, fallback, hide = fallback, original, draftKey
     try {
       made = (await loadEditor()).createEditor;
     } catch {
-      host.dataset.editor = "failed";                  // offline before it was ever saved: the fallback stays
+      host.dataset.editor = "failed"; // offline before it was ever saved: the fallback stays
       return;
     }
-    if (!hide.isConnected) return;                     // the reader has already left the page
+    if (!hide.isConnected) return; // the reader has already left the page
     const focused = fallback.contains(document.activeElement);
     // a highlighted block's text ends in a newline the page never shows: the editor starts without it
     const mount = document.createElement("div");
     mount.className = "lllm-editor";
     hide.after(mount);
-    editor = made({ parent: mount, doc: readFallback().replace(/\n$/, ""), labelledBy, label, describedBy, onRun, readOnly, onChange: save });
+    editor = made({
+      parent: mount,
+      doc: readFallback().replace(/\n$/, ""),
+      labelledBy,
+      label,
+      describedBy,
+      onRun,
+      readOnly,
+      onChange: save,
+    });
     hide.hidden = true;
     host.dataset.editor = "ready";
     if (focused) editor.focus();
@@ -109,9 +135,12 @@ export function codeEditor({ host, fallback, hide = fallback, original, draftKey
     swap();
   };
   TOUCH.forEach((type) => fallback.addEventListener(type, go, true));
-  const observer = window.lllmEager !== true ? null : "IntersectionObserver" in window
-    ? new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(), { rootMargin: NEAR })
-    : null;
+  const observer =
+    window.lllmEager !== true
+      ? null
+      : "IntersectionObserver" in window
+        ? new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(), { rootMargin: NEAR })
+        : null;
   if (observer) observer.observe(hide);
   else if (window.lllmEager === true) go();
   return handle;

@@ -14,37 +14,49 @@ export function softmax(logits, temperature) {
   for (const z of logits) if (z > zMax) zMax = z;
   const exps = Array.from(logits, (z) => Math.exp((z - zMax) / temperature));
   let total = 0;
-  for (const e of exps) total += e;   // left to right, as Python's sum()
+  for (const e of exps) total += e; // left to right, as Python's sum()
   return exps.map((e) => e / total);
 }
 
 /** The sampler with uniform `u`: the kept ids, their weights, the mass after the cuts, target, the id. */
 export function draw(logits, temperature, topK, topP, u) {
   checkSampling(temperature, topK, topP);
-  if (temperature === 0) {                                            // 1. greedy: nothing drawn
+  if (temperature === 0) {
+    // 1. greedy: nothing drawn
     let best = 0;
     for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
     return { greedy: true, kept: [best], weights: [1], total: 1, target: null, id: best };
   }
-  let order = candidates(logits);                                     // 2.
-  if (topK > 0) order = order.slice(0, topK);                         // 3.
+  let order = candidates(logits); // 2.
+  if (topK > 0) order = order.slice(0, topK); // 3.
   const zFirst = logits[order[0]];
   let weights = order.map((i) => Math.exp((logits[i] - zFirst) / temperature)); // 4.
   let total = 0;
-  for (const w of weights) total += w;                                // 5.
-  if (topP < 1) {                                                     // 6.
-    let c = 0, keep = order.length;
+  for (const w of weights) total += w; // 5.
+  if (topP < 1) {
+    // 6.
+    let c = 0,
+      keep = order.length;
     for (let j = 0; j < weights.length; j++) {
       c += weights[j];
-      if (c >= topP * total) { keep = j + 1; break; }
+      if (c >= topP * total) {
+        keep = j + 1;
+        break;
+      }
     }
-    order = order.slice(0, keep); weights = weights.slice(0, keep); total = c;
+    order = order.slice(0, keep);
+    weights = weights.slice(0, keep);
+    total = c;
   }
-  const target = u * total;                                           // 7.
-  let acc = 0, id = order[order.length - 1];
+  const target = u * total; // 7.
+  let acc = 0,
+    id = order[order.length - 1];
   for (let j = 0; j < order.length; j++) {
     acc += weights[j];
-    if (acc > target) { id = order[j]; break; }
+    if (acc > target) {
+      id = order[j];
+      break;
+    }
   }
   return { greedy: false, kept: order, weights, total, target, id };
 }
@@ -63,21 +75,43 @@ export function positionView(trace, position, { temperature, topK, topP }) {
   const logits = step.logits;
   let probs;
   if (temperature > 0) probs = softmax(logits, temperature);
-  else { const best = draw(logits, 0, 0, 1, null).id; probs = Array.from(logits, (_, i) => (i === best ? 1 : 0)); }
+  else {
+    const best = draw(logits, 0, 0, 1, null).id;
+    probs = Array.from(logits, (_, i) => (i === best ? 1 : 0));
+  }
   const index = position - (promptLength - 1);
   const view = {
-    position, char: vocab[ids[position]], id: ids[position], text: ids.map((i) => vocab[i]).join(""),
-    prompt_length: promptLength, seed, temperature, top_k: topK, top_p: topP,
-    embedding: step.embedding, layers: step.layers, logits, probs,
-    top: candidates(logits).slice(0, TOP).map((i) => [vocab[i], probs[i]]),
+    position,
+    char: vocab[ids[position]],
+    id: ids[position],
+    text: ids.map((i) => vocab[i]).join(""),
+    prompt_length: promptLength,
+    seed,
+    temperature,
+    top_k: topK,
+    top_p: topP,
+    embedding: step.embedding,
+    layers: step.layers,
+    logits,
+    probs,
+    top: candidates(logits)
+      .slice(0, TOP)
+      .map((i) => [vocab[i], probs[i]]),
     next: position + 1 >= ids.length ? null : { char: vocab[ids[position + 1]], given: index < 0 },
     draw: null,
   };
   if (index >= 0) {
     const u = temperature === 0 ? null : uniformOfDraw(seed, index);
     const d = draw(logits, temperature, topK, topP, u);
-    view.draw = { index, uniform: u, target: d.target, total: d.total,
-      kept: d.kept.map((i, j) => [vocab[i], d.weights[j] / d.total]), id: d.id, char: vocab[d.id] };
+    view.draw = {
+      index,
+      uniform: u,
+      target: d.target,
+      total: d.total,
+      kept: d.kept.map((i, j) => [vocab[i], d.weights[j] / d.total]),
+      id: d.id,
+      char: vocab[d.id],
+    };
   }
   return view;
 }

@@ -15,8 +15,8 @@ import { Mulberry32, sample } from "../runtime/sampler.mjs";
 import { gptForward } from "../runtime/gpt.mjs";
 import { characterOf, shown } from "./widget.mjs";
 
-const PALE = [243, 244, 251], INDIGO = [40, 53, 147];
-
+const PALE = [243, 244, 251],
+  INDIGO = [40, 53, 147];
 
 const loadModel = () => openModel((m) => m.models?.tinygpt, "TinyGPT", "This build has no TinyGPT: run `make model`");
 
@@ -28,10 +28,12 @@ export function keep(trace, attention, positions, firstKey) {
   positions.forEach((p, k) => {
     const r = T - positions.length + k;
     trace.firstKey[p] = firstKey;
-    trace.rows[p] = Array.from({ length: L }, (_, l) => Array.from({ length: n }, (_, h) => {
-      const at = ((l * n + h) * T + r) * S;
-      return Array.from(attention.data.subarray(at, at + p - firstKey + 1));
-    }));
+    trace.rows[p] = Array.from({ length: L }, (_, l) =>
+      Array.from({ length: n }, (_, h) => {
+        const at = ((l * n + h) * T + r) * S;
+        return Array.from(attention.data.subarray(at, at + p - firstKey + 1));
+      }),
+    );
   });
 }
 
@@ -46,7 +48,12 @@ async function runTrace(m, { prompt, length, seed, temperature }) {
   const t0 = performance.now();
   let { logits, state, attention, fed } = await gptForward(m.ort, m, ids, null);
   trace.fed += fed;
-  keep(trace, attention, Array.from({ length: state.S }, (_, k) => ids.length - state.S + k), ids.length - state.S);
+  keep(
+    trace,
+    attention,
+    Array.from({ length: state.S }, (_, k) => ids.length - state.S + k),
+    ids.length - state.S,
+  );
   while (ids.length < total) {
     ids.push(sample(logits, { temperature, topK: 0, topP: 1, rng }));
     ({ logits, state, attention, fed } = await gptForward(m.ort, m, [ids[ids.length - 1]], state));
@@ -77,17 +84,42 @@ const colour = (w) => `rgb(${PALE.map((x, i) => Math.round(x + (INDIGO[i] - x) *
 
 export function headsTable(view, l) {
   const keys = view.keys;
-  return el("table", { class: "lllm-inside__table lllm-inside__attention", "data-layer": l },
-    el("caption", {}, `Layer ${l}: each head's attention from ${JSON.stringify(view.char)} (position ${view.position}) to the characters before it`),
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "head"),
-      keys.map((ch, j) => el("th", { scope: "col", title: `position ${view.firstKey + j}` }, shown(ch))))),
-    el("tbody", {}, view.layers[l].map((row, h) => el("tr", {}, el("th", { scope: "row" }, String(h)),
-      row.map((w) => {
-        const cell = el("td", { "data-value": w }, w.toFixed(2));
-        cell.style.background = colour(w);
-        cell.style.color = "#000";
-        return cell;
-      })))));
+  return el(
+    "table",
+    { class: "lllm-inside__table lllm-inside__attention", "data-layer": l },
+    el(
+      "caption",
+      {},
+      `Layer ${l}: each head's attention from ${JSON.stringify(view.char)} (position ${view.position}) to the characters before it`,
+    ),
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        el("th", { scope: "col" }, "head"),
+        keys.map((ch, j) => el("th", { scope: "col", title: `position ${view.firstKey + j}` }, shown(ch))),
+      ),
+    ),
+    el(
+      "tbody",
+      {},
+      view.layers[l].map((row, h) =>
+        el(
+          "tr",
+          {},
+          el("th", { scope: "row" }, String(h)),
+          row.map((w) => {
+            const cell = el("td", { "data-value": w }, w.toFixed(2));
+            cell.style.background = colour(w);
+            cell.style.color = "#000";
+            return cell;
+          }),
+        ),
+      ),
+    ),
+  );
 }
 
 /** Scroll a heads table's box sideways to the weights that matter: of every window of columns the box
@@ -97,22 +129,35 @@ export function openOnWeights(wrap) {
   const table = wrap.querySelector("table");
   const heads = table ? [...table.tBodies[0].rows].map((tr) => [...tr.cells].slice(1)) : [];
   if (!heads.length || wrap.scrollWidth <= wrap.clientWidth) return;
-  const columns = heads[0].map((cell, j) => ({ left: cell.offsetLeft, right: cell.offsetLeft + cell.offsetWidth,
-    weight: heads.reduce((sum, row) => sum + Number(row[j].dataset.value), 0) }));
-  const first = columns[0].left, room = wrap.clientWidth - first;        // the head column stays in the window's room
-  let best = 0, bestWeight = -1;
+  const columns = heads[0].map((cell, j) => ({
+    left: cell.offsetLeft,
+    right: cell.offsetLeft + cell.offsetWidth,
+    weight: heads.reduce((sum, row) => sum + Number(row[j].dataset.value), 0),
+  }));
+  const first = columns[0].left,
+    room = wrap.clientWidth - first; // the head column stays in the window's room
+  let best = 0,
+    bestWeight = -1;
   for (const [j, c] of columns.entries()) {
     const weight = columns.reduce((sum, d) => sum + (d.left >= c.left && d.right <= c.left + room ? d.weight : 0), 0);
-    if (weight >= bestWeight - 1e-9) { best = j; bestWeight = weight; }
-    if (c.left + room >= columns[columns.length - 1].right) break;         // later windows show less
+    if (weight >= bestWeight - 1e-9) {
+      best = j;
+      bestWeight = weight;
+    }
+    if (c.left + room >= columns[columns.length - 1].right) break; // later windows show less
   }
   wrap.scrollLeft = columns[best].left - first;
 }
 
 function positionView(trace, p) {
   const first = trace.firstKey[p];
-  return { position: p, char: trace.vocab[trace.ids[p]], firstKey: first, layers: trace.rows[p],
-    keys: trace.ids.slice(first, p + 1).map((i) => trace.vocab[i]) };
+  return {
+    position: p,
+    char: trace.vocab[trace.ids[p]],
+    firstKey: first,
+    layers: trace.rows[p],
+    keys: trace.ids.slice(first, p + 1).map((i) => trace.vocab[i]),
+  };
 }
 
 // ---- the widget ----------------------------------------------------------------------------------
@@ -131,28 +176,56 @@ export function mount(root) {
   const positionLabel = el("span", { class: "lllm-inside__pos" });
   const text = el("p", { class: "lllm-inside__text", "aria-hidden": "true" });
   const heads = el("div", { class: "lllm-inside__stages" });
-  root.replaceChildren(el("div", { class: "lllm-inside__controls" }, field("prompt", prompt), field("seed", seed), field("length", length), go),
-    status, saving, text, el("div", { class: "lllm-inside__scrub" }, field("character", slider), positionLabel), heads);
+  root.replaceChildren(
+    el("div", { class: "lllm-inside__controls" }, field("prompt", prompt), field("seed", seed), field("length", length), go),
+    status,
+    saving,
+    text,
+    el("div", { class: "lllm-inside__scrub" }, field("character", slider), positionLabel),
+    heads,
+  );
   let trace = null;
   const show = () => {
     let p = Number(slider.value);
-    while (trace.rows[p] === null) p++;               // a long prompt's first characters were never read
+    while (trace.rows[p] === null) p++; // a long prompt's first characters were never read
     const view = positionView(trace, p);
     root.lllmView = view;
-    text.replaceChildren(...trace.ids.map((id, q) => el(q === p ? "mark" : "span",
-      { class: q < trace.promptLength ? "lllm-inside__prompt" : null, "data-position": q }, shown(trace.vocab[id]))));
+    text.replaceChildren(
+      ...trace.ids.map((id, q) =>
+        el(
+          q === p ? "mark" : "span",
+          { class: q < trace.promptLength ? "lllm-inside__prompt" : null, "data-position": q },
+          shown(trace.vocab[id]),
+        ),
+      ),
+    );
     positionLabel.textContent = `${characterOf(p, trace.ids.length)}: ${JSON.stringify(view.char)} attends over ${view.keys.length} characters`;
     slider.setAttribute("aria-valuetext", `${characterOf(p, trace.ids.length)}: ${JSON.stringify(view.char)}`);
-    heads.replaceChildren(el("p", { class: "lllm-inside__legend" }, "One row per head, one column per character it can see (itself and "
-      + "those before it); pale is 0, indigo 1, and each row sums to 1. A table wider than the screen opens "
-      + "scrolled to the characters with the most attention; scroll left for the older ones."),
-      ...view.layers.map((_, l) => el("div", { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": `layer ${l} attention` }, headsTable(view, l))));
+    heads.replaceChildren(
+      el(
+        "p",
+        { class: "lllm-inside__legend" },
+        "One row per head, one column per character it can see (itself and " +
+          "those before it); pale is 0, indigo 1, and each row sums to 1. A table wider than the screen opens " +
+          "scrolled to the characters with the most attention; scroll left for the older ones.",
+      ),
+      ...view.layers.map((_, l) =>
+        el(
+          "div",
+          { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": `layer ${l} attention` },
+          headsTable(view, l),
+        ),
+      ),
+    );
     heads.querySelectorAll(".lllm-inside__tablewrap").forEach(openOnWeights);
   };
   slider.addEventListener("input", show);
   text.addEventListener("click", (e) => {
     const q = e.target.closest("[data-position]")?.dataset.position;
-    if (q !== undefined) { slider.value = q; show(); }
+    if (q !== undefined) {
+      slider.value = q;
+      show();
+    }
   });
   const model = loadModel();
   const generate = async () => {
@@ -160,14 +233,19 @@ export function mount(root) {
     root.dataset.state = "running";
     try {
       const m = await model;
-      trace = await runTrace(m, { prompt: prompt.value, length: Math.max(1, Math.floor(Number(length.value) || 100)),
-        seed: Math.max(0, Math.floor(Number(seed.value) || 0)), temperature: 0.8 });
+      trace = await runTrace(m, {
+        prompt: prompt.value,
+        length: Math.max(1, Math.floor(Number(length.value) || 100)),
+        seed: Math.max(0, Math.floor(Number(seed.value) || 0)),
+        temperature: 0.8,
+      });
       root.lllmTrace = trace;
       const without = await withoutCache(m, trace);
       root.lllmSaving = { withCache: trace.fed, withCacheMs: trace.ms, withoutCache: without.computed, withoutCacheMs: without.ms };
-      saving.textContent = `The key/value cache, measured in this page just now: with it, the model computed ${trace.fed} positions `
-        + `in ${trace.ms.toFixed(0)} ms; re-reading up to ${m.card.config.block} characters for every new one instead, it computes `
-        + `${without.computed} positions in ${without.ms.toFixed(0)} ms (${(without.ms / Math.max(trace.ms, 0.001)).toFixed(1)}× the time).`;
+      saving.textContent =
+        `The key/value cache, measured in this page just now: with it, the model computed ${trace.fed} positions ` +
+        `in ${trace.ms.toFixed(0)} ms; re-reading up to ${m.card.config.block} characters for every new one instead, it computes ` +
+        `${without.computed} positions in ${without.ms.toFixed(0)} ms (${(without.ms / Math.max(trace.ms, 0.001)).toFixed(1)}× the time).`;
       slider.max = String(trace.ids.length - 1);
       slider.disabled = false;
       slider.value = String(trace.ids.length - 1);

@@ -19,12 +19,24 @@ export const STEPS = [
 const LIT = "lllm-inside__lit";
 
 export function startHere(root, { focusFirst }) {
-  const buttons = STEPS.map(([key, title], k) => el("button", { type: "button", class: "md-button", "data-step": key,
-    onclick: () => go(key) }, `${k + 1} · ${title}`));
-  const box = el("nav", { class: "lllm-inside__guide", "aria-labelledby": "lllm-inside-start" },
-    el("p", { class: "lllm-inside__guide-title", id: "lllm-inside-start" }, el("strong", {}, "Start here."),
-      " The widget shows a lot at once; look at these four parts first, in this order."),
-    el("ol", {}, STEPS.map(([, , says], k) => el("li", {}, buttons[k], el("span", {}, says)))));
+  const buttons = STEPS.map(([key, title], k) =>
+    el("button", { type: "button", class: "md-button", "data-step": key, onclick: () => go(key) }, `${k + 1} · ${title}`),
+  );
+  const box = el(
+    "nav",
+    { class: "lllm-inside__guide", "aria-labelledby": "lllm-inside-start" },
+    el(
+      "p",
+      { class: "lllm-inside__guide-title", id: "lllm-inside-start" },
+      el("strong", {}, "Start here."),
+      " The widget shows a lot at once; look at these four parts first, in this order.",
+    ),
+    el(
+      "ol",
+      {},
+      STEPS.map(([, , says], k) => el("li", {}, buttons[k], el("span", {}, says))),
+    ),
+  );
   root.dataset.guide = "";
 
   /** Outline the current step's parts and put its "next" button after the last of them. */
@@ -39,9 +51,16 @@ export function startHere(root, { focusFirst }) {
     const parts = [...root.querySelectorAll(`[data-part="${key}"]`)];
     parts.forEach((e) => e.classList.add(LIT));
     const following = STEPS[k + 1];
-    const trail = el("p", { class: "lllm-inside__trail" }, `Step ${k + 1} of ${STEPS.length}. `,
-      following ? el("button", { type: "button", class: "md-button", onclick: () => go(following[0]) }, `Next: ${following[1].toLowerCase()} ▶`) : "",
-      " ", el("button", { type: "button", class: "md-button", onclick: back }, "Back to the start"));
+    const trail = el(
+      "p",
+      { class: "lllm-inside__trail" },
+      `Step ${k + 1} of ${STEPS.length}. `,
+      following
+        ? el("button", { type: "button", class: "md-button", onclick: () => go(following[0]) }, `Next: ${following[1].toLowerCase()} ▶`)
+        : "",
+      " ",
+      el("button", { type: "button", class: "md-button", onclick: back }, "Back to the start"),
+    );
     parts.at(-1)?.after(trail);
     return parts;
   }
@@ -49,7 +68,7 @@ export function startHere(root, { focusFirst }) {
   function go(key) {
     root.dataset.guide = key;
     const parts = refresh();
-    const target = key === "char" ? focusFirst : parts.find((e) => e.tagName === "H3") ?? parts[0];
+    const target = key === "char" ? focusFirst : (parts.find((e) => e.tagName === "H3") ?? parts[0]);
     if (!target) return;
     const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
     parts[0].scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });

@@ -6,8 +6,10 @@
 import { el } from "../runtime/dom.mjs";
 
 const COLUMNS = 24;
-const CELL = 12;   // CSS pixels per unit; a 168-unit stage is 288 px wide: it fits a 390 px phone
-const PALE = [243, 244, 251], INDIGO = [40, 53, 147], ORANGE = [230, 81, 0];
+const CELL = 12; // CSS pixels per unit; a 168-unit stage is 288 px wide: it fits a 390 px phone
+const PALE = [243, 244, 251],
+  INDIGO = [40, 53, 147],
+  ORANGE = [230, 81, 0];
 
 const mix = (a, b, t) => a.map((x, i) => Math.round(x + (b[i] - x) * t));
 
@@ -29,15 +31,22 @@ export function heatmap(values, { signed, label }) {
   canvas.style.aspectRatio = `${columns} / ${rows}`;
   const ctx = canvas.getContext("2d");
   ctx.scale(ratio, ratio);
-  let low = Infinity, high = -Infinity;
-  for (const v of values) { low = Math.min(low, v); high = Math.max(high, v); }
+  let low = Infinity,
+    high = -Infinity;
+  for (const v of values) {
+    low = Math.min(low, v);
+    high = Math.max(high, v);
+  }
   const scale = signed ? Math.max(1, Math.abs(low), Math.abs(high)) : 1;
   values.forEach((v, i) => {
     ctx.fillStyle = colour(v, signed, scale);
     ctx.fillRect((i % columns) * CELL, Math.floor(i / columns) * CELL, CELL - 1, CELL - 1);
   });
-  canvas.setAttribute("aria-label", `${label}: ${values.length} numbers from ${low.toFixed(2)} to ${high.toFixed(2)}, `
-    + "one cell per unit, left to right and top to bottom; the table below lists them");
+  canvas.setAttribute(
+    "aria-label",
+    `${label}: ${values.length} numbers from ${low.toFixed(2)} to ${high.toFixed(2)}, ` +
+      "one cell per unit, left to right and top to bottom; the table below lists them",
+  );
   return canvas;
 }
 
@@ -46,12 +55,36 @@ export function stageTable(columns, label) {
   const n = columns[0][1].length;
   const rows = [];
   for (let i = 0; i < n; i++)
-    rows.push(el("tr", {}, el("th", { scope: "row" }, String(i)),
-      columns.map(([, values]) => el("td", { "data-value": values[i] }, values[i].toFixed(4)))));
-  return el("details", { class: "lllm-inside__numbers" },
+    rows.push(
+      el(
+        "tr",
+        {},
+        el("th", { scope: "row" }, String(i)),
+        columns.map(([, values]) => el("td", { "data-value": values[i] }, values[i].toFixed(4))),
+      ),
+    );
+  return el(
+    "details",
+    { class: "lllm-inside__numbers" },
     el("summary", {}, `The numbers: ${label} as a table`),
-    el("div", { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": `${label} numbers` },
-      el("table", { class: "lllm-inside__table", "data-table": label },
-        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "unit"), columns.map(([name]) => el("th", { scope: "col" }, name)))),
-        el("tbody", {}, rows))));
+    el(
+      "div",
+      { class: "lllm-inside__tablewrap", tabindex: "0", role: "region", "aria-label": `${label} numbers` },
+      el(
+        "table",
+        { class: "lllm-inside__table", "data-table": label },
+        el(
+          "thead",
+          {},
+          el(
+            "tr",
+            {},
+            el("th", { scope: "col" }, "unit"),
+            columns.map(([name]) => el("th", { scope: "col" }, name)),
+          ),
+        ),
+        el("tbody", {}, rows),
+      ),
+    ),
+  );
 }

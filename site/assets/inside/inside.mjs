@@ -10,7 +10,10 @@ function modelSwitch(lstm, gpt) {
   gpt.hidden = true;
   const label = Object.assign(document.createElement("label"), { className: "lllm-inside__switch" });
   const select = Object.assign(document.createElement("select"), { name: "model" });
-  for (const [value, text] of [["tinyllm", "TinyLLM (LSTM)"], ["tinygpt", "TinyGPT (attention)"]])
+  for (const [value, text] of [
+    ["tinyllm", "TinyLLM (LSTM)"],
+    ["tinygpt", "TinyGPT (attention)"],
+  ])
     select.append(Object.assign(document.createElement("option"), { value, textContent: text }));
   label.append("model ", select);
   lstm.before(label);

@@ -24,9 +24,15 @@ import { positionView } from "./draw.mjs";
 import { heatmap, stageTable } from "./heatmap.mjs";
 import { startHere } from "./guide.mjs";
 
-const STAGES = [["input_gate", "input gate i"], ["forget_gate", "forget gate f"], ["output_gate", "output gate o"],
-  ["candidate", "candidate g"], ["cn", "cell state c"], ["hn", "hidden state h"]];
-const SHOWN = 10;   // rows of the distribution table
+const STAGES = [
+  ["input_gate", "input gate i"],
+  ["forget_gate", "forget gate f"],
+  ["output_gate", "output gate o"],
+  ["candidate", "candidate g"],
+  ["cn", "cell state c"],
+  ["hn", "hidden state h"],
+];
+const SHOWN = 10; // rows of the distribution table
 
 // ---- the model: onnxruntime-web on the page's thread (session.mjs) ---------------------------------
 
@@ -44,9 +50,13 @@ export async function runTrace(m, root, { prompt, length, seed, temperature, top
   const dropped = [...new Set([...prompt].filter((ch) => !index.has(ch)))];
   if (ids.length === 0) ids = [index.get("\n")];
   const promptLength = ids.length;
-  if (given !== null) { ids.push(...[...given].filter((ch) => index.has(ch)).map((ch) => index.get(ch))); length = ids.length - promptLength - 1; }
+  if (given !== null) {
+    ids.push(...[...given].filter((ch) => index.has(ch)).map((ch) => index.get(ch)));
+    length = ids.length - promptLength - 1;
+  }
   const rng = new Mulberry32(seed);
-  let h = new Float32Array(layers * hidden), c = new Float32Array(layers * hidden);
+  let h = new Float32Array(layers * hidden),
+    c = new Float32Array(layers * hidden);
   const steps = [];
   for (let position = 0; position < promptLength + length; position++) {
     const out = await m.session.run({
@@ -56,9 +66,13 @@ export async function runTrace(m, root, { prompt, length, seed, temperature, top
     });
     root.dataset.runs = String(Number(root.dataset.runs) + 1);
     const perLayer = (name, l) => Array.from(out[name].data.subarray(l * hidden, (l + 1) * hidden));
-    steps.push({ embedding: Array.from(out.embedding.data), logits: Array.from(out.logits.data),
-      layers: Array.from({ length: layers }, (_, l) => Object.fromEntries(STAGES.map(([s]) => [s, perLayer(s, l)]))) });
-    h = Float32Array.from(out.hn.data); c = Float32Array.from(out.cn.data);
+    steps.push({
+      embedding: Array.from(out.embedding.data),
+      logits: Array.from(out.logits.data),
+      layers: Array.from({ length: layers }, (_, l) => Object.fromEntries(STAGES.map(([s]) => [s, perLayer(s, l)]))),
+    });
+    h = Float32Array.from(out.hn.data);
+    c = Float32Array.from(out.cn.data);
     if (position >= promptLength - 1 && ids.length < promptLength + length)
       ids.push(sample(steps[position].logits, { temperature, topK, topP, rng }));
   }
@@ -67,9 +81,10 @@ export async function runTrace(m, root, { prompt, length, seed, temperature, top
 
 // ---- drawing one view ----------------------------------------------------------------------------
 
-export const loadInside = (pick = (m) => m.inside) => openModel(pick, "the inspection model", "This build has no inspection model: run `make model`");
+export const loadInside = (pick = (m) => m.inside) =>
+  openModel(pick, "the inspection model", "This build has no inspection model: run `make model`");
 const fmt = (x) => (x === null || x === undefined ? "—" : x.toFixed(4));
-export const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch);   // glyphs every system font has
+export const shown = (ch) => (ch === "\n" ? "↵" : ch === " " ? "·" : ch); // glyphs every system font has
 export const spoken = (ch) => (ch === "\n" ? "newline" : ch === " " ? "space" : JSON.stringify(ch));
 
 export function distribution(view, vocab) {
@@ -80,21 +95,47 @@ export function distribution(view, vocab) {
     const share = kept.get(char);
     const bar = el("span", { class: "lllm-inside__bar", "aria-hidden": "true" });
     bar.style.width = `${(100 * view.probs[i]).toFixed(1)}%`;
-    return el("tr", { "data-char": char, class: view.draw && char === view.draw.char ? "lllm-inside__drawn" : null },
+    return el(
+      "tr",
+      { "data-char": char, class: view.draw && char === view.draw.char ? "lllm-inside__drawn" : null },
       el("td", {}, char === " " || char === "\n" ? spoken(char) : el("code", {}, char)),
       el("td", { "data-value": view.logits[i] }, view.logits[i].toFixed(2)),
-      el("td", { "data-value": view.probs[i], class: "lllm-inside__prob" }, el("span", { class: "lllm-inside__barwrap" }, bar), fmt(view.probs[i])),
-      el("td", {}, view.draw ? (share === undefined ? "cut" : fmt(share)) : "—"));
+      el(
+        "td",
+        { "data-value": view.probs[i], class: "lllm-inside__prob" },
+        el("span", { class: "lllm-inside__barwrap" }, bar),
+        fmt(view.probs[i]),
+      ),
+      el("td", {}, view.draw ? (share === undefined ? "cut" : fmt(share)) : "—"),
+    );
   });
-  return el("table", { class: "lllm-inside__dist" },
+  return el(
+    "table",
+    { class: "lllm-inside__dist" },
     el("caption", {}, `The ${SHOWN} likeliest next characters`),
-    el("thead", {}, el("tr", {}, ["character", "logit", `softmax at T = ${view.temperature}`, "share after the cut"].map((h) => el("th", { scope: "col" }, h)))),
-    el("tbody", {}, rows));
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        ["character", "logit", `softmax at T = ${view.temperature}`, "share after the cut"].map((h) => el("th", { scope: "col" }, h)),
+      ),
+    ),
+    el("tbody", {}, rows),
+  );
 }
 function render(parts, view) {
   const { vocab } = parts.trace;
-  parts.text.replaceChildren(...parts.trace.ids.map((id, p) => el(p === view.position ? "mark" : "span",
-    { class: p < parts.trace.promptLength ? "lllm-inside__prompt" : null, "data-position": p }, shown(vocab[id]))));
+  parts.text.replaceChildren(
+    ...parts.trace.ids.map((id, p) =>
+      el(
+        p === view.position ? "mark" : "span",
+        { class: p < parts.trace.promptLength ? "lllm-inside__prompt" : null, "data-position": p },
+        shown(vocab[id]),
+      ),
+    ),
+  );
   parts.positionLabel.textContent = characterOf(view.position, parts.trace.ids.length);
   parts.slider.setAttribute("aria-valuetext", `${characterOf(view.position, parts.trace.ids.length)}: ${spoken(view.char)}`);
   parts.stages.replaceChildren(...stagesOf(view, vocab));
@@ -106,36 +147,71 @@ export const characterOf = (position, count) => `character ${position + 1} of ${
 
 /** The view's stages, as this page draws them: input, embedding, each layer's gates and states, the cut, the draw. */
 export function stagesOf(view, vocab) {
-  const stages = [el("h3", { "data-part": "char" }, "1 · Input character"),
+  const stages = [
+    el("h3", { "data-part": "char" }, "1 · Input character"),
     el("p", { class: "lllm-inside__char", "data-part": "char" }, el("code", {}, shown(view.char)), ` ${spoken(view.char)}, id ${view.id}`),
     el("h3", {}, `2 · Embedding (${view.embedding.length} numbers)`),
-    heatmap(view.embedding, { signed: true, label: "embedding" }), stageTable([["embedding", view.embedding]], "embedding")];
+    heatmap(view.embedding, { signed: true, label: "embedding" }),
+    stageTable([["embedding", view.embedding]], "embedding"),
+  ];
   view.layers.forEach((layer, l) => {
-    stages.push(el("h3", { "data-part": "state" }, `3 · LSTM layer ${l}: gates, candidate, cell and hidden state (${layer.hn.length} units each)`));
+    stages.push(
+      el("h3", { "data-part": "state" }, `3 · LSTM layer ${l}: gates, candidate, cell and hidden state (${layer.hn.length} units each)`),
+    );
     const grid = el("div", { class: "lllm-inside__grid", "data-part": "state" });
     for (const [key, name] of STAGES)
-      grid.append(el("figure", { "data-stage": key, "data-layer": l }, el("figcaption", {}, name),
-        heatmap(layer[key], { signed: !key.endsWith("_gate"), label: `layer ${l} ${name}` })));
-    stages.push(el("p", { class: "lllm-inside__legend", "data-part": "state" }, "Gates: pale is 0, indigo 1. Candidate, cell and hidden state: "
-      + "orange below 0, pale 0, indigo above 0. One cell per unit, left to right, top to bottom."), grid, stageTable(STAGES.map(([key, name]) => [name, layer[key]]), `layer ${l}`));
+      grid.append(
+        el(
+          "figure",
+          { "data-stage": key, "data-layer": l },
+          el("figcaption", {}, name),
+          heatmap(layer[key], { signed: !key.endsWith("_gate"), label: `layer ${l} ${name}` }),
+        ),
+      );
+    stages.push(
+      el(
+        "p",
+        { class: "lllm-inside__legend", "data-part": "state" },
+        "Gates: pale is 0, indigo 1. Candidate, cell and hidden state: " +
+          "orange below 0, pale 0, indigo above 0. One cell per unit, left to right, top to bottom.",
+      ),
+      grid,
+      stageTable(
+        STAGES.map(([key, name]) => [name, layer[key]]),
+        `layer ${l}`,
+      ),
+    );
   });
   stages.push(el("h3", { "data-part": "probs" }, "4 · Logits, softmax and the cut"), part(distribution(view, vocab), "probs"));
   stages.push(el("h3", { "data-part": "draw" }, "5 · The draw"), part(drawText(view), "draw"));
   return stages;
 }
 
-const part = (node, key) => { node.dataset.part = key; return node; };
+const part = (node, key) => {
+  node.dataset.part = key;
+  return node;
+};
 
 export function drawText(view) {
   const d = view.draw;
-  if (!d) return el("p", { class: "lllm-inside__draw", "data-char": view.next?.char ?? "" },
-    view.next ? `Nothing is drawn here: the next character, ${spoken(view.next.char)}, is the prompt's.` : "");
-  const lead = d.uniform === null
-    ? "Temperature 0 is greedy: the largest logit wins and no random number is used."
-    : `Draw ${d.index + 1} uses random number u = ${d.uniform.toFixed(6)}. The kept weights sum to ${d.total.toFixed(6)}, so the target is u × total = ${d.target.toFixed(6)}; walking the kept characters in order, the first whose running sum passes it is`;
-  return el("p", { class: "lllm-inside__draw", "data-char": d.char, "data-uniform": d.uniform ?? "" },
-    lead, " ", el("strong", {}, `${spoken(d.char)}.`),
-    view.next && view.next.char !== d.char ? ` (The text has ${spoken(view.next.char)}: it was drawn with the knobs Generate used.)` : "");
+  if (!d)
+    return el(
+      "p",
+      { class: "lllm-inside__draw", "data-char": view.next?.char ?? "" },
+      view.next ? `Nothing is drawn here: the next character, ${spoken(view.next.char)}, is the prompt's.` : "",
+    );
+  const lead =
+    d.uniform === null
+      ? "Temperature 0 is greedy: the largest logit wins and no random number is used."
+      : `Draw ${d.index + 1} uses random number u = ${d.uniform.toFixed(6)}. The kept weights sum to ${d.total.toFixed(6)}, so the target is u × total = ${d.target.toFixed(6)}; walking the kept characters in order, the first whose running sum passes it is`;
+  return el(
+    "p",
+    { class: "lllm-inside__draw", "data-char": d.char, "data-uniform": d.uniform ?? "" },
+    lead,
+    " ",
+    el("strong", {}, `${spoken(d.char)}.`),
+    view.next && view.next.char !== d.char ? ` (The text has ${spoken(view.next.char)}: it was drawn with the knobs Generate used.)` : "",
+  );
 }
 
 // ---- the widget ----------------------------------------------------------------------------------
@@ -150,8 +226,10 @@ export function mount(root) {
   const temperature = input("temperature", 0.8, { type: "range", min: 0, max: 2, step: 0.05 });
   const topK = input("top-k", 0, { type: "number", min: 0, max: 96, step: 1 });
   const topP = input("top-p", 1, { type: "range", min: 0.05, max: 1, step: 0.05 });
-  temperature.value = "0.8"; topP.value = "1";   // again: a range input clamps a value set before its min/max/step
-  const tOut = el("output", {}, "0.8"), pOut = el("output", {}, "1");
+  temperature.value = "0.8";
+  topP.value = "1"; // again: a range input clamps a value set before its min/max/step
+  const tOut = el("output", {}, "0.8"),
+    pOut = el("output", {}, "1");
   const go = el("button", { type: "button", class: "md-button md-button--primary" }, "Generate");
   const status = el("p", { class: "lllm-inside__status", role: "status" }, "Loading the model…");
   const slider = input("position", 0, { type: "range", min: 0, max: 0, step: 1, disabled: true });
@@ -162,32 +240,53 @@ export function mount(root) {
   const text = el("p", { class: "lllm-inside__text", "aria-hidden": "true", "data-part": "char" });
   const stages = el("div", { class: "lllm-inside__stages", "aria-live": "off" });
   const guide = startHere(root, { focusFirst: slider });
-  root.replaceChildren(guide.box,
+  root.replaceChildren(
+    guide.box,
     el("div", { class: "lllm-inside__controls" }, field("prompt", prompt), field("seed", seed), field("length", length), go),
-    el("div", { class: "lllm-inside__controls" }, field("temperature", temperature), tOut,
-      field("top-k", topK), field("top-p", topP), pOut),
-    status, text,
+    el(
+      "div",
+      { class: "lllm-inside__controls" },
+      field("temperature", temperature),
+      tOut,
+      field("top-k", topK),
+      field("top-p", topP),
+      pOut,
+    ),
+    status,
+    text,
     el("div", { class: "lllm-inside__scrub", "data-part": "char" }, prev, field("character", slider), next, positionLabel),
-    stages);
+    stages,
+  );
   const parts = { text, stages, positionLabel, slider, guide, trace: null };
-  const knobs = () => ({ temperature: Number(temperature.value), topK: Math.max(0, Math.floor(Number(topK.value) || 0)), topP: Number(topP.value) });
+  const knobs = () => ({
+    temperature: Number(temperature.value),
+    topK: Math.max(0, Math.floor(Number(topK.value) || 0)),
+    topP: Number(topP.value),
+  });
   const show = () => {
     if (!parts.trace) return;
-    tOut.textContent = temperature.value; pOut.textContent = topP.value;
+    tOut.textContent = temperature.value;
+    pOut.textContent = topP.value;
     const view = positionView(parts.trace, Number(slider.value), knobs());
     root.lllmView = view;
     render(parts, view);
     prev.disabled = view.position === 0;
     next.disabled = view.position === parts.trace.ids.length - 1;
   };
-  const move = (by) => { slider.value = String(Number(slider.value) + by); show(); };
+  const move = (by) => {
+    slider.value = String(Number(slider.value) + by);
+    show();
+  };
   slider.addEventListener("input", show);
   prev.addEventListener("click", () => move(-1));
   next.addEventListener("click", () => move(1));
   for (const knob of [temperature, topK, topP]) knob.addEventListener("input", show);
   text.addEventListener("click", (e) => {
     const p = e.target.closest("[data-position]")?.dataset.position;
-    if (p !== undefined) { slider.value = p; show(); }
+    if (p !== undefined) {
+      slider.value = p;
+      show();
+    }
   });
   const model = loadModel();
   const generate = async () => {
@@ -195,15 +294,20 @@ export function mount(root) {
     root.dataset.state = "running";
     try {
       const m = await model;
-      const trace = await runTrace(m, root, { prompt: prompt.value, length: Math.max(1, Math.floor(Number(length.value) || 40)),
-        seed: Math.max(0, Math.floor(Number(seed.value) || 0)), ...knobs() });
+      const trace = await runTrace(m, root, {
+        prompt: prompt.value,
+        length: Math.max(1, Math.floor(Number(length.value) || 40)),
+        seed: Math.max(0, Math.floor(Number(seed.value) || 0)),
+        ...knobs(),
+      });
       parts.trace = trace;
       root.lllmTrace = trace;
       slider.max = String(trace.ids.length - 1);
       slider.disabled = false;
       slider.value = String(trace.promptLength - 1);
-      status.textContent = `${trace.ids.length} characters, one model run each (${root.dataset.runs} runs so far).`
-        + (trace.dropped.length ? ` Dropped from the prompt (not in the vocabulary): ${trace.dropped.map(spoken).join(", ")}.` : "");
+      status.textContent =
+        `${trace.ids.length} characters, one model run each (${root.dataset.runs} runs so far).` +
+        (trace.dropped.length ? ` Dropped from the prompt (not in the vocabulary): ${trace.dropped.map(spoken).join(", ")}.` : "");
       show();
       root.dataset.state = "ready";
     } catch (error) {

@@ -12,13 +12,15 @@
 // the attributes are written, so a batch costs at most one layout, not one per block.
 (function () {
   "use strict";
-  var SCROLLERS = ".md-typeset pre > code, .md-typeset pre, .md-typeset__scrollwrap, .md-typeset .lllm-diagram, "
-    + ".md-typeset .mermaid > code, .lllm-demo pre, .lllm-cell__output";
+  var SCROLLERS =
+    ".md-typeset pre > code, .md-typeset pre, .md-typeset__scrollwrap, .md-typeset .lllm-diagram, " +
+    ".md-typeset .mermaid > code, .lllm-demo pre, .lllm-cell__output";
 
   var queued = new Set();
   var frame = 0;
 
-  function focusable(node) {   // it, or a block around it, can already take the focus
+  function focusable(node) {
+    // it, or a block around it, can already take the focus
     return node.hasAttribute("tabindex") || Boolean(node.parentElement && node.parentElement.closest("[tabindex='0']"));
   }
 
@@ -33,14 +35,17 @@
 
   function flush() {
     frame = 0;
-    var nodes = Array.from(queued).filter(function (node) { return node.isConnected; });
+    var nodes = Array.from(queued).filter(function (node) {
+      return node.isConnected;
+    });
     queued.clear();
-    var scrolling = nodes.filter(scrolls);            // reads only: one layout for the whole batch
-    scrolling.forEach(function (node) {               // then writes, in the order the blocks came
-      if (focusable(node)) return;                    // a block around it got tabindex=0 in this batch
+    var scrolling = nodes.filter(scrolls); // reads only: one layout for the whole batch
+    scrolling.forEach(function (node) {
+      // then writes, in the order the blocks came
+      if (focusable(node)) return; // a block around it got tabindex=0 in this batch
       node.setAttribute("tabindex", "0");
       if (!node.hasAttribute("aria-label") && !node.hasAttribute("role") && node.tagName !== "CODE") {
-        node.setAttribute("role", "group");           // a plain div or pre may not carry a name; a group may
+        node.setAttribute("role", "group"); // a plain div or pre may not carry a name; a group may
         node.setAttribute("aria-label", "scrollable content");
       }
     });
@@ -61,7 +66,8 @@
 
   var observer = new MutationObserver(changed);
 
-  function setUpPage() {   // the first load and every instant navigation: Material swaps the content
+  function setUpPage() {
+    // the first load and every instant navigation: Material swaps the content
     observer.disconnect();
     var content = document.querySelector(".md-content") || document.body;
     content.querySelectorAll(SCROLLERS).forEach(check);
@@ -69,9 +75,13 @@
   }
 
   // A block inside a closed <details> (a demo's terminal output) has no size until it is opened.
-  document.addEventListener("toggle", function (event) {
-    if (event.target.open) event.target.querySelectorAll(SCROLLERS).forEach(check);
-  }, true);   // toggle does not bubble
+  document.addEventListener(
+    "toggle",
+    function (event) {
+      if (event.target.open) event.target.querySelectorAll(SCROLLERS).forEach(check);
+    },
+    true,
+  ); // toggle does not bubble
 
   if (window.document$) window.document$.subscribe(setUpPage);
   else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUpPage);

@@ -34,15 +34,24 @@
     dialog.setAttribute("aria-label", "Diagram at full size");
     var canvas = document.createElement("div");
     canvas.className = "lllm-zoom__canvas mermaid lllm-mermaid";
-    dialog.append(button("Close", "lllm-zoom__close", function () { dialog.close(); }), canvas);
-    dialog.addEventListener("close", function () { dialog.remove(); });
-    dialog.addEventListener("click", function (event) { if (event.target === dialog) dialog.close(); });
-    var root = canvas.attachShadow({ mode: "open" });   // open: tests can look at the SVG
+    dialog.append(
+      button("Close", "lllm-zoom__close", function () {
+        dialog.close();
+      }),
+      canvas,
+    );
+    dialog.addEventListener("close", function () {
+      dialog.remove();
+    });
+    dialog.addEventListener("click", function (event) {
+      if (event.target === dialog) dialog.close();
+    });
+    var root = canvas.attachShadow({ mode: "open" }); // open: tests can look at the SVG
     var copy = svg.cloneNode(true);
     document.querySelectorAll(".lllm-mermaid > svg > style").forEach(function (style) {
-      copy.prepend(style.cloneNode(true));              // the shared CSS, wherever on the page it is
+      copy.prepend(style.cloneNode(true)); // the shared CSS, wherever on the page it is
     });
-    var frame = document.createElement("div");   // the shared CSS is scoped to `.lllm-mermaid > svg`
+    var frame = document.createElement("div"); // the shared CSS is scoped to `.lllm-mermaid > svg`
     frame.className = "lllm-mermaid";
     frame.append(copy);
     root.append(frame);
@@ -53,13 +62,17 @@
 
   function setUpPage() {
     document.querySelectorAll(".lllm-diagram").forEach(function (frame) {
-      if (frame.dataset.lllmDiagram) return;      // document$ fires again on instant navigation
+      if (frame.dataset.lllmDiagram) return; // document$ fires again on instant navigation
       var svg = frame.querySelector(".lllm-mermaid > svg");
       if (!svg) return;
       frame.dataset.lllmDiagram = "ready";
       var bar = document.createElement("div");
       bar.className = "lllm-diagram__bar";
-      bar.append(button("Enlarge", "lllm-diagram__enlarge", function () { enlarge(svg); }));
+      bar.append(
+        button("Enlarge", "lllm-diagram__enlarge", function () {
+          enlarge(svg);
+        }),
+      );
       frame.parentNode.insertBefore(bar, frame);
     });
   }

@@ -12,8 +12,7 @@ import { lllm } from "../runtime/lllm.mjs";
 import { el } from "../runtime/dom.mjs";
 import { treeView } from "../runtime/tree.mjs";
 
-const CODE = "from lllm.runtimes.native.dialog_tree import dialog_tree_json\n" +
-  "print(dialog_tree_json(globals().get('dialog')))";
+const CODE = "from lllm.runtimes.native.dialog_tree import dialog_tree_json\n" + "print(dialog_tree_json(globals().get('dialog')))";
 
 async function draw(root, output) {
   root.dataset.state = "running";
@@ -33,7 +32,7 @@ async function draw(root, output) {
 }
 
 function setUp(root) {
-  if (root.dataset.lllmTree) return;     // document$ fires again on instant navigation
+  if (root.dataset.lllmTree) return; // document$ fires again on instant navigation
   root.dataset.lllmTree = "1";
   root.dataset.state = "idle";
   const button = el("button", { type: "button", class: "md-button lllm-dialog-tree__draw" }, "Draw the fork tree of dialog");

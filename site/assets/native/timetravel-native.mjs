@@ -18,17 +18,26 @@ import { el, field } from "../runtime/dom.mjs";
 
 const show = (value) => JSON.stringify(value);
 // json.dumps's spacing ({"input": "17 * 23"}), so a reply reads here as in the trace and the prompt
-const pyJson = (v) => v && typeof v === "object" && !Array.isArray(v) ? `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`).join(", ")}}`
-  : Array.isArray(v) ? `[${v.map(pyJson).join(", ")}]` : JSON.stringify(v);
-const replyText = (content, calls) => [content, ...calls.map((c) => `Action: ${c.name}[${pyJson(c.arguments)}]`)].filter(Boolean).join("\n");
+const pyJson = (v) =>
+  v && typeof v === "object" && !Array.isArray(v)
+    ? `{${Object.entries(v)
+        .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
+        .join(", ")}}`
+    : Array.isArray(v)
+      ? `[${v.map(pyJson).join(", ")}]`
+      : JSON.stringify(v);
+const replyText = (content, calls) =>
+  [content, ...calls.map((c) => `Action: ${c.name}[${pyJson(c.arguments)}]`)].filter(Boolean).join("\n");
 const row = (label, node) => el("div", { class: "lllm-tt__row" }, el("span", { class: "lllm-tt__label" }, label), node);
 const pre = (text, attrs = {}) => el("pre", attrs, text || "(empty)");
-const area = (name, value) => Object.assign(el("textarea", { rows: Math.min(6, value.split("\n").length + 1) }), { name, value, className: "lllm-tt__edit" });
+const area = (name, value) =>
+  Object.assign(el("textarea", { rows: Math.min(6, value.split("\n").length + 1) }), { name, value, className: "lllm-tt__edit" });
 
 function differs(keys) {
   return (a, b) => {
     for (let i = 0; i < Math.max(a.steps.length, b.steps.length); i++) {
-      const x = a.steps[i], y = b.steps[i];
+      const x = a.steps[i],
+        y = b.steps[i];
       if (!x || !y || keys.some((k) => show(x[k]) !== show(y[k]))) return i + 1;
     }
     return null;
@@ -39,11 +48,14 @@ const shared = (demo, script, goal) => ({ demo, script, goal });
 
 // ---- an Agent: the dialog's messages -------------------------------------------------------------
 
-const agentText = (s) => s.role === "assistant" ? replyText(s.content, s.calls) : s.content;
+const agentText = (s) => (s.role === "assistant" ? replyText(s.content, s.calls) : s.content);
 
 export const nativeAgent = {
   ...shared("native-agent", "Action: calc[17 * 23]\n---\nIt is 391.", "goal"),
-  goalLabel: "the user's message", maxStepsLabel: "max tool rounds", maxSteps: 3, hasSystem: true,
+  goalLabel: "the user's message",
+  maxStepsLabel: "max tool rounds",
+  maxSteps: 3,
+  hasSystem: true,
   stepLabel: (s, n) => `message ${n}: ${s.role}${s.name && s.name !== s.role ? ` ${s.name}` : ""} (${s.source})`,
   stepText: (s) => `${s.role}: ${agentText(s) || "(empty)"}`,
   firstDifference: differs(["role", "name", "content", "calls"]),
@@ -55,18 +67,42 @@ export const nativeAgent = {
   },
   stepView(s, n, branch) {
     const fields = { content: area("edit-content", agentText(s)) };
-    const what = s.role === "assistant" ? "the reply, as the model writes it (Action: tool[input] lines call tools)"
-      : s.role === "tool" ? "the tool's result" : s.role === "system" ? "the system prompt" : "the message";
-    return { fields, nodes: [
-      el("h4", {}, `Branch ${branch.id}, message ${n} of ${branch.steps.length}: ${s.role} (${s.source}${s.call ? `, model call ${s.call}` : ""})`),
-      s.prompt ? el("details", {}, el("summary", {}, "the prompt this call saw (the messages so far, flat)"), el("pre", { tabindex: "0" }, s.prompt)) : "",
-      s.raw !== null ? row("raw output", pre(s.raw)) : "",
-      row("message", pre(agentText(s), { class: "lllm-tt__parsed" })),
-      s.parsed ? row("parsed", pre(JSON.stringify(s.parsed))) : "",
-      ...s.repairs.map((r) => row(`repair (call ${r.call})`, pre(`${r.raw}\n→ ${r.error}`))),
-      el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, "Edit this message, then run from here (the dialog forks before it)"),
-        field(what, fields.content, "lllm-tt__wide")),
-    ] };
+    const what =
+      s.role === "assistant"
+        ? "the reply, as the model writes it (Action: tool[input] lines call tools)"
+        : s.role === "tool"
+          ? "the tool's result"
+          : s.role === "system"
+            ? "the system prompt"
+            : "the message";
+    return {
+      fields,
+      nodes: [
+        el(
+          "h4",
+          {},
+          `Branch ${branch.id}, message ${n} of ${branch.steps.length}: ${s.role} (${s.source}${s.call ? `, model call ${s.call}` : ""})`,
+        ),
+        s.prompt
+          ? el(
+              "details",
+              {},
+              el("summary", {}, "the prompt this call saw (the messages so far, flat)"),
+              el("pre", { tabindex: "0" }, s.prompt),
+            )
+          : "",
+        s.raw !== null ? row("raw output", pre(s.raw)) : "",
+        row("message", pre(agentText(s), { class: "lllm-tt__parsed" })),
+        s.parsed ? row("parsed", pre(JSON.stringify(s.parsed))) : "",
+        ...s.repairs.map((r) => row(`repair (call ${r.call})`, pre(`${r.raw}\n→ ${r.error}`))),
+        el(
+          "fieldset",
+          { class: "lllm-tt__edits" },
+          el("legend", {}, "Edit this message, then run from here (the dialog forks before it)"),
+          field(what, fields.content, "lllm-tt__wide"),
+        ),
+      ],
+    };
   },
   edit(branch, n, s, fields) {
     return fields.content.value === agentText(s) ? null : { parent: branch.id, step: n, content: fields.content.value };
@@ -75,12 +111,18 @@ export const nativeAgent = {
 
 // ---- a Tactic: its agents' model calls ---------------------------------------------------------
 
-const callText = (s) => [`${s.agent}: ${replyText(s.content, s.calls) || "(empty)"}`, ...(s.error ? [`not valid: ${s.error}`] : []),
-  ...s.calls.map((c) => `tool ${c.name} → ${c.result}`)].join("\n");
+const callText = (s) =>
+  [
+    `${s.agent}: ${replyText(s.content, s.calls) || "(empty)"}`,
+    ...(s.error ? [`not valid: ${s.error}`] : []),
+    ...s.calls.map((c) => `tool ${c.name} → ${c.result}`),
+  ].join("\n");
 
 export const nativeTactic = {
   ...shared("native-tactic", "Action: calc[17 * 23]\n---\nIt is 391.\n---\n17 groups of 23 make 391.", "task"),
-  goalLabel: "task: the question for solve_and_explain", maxStepsLabel: null, hasSystem: false,
+  goalLabel: "task: the question for solve_and_explain",
+  maxStepsLabel: null,
+  hasSystem: false,
   stepLabel: (s, n) => `call ${n}: ${s.agent} (${s.source})`,
   stepText: callText,
   firstDifference: differs(["agent", "raw", "content", "calls", "error"]),
@@ -90,15 +132,31 @@ export const nativeTactic = {
     return `branch ${b.id}: ${what} → ${end}`;
   },
   stepView(s, n, branch) {
-    const fields = { reply: area("edit-reply", s.raw), task: Object.assign(el("input", { type: "text" }), { name: "edit-task", value: branch.task, className: "lllm-tt__edit" }) };
-    return { fields, nodes: [
-      el("h4", {}, `Branch ${branch.id}, call ${n} of ${branch.steps.length}: agent ${s.agent} (${s.source})`),
-      el("details", {}, el("summary", {}, "the prompt this call saw (the agent's messages so far, flat)"), el("pre", { tabindex: "0" }, s.prompt)),
-      row("raw output", pre(s.raw)),
-      row("parsed", pre(callText(s), { class: "lllm-tt__parsed" })),
-      el("fieldset", { class: "lllm-tt__edits" }, el("legend", {}, "Edit this call's reply (or the task), then run the rest of the tactic from here"),
-        field("the reply, as the model writes it", fields.reply, "lllm-tt__wide"), field("task (a whole new run)", fields.task, "lllm-tt__wide")),
-    ] };
+    const fields = {
+      reply: area("edit-reply", s.raw),
+      task: Object.assign(el("input", { type: "text" }), { name: "edit-task", value: branch.task, className: "lllm-tt__edit" }),
+    };
+    return {
+      fields,
+      nodes: [
+        el("h4", {}, `Branch ${branch.id}, call ${n} of ${branch.steps.length}: agent ${s.agent} (${s.source})`),
+        el(
+          "details",
+          {},
+          el("summary", {}, "the prompt this call saw (the agent's messages so far, flat)"),
+          el("pre", { tabindex: "0" }, s.prompt),
+        ),
+        row("raw output", pre(s.raw)),
+        row("parsed", pre(callText(s), { class: "lllm-tt__parsed" })),
+        el(
+          "fieldset",
+          { class: "lllm-tt__edits" },
+          el("legend", {}, "Edit this call's reply (or the task), then run the rest of the tactic from here"),
+          field("the reply, as the model writes it", fields.reply, "lllm-tt__wide"),
+          field("task (a whole new run)", fields.task, "lllm-tt__wide"),
+        ),
+      ],
+    };
   },
   edit(branch, n, s, fields) {
     if (fields.task.value !== branch.task) return { parent: branch.id, step: 1, task: fields.task.value };

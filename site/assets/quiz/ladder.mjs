@@ -15,17 +15,29 @@ import { el } from "../runtime/dom.mjs";
 export function hintLadder(q, giveUp) {
   const hints = q.hints || [];
   const element = el("div", { class: "lllm-q__hints", "aria-live": "polite" });
-  const out = el("button", {
-    type: "button", class: "md-button lllm-q__give-up",
-    onclick: () => { close(); giveUp(); },
-  }, "Show the solution");
+  const out = el(
+    "button",
+    {
+      type: "button",
+      class: "md-button lllm-q__give-up",
+      onclick: () => {
+        close();
+        giveUp();
+      },
+    },
+    "Show the solution",
+  );
 
   /** Show what `failed` failed tries have earned: that many hints, then the way out. */
   function show(failed) {
     const earned = Math.min(failed, hints.length);
-    element.replaceChildren(...hints.slice(0, earned).map((html, i) =>
-      el("div", { class: "lllm-q__hint" },
-        el("strong", {}, `Hint ${i + 1} of ${hints.length}. `), el("span", { html }))));
+    element.replaceChildren(
+      ...hints
+        .slice(0, earned)
+        .map((html, i) =>
+          el("div", { class: "lllm-q__hint" }, el("strong", {}, `Hint ${i + 1} of ${hints.length}. `), el("span", { html })),
+        ),
+    );
     if (failed > 0 && failed >= hints.length && failed < q.tries) element.append(el("p", {}, out));
   }
 

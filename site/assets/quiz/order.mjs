@@ -12,7 +12,7 @@
 //   shuffled([{key: 0}, {key: 1}, {key: 2}], "a1b2c3", "gen-greedy")   // the same order every call
 
 export const KEY = "lllm.quiz.order-seed";
-let pageSeed = null;     // the seed when localStorage is blocked
+let pageSeed = null; // the seed when localStorage is blocked
 
 function freshSeed() {
   const bytes = new Uint32Array(2);

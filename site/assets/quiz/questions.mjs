@@ -21,7 +21,12 @@ import { hintLadder } from "./ladder.mjs";
 import { codeEditor, KEYS_HINT } from "../editor/editor.mjs";
 
 const CODE_TIMEOUT_MS = 20000;
-const SELF_GRADES = [["Again", 1], ["Hard", 3], ["Good", 4], ["Easy", 5]];
+const SELF_GRADES = [
+  ["Again", 1],
+  ["Hard", 3],
+  ["Good", 4],
+  ["Easy", 5],
+];
 let harnessSource = null;
 
 // ---- small helpers -------------------------------------------------------------------------------
@@ -29,20 +34,30 @@ let harnessSource = null;
 /** The same rule as hooks/quiz_files.py normalise(): case, spacing, quotes and final punctuation ignored. */
 export function normalise(text) {
   let out = String(text).split(/\s+/).filter(Boolean).join(" ").toLowerCase();
-  out = out.replace(/[.!?]+$/, "").replace(/^['"`]+|['"`]+$/g, "").replace(/[.!?]+$/, "");
+  out = out
+    .replace(/[.!?]+$/, "")
+    .replace(/^['"`]+|['"`]+$/g, "")
+    .replace(/[.!?]+$/, "");
   return out.trim();
 }
 
 // What the question is about, in plain words (hooks/quiz.py: source_view); the exact source is the tooltip.
 function sourceLine(source) {
-  const label = source.url ? el("a", { href: source.url, title: source.path }, source.label) : el("span", { title: source.path }, source.label);
+  const label = source.url
+    ? el("a", { href: source.url, title: source.path }, source.label)
+    : el("span", { title: source.path }, source.label);
   return el("p", { class: "lllm-q__source" }, "About: ", label);
 }
 
 // Where the page teaches it ("Read it again: <section>", hooks/quiz.py teaches_view): shown once answered.
 function teachesLine(teaches) {
   if (!teaches || !teaches.url) return null;
-  return el("p", { class: "lllm-q__teaches", hidden: true }, "Read it again: ", el("a", { href: teaches.url }, teaches.label || teaches.anchor));
+  return el(
+    "p",
+    { class: "lllm-q__teaches", hidden: true },
+    "Read it again: ",
+    el("a", { href: teaches.url }, teaches.label || teaches.anchor),
+  );
 }
 
 // ---- one question --------------------------------------------------------------------------------
@@ -59,7 +74,13 @@ export function renderQuestion(q, number, mode, onGraded) {
   const prompt = el("div", { class: "lllm-q__prompt", id: promptId, html: `<span class="lllm-q__number">${number}.</span> ${q.prompt}` });
   form.append(prompt);
   const restore = mode === "quiz" && record && record.answer !== undefined ? record.answer : null;
-  const kinds = { single: choiceQuestion, multiple: choiceQuestion, short: shortQuestion, reflection: reflectionQuestion, code: codeQuestion };
+  const kinds = {
+    single: choiceQuestion,
+    multiple: choiceQuestion,
+    short: shortQuestion,
+    reflection: reflectionQuestion,
+    code: codeQuestion,
+  };
   kinds[q.kind](q, form, feedback, restore, mode, onGraded);
   form.append(...[feedback, teachesLine(q.teaches), sourceLine(q.source)].filter(Boolean));
   return form;
@@ -67,7 +88,7 @@ export function renderQuestion(q, number, mode, onGraded) {
 
 function finish(form, graded) {
   const teaches = form.querySelector(":scope > .lllm-q__teaches");
-  if (teaches) teaches.hidden = false;              // right or wrong: where to read it again
+  if (teaches) teaches.hidden = false; // right or wrong: where to read it again
   form.classList.add(graded.correct ? "lllm-q--right" : "lllm-q--wrong");
   form.dataset.result = graded.correct ? "right" : "wrong";
 }
@@ -75,11 +96,15 @@ function finish(form, graded) {
 function choiceQuestion(q, form, feedback, restore, mode, onGraded) {
   const type = q.kind === "single" ? "radio" : "checkbox";
   const name = `${form.getAttribute("aria-labelledby")}-choice`;
-  const shown = shuffled(q.choices, learnerSeed(), q.id);     // this learner's order (order.mjs)
+  const shown = shuffled(q.choices, learnerSeed(), q.id); // this learner's order (order.mjs)
   const inputs = [];
-  const list = el("div", { class: "lllm-q__choices", role: type === "radio" ? "radiogroup" : "group", "aria-labelledby": form.getAttribute("aria-labelledby") });
+  const list = el("div", {
+    class: "lllm-q__choices",
+    role: type === "radio" ? "radiogroup" : "group",
+    "aria-labelledby": form.getAttribute("aria-labelledby"),
+  });
   shown.forEach((choice, i) => {
-    const input = el("input", { type, name, value: String(i) });     // the place shown, not the key
+    const input = el("input", { type, name, value: String(i) }); // the place shown, not the key
     inputs.push(input);
     list.append(el("div", { class: "lllm-q__choice" }, el("label", {}, input, el("span", { html: choice.html }))));
   });
@@ -97,10 +122,21 @@ function choiceQuestion(q, form, feedback, restore, mode, onGraded) {
       box.classList.add(c.correct ? "is-correct" : "is-incorrect");
       if (input.checked) box.classList.add("is-chosen");
       const mark = c.correct ? "Right answer." : "Not right.";
-      box.append(el("p", { class: "lllm-q__why" }, el("strong", {}, input.checked ? `You chose this. ${mark} ` : `${mark} `), el("span", { html: c.why })));
+      box.append(
+        el(
+          "p",
+          { class: "lllm-q__why" },
+          el("strong", {}, input.checked ? `You chose this. ${mark} ` : `${mark} `),
+          el("span", { html: c.why }),
+        ),
+      );
     });
     check.disabled = true;
-    feedback.textContent = right ? "Correct." : q.kind === "single" ? "Not quite — see why under each choice." : "Not quite — the right set is marked; see why under each choice.";
+    feedback.textContent = right
+      ? "Correct."
+      : q.kind === "single"
+        ? "Not quite — see why under each choice."
+        : "Not quite — the right set is marked; see why under each choice.";
     return right;
   }
 
@@ -122,7 +158,13 @@ function choiceQuestion(q, form, feedback, restore, mode, onGraded) {
 }
 
 function shortQuestion(q, form, feedback, restore, mode, onGraded) {
-  const input = el("input", { type: "text", class: "lllm-q__text", "aria-labelledby": form.getAttribute("aria-labelledby"), autocomplete: "off", spellcheck: "false" });
+  const input = el("input", {
+    type: "text",
+    class: "lllm-q__text",
+    "aria-labelledby": form.getAttribute("aria-labelledby"),
+    autocomplete: "off",
+    spellcheck: "false",
+  });
   const check = el("button", { type: "submit", class: "md-button md-button--primary" }, "Check");
   form.append(el("div", { class: "lllm-q__actions" }, input, check));
 
@@ -132,7 +174,9 @@ function shortQuestion(q, form, feedback, restore, mode, onGraded) {
     input.value = text;
     input.disabled = check.disabled = true;
     feedback.replaceChildren();
-    feedback.append(el("p", {}, el("strong", {}, right ? "Correct." : "Not quite."), right ? "" : " Expected: ", right ? "" : el("code", {}, q.shown)));
+    feedback.append(
+      el("p", {}, el("strong", {}, right ? "Correct." : "Not quite."), right ? "" : " Expected: ", right ? "" : el("code", {}, q.shown)),
+    );
     const misconception = q.misconceptions.find((m) => m.answer === given);
     if (!right && misconception) feedback.append(el("p", { class: "lllm-q__why", html: misconception.why }));
     feedback.append(el("div", { class: "lllm-q__explanation", html: q.explanation }));
@@ -157,7 +201,12 @@ function shortQuestion(q, form, feedback, restore, mode, onGraded) {
 }
 
 function reflectionQuestion(q, form, feedback, restore, mode, onGraded) {
-  const answer = el("textarea", { class: "lllm-q__text", rows: "4", "aria-labelledby": form.getAttribute("aria-labelledby"), placeholder: "Put it in your own words first." });
+  const answer = el("textarea", {
+    class: "lllm-q__text",
+    rows: "4",
+    "aria-labelledby": form.getAttribute("aria-labelledby"),
+    placeholder: "Put it in your own words first.",
+  });
   const reveal = el("button", { type: "submit", class: "md-button md-button--primary" }, "Reveal the model answer");
   form.append(answer, el("div", { class: "lllm-q__actions" }, reveal));
 
@@ -179,18 +228,29 @@ function reflectionQuestion(q, form, feedback, restore, mode, onGraded) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     showModel();
-    const grades = el("div", { class: "lllm-q__actions", role: "group", "aria-label": "How close was your answer?" },
-      el("span", {}, "How close were you? "));
+    const grades = el(
+      "div",
+      { class: "lllm-q__actions", role: "group", "aria-label": "How close was your answer?" },
+      el("span", {}, "How close were you? "),
+    );
     for (const [label, quality] of SELF_GRADES) {
-      grades.append(el("button", {
-        type: "button", class: "md-button", "data-quality": String(quality),
-        onclick: () => {
-          grades.querySelectorAll("button").forEach((b) => (b.disabled = true));
-          finish(form, store.grade(q.id, quality, { text: answer.value, quality }, quality >= 3));
-          grades.append(el("span", {}, ` Graded: ${label}.`));
-          onGraded();
-        },
-      }, label));
+      grades.append(
+        el(
+          "button",
+          {
+            type: "button",
+            class: "md-button",
+            "data-quality": String(quality),
+            onclick: () => {
+              grades.querySelectorAll("button").forEach((b) => (b.disabled = true));
+              finish(form, store.grade(q.id, quality, { text: answer.value, quality }, quality >= 3));
+              grades.append(el("span", {}, ` Graded: ${label}.`));
+              onGraded();
+            },
+          },
+          label,
+        ),
+      );
     }
     feedback.append(grades);
     grades.querySelector("button").focus();
@@ -200,31 +260,54 @@ function reflectionQuestion(q, form, feedback, restore, mode, onGraded) {
 function codeQuestion(q, form, feedback, restore, mode, onGraded) {
   const labelledBy = form.getAttribute("aria-labelledby");
   const hint = el("p", { class: "lllm-editor__keys", id: `${labelledBy}-keys` }, KEYS_HINT);
-  const textarea = el("textarea", { class: "lllm-q__code", rows: String(Math.max(6, q.stub.split("\n").length + 2)), spellcheck: "false", "aria-labelledby": labelledBy, "aria-describedby": hint.id });
+  const textarea = el("textarea", {
+    class: "lllm-q__code",
+    rows: String(Math.max(6, q.stub.split("\n").length + 2)),
+    spellcheck: "false",
+    "aria-labelledby": labelledBy,
+    "aria-describedby": hint.id,
+  });
   textarea.value = restore?.code ?? q.stub;
   const run = el("button", { type: "submit", class: "md-button md-button--primary" }, "Run the hidden tests");
   const left = el("span", { class: "lllm-q__tries" });
   const output = el("pre", { class: "lllm-q__output", hidden: true });
   form.append(textarea, hint, el("div", { class: "lllm-q__actions" }, run, left), output);
   // CodeMirror replaces the textarea when it comes near (editor.mjs); a draft typed earlier comes back
-  const editor = codeEditor({ host: form, fallback: textarea, original: q.stub, draftKey: restore?.done ? null : `${mode}:${q.id}`,
-                              labelledBy, describedBy: hint.id, onRun: () => run.disabled || form.requestSubmit(run) });
-  const ladder = hintLadder(q, giveUp);     // a hint after each failed try, then "Show the solution"
+  const editor = codeEditor({
+    host: form,
+    fallback: textarea,
+    original: q.stub,
+    draftKey: restore?.done ? null : `${mode}:${q.id}`,
+    labelledBy,
+    describedBy: hint.id,
+    onRun: () => run.disabled || form.requestSubmit(run),
+  });
+  const ladder = hintLadder(q, giveUp); // a hint after each failed try, then "Show the solution"
   form.append(ladder.element);
   let tries = restore?.tries ?? 0;
   const showLeft = () => (left.textContent = ` Tries left: ${q.tries - tries} of ${q.tries}.`);
   showLeft();
-  if (!restore?.done) ladder.show(tries);     // failed tries kept from an earlier visit
+  if (!restore?.done) ladder.show(tries); // failed tries kept from an earlier visit
   if (!window.lllm) {
-    feedback.append(el("p", { class: "lllm-q__runtime" }, "This exercise runs your code in the page's Python: the live runtime is needed, and it is not loaded on this page yet."));
+    feedback.append(
+      el(
+        "p",
+        { class: "lllm-q__runtime" },
+        "This exercise runs your code in the page's Python: the live runtime is needed, and it is not loaded on this page yet.",
+      ),
+    );
   }
 
   function reveal(passed) {
     editor.readOnly = true;
     editor.forget();
     run.disabled = true;
-    const solution = el("details", { class: "lllm-q__solution", open: !passed },
-      el("summary", {}, "Solution"), el("pre", {}, el("code", {}, q.solution)));
+    const solution = el(
+      "details",
+      { class: "lllm-q__solution", open: !passed },
+      el("summary", {}, "Solution"),
+      el("pre", {}, el("code", {}, q.solution)),
+    );
     feedback.append(solution, el("div", { class: "lllm-q__explanation", html: q.remarks }));
   }
 
@@ -241,7 +324,9 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
   if (restore && restore.done) {
     output.hidden = false;
     output.textContent = restore.message || "";
-    feedback.append(el("p", {}, el("strong", {}, restore.passed ? "Passed." : restore.tries < q.tries ? "Solution shown." : "Out of tries.")));
+    feedback.append(
+      el("p", {}, el("strong", {}, restore.passed ? "Passed." : restore.tries < q.tries ? "Solution shown." : "Out of tries.")),
+    );
     reveal(restore.passed);
     finish(form, { correct: restore.passed });
     return;
@@ -249,18 +334,20 @@ function codeQuestion(q, form, feedback, restore, mode, onGraded) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!window.lllm) {
-      feedback.replaceChildren(el("p", { class: "lllm-q__runtime" }, "The live runtime is needed to run code, and it is not loaded on this page."));
+      feedback.replaceChildren(
+        el("p", { class: "lllm-q__runtime" }, "The live runtime is needed to run code, and it is not loaded on this page."),
+      );
       return;
     }
     run.disabled = true;
-    ladder.close();                           // no giving up while a run is under way
+    ladder.close(); // no giving up while a run is under way
     output.hidden = false;
     output.textContent = "Running… (the first run starts Python in the page, which takes a few seconds)";
     let result;
     try {
       result = await gradeInPage(editor.value, await hiddenChecks(q.id));
     } catch (e) {
-      output.textContent = `The runtime could not run the tests: ${e.message || e}`;   // not the learner's fault: no try used
+      output.textContent = `The runtime could not run the tests: ${e.message || e}`; // not the learner's fault: no try used
       ladder.show(tries);
       run.disabled = false;
       return;
@@ -315,5 +402,5 @@ _b64.b64encode(_json.dumps(grade(${JSON.stringify(code)}, ${JSON.stringify(tests
   if (!reply || reply.error || typeof reply.value !== "string") {
     throw new Error(reply && reply.error ? String(reply.error).trim().split("\n").pop() : "no result");
   }
-  return JSON.parse(atob(reply.value.slice(1, -1)));   // value is the repr of a base64 str: '...'
+  return JSON.parse(atob(reply.value.slice(1, -1))); // value is the repr of a base64 str: '...'
 }

@@ -28,8 +28,10 @@ function score(questions) {
 }
 
 export function firstAttemptText(a) {
-  if (a.state === "passed") return `First attempt: ${a.right} of ${a.total} right — passed on a first attempt (this counts for the course).`;
-  if (a.state === "seen") return `First attempt: ${a.right} of ${a.total} right — answers seen: the right answers have been shown, so a later pass (after "Reset this quiz") does not count for the course.`;
+  if (a.state === "passed")
+    return `First attempt: ${a.right} of ${a.total} right — passed on a first attempt (this counts for the course).`;
+  if (a.state === "seen")
+    return `First attempt: ${a.right} of ${a.total} right — answers seen: the right answers have been shown, so a later pass (after "Reset this quiz") does not count for the course.`;
   return `First attempt: ${a.answered} of ${a.total} answered${a.answered ? `, ${a.right} right` : ""}. The course counts each question's first answer; ${a.needed} right passes.`;
 }
 
@@ -48,13 +50,36 @@ function mountQuiz(root, quiz) {
     list.replaceChildren(...quiz.questions.map((q, i) => renderQuestion(q, i + 1, "quiz", update)));
     update();
   };
-  const reset = el("button", {
-    type: "button", class: "md-button lllm-quiz__reset",
-    onclick: () => { store.forget(quiz.questions.map((q) => q.id)); draw(); status.focus(); },
-  }, "Reset this quiz");
+  const reset = el(
+    "button",
+    {
+      type: "button",
+      class: "md-button lllm-quiz__reset",
+      onclick: () => {
+        store.forget(quiz.questions.map((q) => q.id));
+        draw();
+        status.focus();
+      },
+    },
+    "Reset this quiz",
+  );
   status.tabIndex = -1;
-  root.replaceChildren(status, attempt, list, el("p", {}, reset, " ",
-    el("span", { class: "lllm-quiz__reset-note" }, "Resetting clears your answers to try again for practice; your first attempt stays what the course counts.")));
+  root.replaceChildren(
+    status,
+    attempt,
+    list,
+    el(
+      "p",
+      {},
+      reset,
+      " ",
+      el(
+        "span",
+        { class: "lllm-quiz__reset-note" },
+        "Resetting clears your answers to try again for practice; your first attempt stays what the course counts.",
+      ),
+    ),
+  );
   draw();
 }
 
@@ -71,7 +96,11 @@ function mountReview(root, quizzes, now = Date.now()) {
   const summary = el("p", { class: "lllm-quiz__score", "aria-live": "polite" });
   root.replaceChildren(summary);
   if (!due.length) {
-    summary.textContent = "Nothing is due for review." + (next ? ` The next question comes back on ${new Date(next).toLocaleDateString()}.` : " Answer a quiz on any concept page and its questions will come back here when they are due.");
+    summary.textContent =
+      "Nothing is due for review." +
+      (next
+        ? ` The next question comes back on ${new Date(next).toLocaleDateString()}.`
+        : " Answer a quiz on any concept page and its questions will come back here when they are due.");
     return;
   }
   let left = due.length;
@@ -79,7 +108,17 @@ function mountReview(root, quizzes, now = Date.now()) {
   const list = el("div", { class: "lllm-quiz__questions" });
   due.forEach(([quiz, q], i) => {
     const from = el("p", { class: "lllm-q__from" }, "From ", quiz.url ? el("a", { href: quiz.url }, quiz.title) : quiz.title);
-    list.append(el("div", { class: "lllm-review__item" }, from, renderQuestion(q, i + 1, "review", () => { left -= 1; update(); })));
+    list.append(
+      el(
+        "div",
+        { class: "lllm-review__item" },
+        from,
+        renderQuestion(q, i + 1, "review", () => {
+          left -= 1;
+          update();
+        }),
+      ),
+    );
   });
   root.append(list);
   update();
@@ -90,26 +129,40 @@ function mountProgress(root, quizzes) {
   const message = el("p", { class: "lllm-quiz__message", role: "status" });
   const draw = () => {
     const now = Date.now();
-    body.replaceChildren(...quizzes.map((quiz) => {
-      const records = quiz.ids.map((id) => store.get(id)).filter((r) => r && r.correct !== undefined);
-      const due = quiz.ids.filter((id) => store.isDue(store.get(id), now)).length;
-      const a = store.firstAttempt(quiz.ids, store.marks());
-      const first = { passed: `passed on a first attempt (${a.right} of ${a.total})`, seen: `answers seen (${a.right} of ${a.total} on the first attempt)`,
-        open: a.answered ? `${a.answered} of ${a.total} answered` : "not started" }[a.state];
-      const code = (quiz.code || []).map((id) => {
-        const f = store.first(id);
-        return !f ? "not tried" : f.correct ? "passed" : f.shown ? "solution seen" : "out of tries (solution seen)";
-      });
-      return el("tr", { "data-topic": quiz.topic },
-        el("td", {}, quiz.url ? el("a", { href: quiz.url }, quiz.title) : quiz.title),
-        el("td", {}, `${records.length} of ${quiz.ids.length}`),
-        el("td", {}, String(records.filter((r) => r.correct).length)),
-        el("td", { "data-first": a.state }, first),
-        el("td", { "data-code": code.join(" ") }, code.join("; ") || "—"),
-        el("td", {}, String(due)));
-    }));
+    body.replaceChildren(
+      ...quizzes.map((quiz) => {
+        const records = quiz.ids.map((id) => store.get(id)).filter((r) => r && r.correct !== undefined);
+        const due = quiz.ids.filter((id) => store.isDue(store.get(id), now)).length;
+        const a = store.firstAttempt(quiz.ids, store.marks());
+        const first = {
+          passed: `passed on a first attempt (${a.right} of ${a.total})`,
+          seen: `answers seen (${a.right} of ${a.total} on the first attempt)`,
+          open: a.answered ? `${a.answered} of ${a.total} answered` : "not started",
+        }[a.state];
+        const code = (quiz.code || []).map((id) => {
+          const f = store.first(id);
+          return !f ? "not tried" : f.correct ? "passed" : f.shown ? "solution seen" : "out of tries (solution seen)";
+        });
+        return el(
+          "tr",
+          { "data-topic": quiz.topic },
+          el("td", {}, quiz.url ? el("a", { href: quiz.url }, quiz.title) : quiz.title),
+          el("td", {}, `${records.length} of ${quiz.ids.length}`),
+          el("td", {}, String(records.filter((r) => r.correct).length)),
+          el("td", { "data-first": a.state }, first),
+          el("td", { "data-code": code.join(" ") }, code.join("; ") || "—"),
+          el("td", {}, String(due)),
+        );
+      }),
+    );
   };
-  const file = el("input", { type: "file", accept: "application/json,.json", class: "lllm-progress__file", hidden: true, "aria-label": "Progress file to import" });
+  const file = el("input", {
+    type: "file",
+    accept: "application/json,.json",
+    class: "lllm-progress__file",
+    hidden: true,
+    "aria-label": "Progress file to import",
+  });
   file.addEventListener("change", async () => {
     const chosen = file.files[0];
     if (!chosen) return;
@@ -122,21 +175,52 @@ function mountProgress(root, quizzes) {
     file.value = "";
     draw();
   });
-  const exportButton = el("button", {
-    type: "button", class: "md-button md-button--primary lllm-progress__export",
-    onclick: () => {
-      const url = URL.createObjectURL(new Blob([store.exportText()], { type: "application/json" }));
-      const link = el("a", { href: url, download: `lllm-quiz-progress-${new Date().toISOString().slice(0, 10)}.json` });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
-      message.textContent = "Progress exported.";
+  const exportButton = el(
+    "button",
+    {
+      type: "button",
+      class: "md-button md-button--primary lllm-progress__export",
+      onclick: () => {
+        const url = URL.createObjectURL(new Blob([store.exportText()], { type: "application/json" }));
+        const link = el("a", { href: url, download: `lllm-quiz-progress-${new Date().toISOString().slice(0, 10)}.json` });
+        document.body.append(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 1000);
+        message.textContent = "Progress exported.";
+      },
     },
-  }, "Export progress");
-  const importButton = el("button", { type: "button", class: "md-button lllm-progress__import", onclick: () => file.click() }, "Import progress…");
-  const table = el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "Quiz"), el("th", {}, "Answered"), el("th", {}, "Right"), el("th", {}, "First attempt"), el("th", {}, "Code exercise"), el("th", {}, "Due now"))), body);
-  root.replaceChildren(el("div", { class: "md-typeset__scrollwrap" }, el("div", { class: "md-typeset__table" }, table)), el("p", {}, exportButton, " ", importButton, file), message);
+    "Export progress",
+  );
+  const importButton = el(
+    "button",
+    { type: "button", class: "md-button lllm-progress__import", onclick: () => file.click() },
+    "Import progress…",
+  );
+  const table = el(
+    "table",
+    {},
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        el("th", {}, "Quiz"),
+        el("th", {}, "Answered"),
+        el("th", {}, "Right"),
+        el("th", {}, "First attempt"),
+        el("th", {}, "Code exercise"),
+        el("th", {}, "Due now"),
+      ),
+    ),
+    body,
+  );
+  root.replaceChildren(
+    el("div", { class: "md-typeset__scrollwrap" }, el("div", { class: "md-typeset__table" }, table)),
+    el("p", {}, exportButton, " ", importButton, file),
+    message,
+  );
   draw();
 }
 
@@ -172,4 +256,3 @@ if (window.document$ && typeof window.document$.subscribe === "function") {
 } else {
   mountAll();
 }
-

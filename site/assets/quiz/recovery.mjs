@@ -24,24 +24,46 @@ function done(box, message) {
 
 function notice() {
   const box = el("div", { id: ID, class: "admonition warning lllm-recovery", role: "alert" });
-  const restore = el("button", {
-    type: "button", class: "md-button md-button--primary",
-    onclick: () => {
-      const count = store.restore();
-      done(box, count ? `Your progress is back: ${count} record${count === 1 ? "" : "s"} restored.`
-        : "Nothing in the saved copy could be read back; your progress starts from here.");
+  const restore = el(
+    "button",
+    {
+      type: "button",
+      class: "md-button md-button--primary",
+      onclick: () => {
+        const count = store.restore();
+        done(
+          box,
+          count
+            ? `Your progress is back: ${count} record${count === 1 ? "" : "s"} restored.`
+            : "Nothing in the saved copy could be read back; your progress starts from here.",
+        );
+      },
     },
-  }, "Restore the saved copy");
-  const over = el("button", {
-    type: "button", class: "md-button",
-    onclick: () => { store.startOver(); done(box, "The unreadable copy was deleted; your progress starts from here."); },
-  }, "Start over");
+    "Restore the saved copy",
+  );
+  const over = el(
+    "button",
+    {
+      type: "button",
+      class: "md-button",
+      onclick: () => {
+        store.startOver();
+        done(box, "The unreadable copy was deleted; your progress starts from here.");
+      },
+    },
+    "Start over",
+  );
   box.append(
     el("p", { class: "admonition-title" }, "Your saved progress could not be read"),
-    el("p", {}, "Your quiz answers and course marks in this browser were unreadable, so the page put them aside ",
+    el(
+      "p",
+      {},
+      "Your quiz answers and course marks in this browser were unreadable, so the page put them aside ",
       "and started a fresh record; nothing has been deleted. Restore brings back everything that can still be read ",
-      "(anything you answered since is kept); start over deletes the copy."),
-    el("p", { class: "lllm-recovery__actions" }, restore, " ", over));
+      "(anything you answered since is kept); start over deletes the copy.",
+    ),
+    el("p", { class: "lllm-recovery__actions" }, restore, " ", over),
+  );
   return box;
 }
 

@@ -42,9 +42,10 @@ export const KEY = "lllm.quiz.v1";
 export const FORMAT = "lllm-quiz-progress/1";
 export const DAY = 24 * 60 * 60 * 1000;
 
-let memory = null;       // the store when localStorage is blocked (progress lasts until the page closes)
-let notice = null;       // set when storage is blocked or full (shown once by quiz.mjs)
-const ASIDE = KEY + ".corrupt", SAVED = KEY + ".saved";
+let memory = null; // the store when localStorage is blocked (progress lasts until the page closes)
+let notice = null; // set when storage is blocked or full (shown once by quiz.mjs)
+const ASIDE = KEY + ".corrupt",
+  SAVED = KEY + ".saved";
 
 // ---- the schedule -------------------------------------------------------------------------------
 
@@ -69,19 +70,35 @@ export function isDue(record, now = Date.now()) {
 // ---- reading and writing ------------------------------------------------------------------------
 
 function validRecord(r) {
-  return r && typeof r === "object" && !Array.isArray(r) &&
-    ["reps", "interval", "ease", "due", "last", "quality"].every((k) => r[k] === undefined || Number.isFinite(r[k]));
+  return (
+    r &&
+    typeof r === "object" &&
+    !Array.isArray(r) &&
+    ["reps", "interval", "ease", "due", "last", "quality"].every((k) => r[k] === undefined || Number.isFinite(r[k]))
+  );
 }
 
 function validMarks(course) {
-  return course === undefined || (course && typeof course === "object" && !Array.isArray(course) &&
-    Object.values(course).every((m) => m && typeof m === "object" && Number.isFinite(m.last)));
+  return (
+    course === undefined ||
+    (course &&
+      typeof course === "object" &&
+      !Array.isArray(course) &&
+      Object.values(course).every((m) => m && typeof m === "object" && Number.isFinite(m.last)))
+  );
 }
 
 function validStore(data) {
-  return data && typeof data === "object" && data.version === 1 && data.questions &&
-    typeof data.questions === "object" && !Array.isArray(data.questions) &&
-    Object.values(data.questions).every(validRecord) && validMarks(data.course);
+  return (
+    data &&
+    typeof data === "object" &&
+    data.version === 1 &&
+    data.questions &&
+    typeof data.questions === "object" &&
+    !Array.isArray(data.questions) &&
+    Object.values(data.questions).every(validRecord) &&
+    validMarks(data.course)
+  );
 }
 
 /** The store, read afresh each time so that two open tabs never overwrite each other's answers. */
@@ -97,11 +114,15 @@ function read() {
   }
   if (raw === null) return { version: 1, questions: {} };
   let data = null;
-  try { data = JSON.parse(raw); } catch { /* handled below */ }
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    /* handled below */
+  }
   if (validStore(data)) return migrate(data);
   const fresh = { version: 1, questions: {} };
   try {
-    if (localStorage.getItem(ASIDE) === null) localStorage.setItem(ASIDE, raw);   // a waiting copy is never replaced
+    if (localStorage.getItem(ASIDE) === null) localStorage.setItem(ASIDE, raw); // a waiting copy is never replaced
     localStorage.setItem(KEY, JSON.stringify(fresh));
   } catch {
     notice = "Your saved quiz progress could not be read, and this browser's storage is full or blocked.";
@@ -136,17 +157,26 @@ function write(data) {
 /** True while an unreadable copy waits for the learner's choice (reading the store first puts it aside). */
 export function pending() {
   read();
-  try { return localStorage.getItem(ASIDE) !== null; } catch { return false; }
+  try {
+    return localStorage.getItem(ASIDE) !== null;
+  } catch {
+    return false;
+  }
 }
 
 /** The readable part of a stored or exported text: {questions, course} with only valid records, or null. */
 function salvage(text) {
   let data;
-  try { data = JSON.parse(text); } catch { return null; }
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return null;
+  }
   if (!data || typeof data !== "object" || !data.questions || typeof data.questions !== "object") return null;
   const questions = Object.fromEntries(Object.entries(data.questions).filter(([, r]) => validRecord(r)));
-  const course = Object.fromEntries(Object.entries(data.course && typeof data.course === "object" ? data.course : {})
-    .filter(([, m]) => validMarks({ m })));
+  const course = Object.fromEntries(
+    Object.entries(data.course && typeof data.course === "object" ? data.course : {}).filter(([, m]) => validMarks({ m })),
+  );
   return { questions, course };
 }
 
@@ -193,8 +223,12 @@ export function grade(id, quality, answer, correct, now = Date.now()) {
   const data = read();
   const record = { ...(data.questions[id] || {}), ...schedule(data.questions[id], quality, now), answer, correct };
   data.questions[id] = record;
-  if (!data.course?.[`first:${id}`]) {            // the first graded answer: kept for good (see the header)
-    data.course = { ...(data.course || {}), [`first:${id}`]: { last: now, correct: Boolean(correct), ...(answer?.shown ? { shown: true } : {}) } };
+  if (!data.course?.[`first:${id}`]) {
+    // the first graded answer: kept for good (see the header)
+    data.course = {
+      ...(data.course || {}),
+      [`first:${id}`]: { last: now, correct: Boolean(correct), ...(answer?.shown ? { shown: true } : {}) },
+    };
   }
   write(data);
   return record;
@@ -205,7 +239,7 @@ export function first(id) {
   return read().course?.[`first:${id}`] || null;
 }
 
-export const PASS = 0.8;      // the course's bar for a quiz (course.mjs and quiz.mjs use it)
+export const PASS = 0.8; // the course's bar for a quiz (course.mjs and quiz.mjs use it)
 
 /** A quiz's first attempt: each question's first answer (store.first), kept through "Reset this quiz".
  *  state: "passed" (enough first answers right: PASS of the questions), "seen" (too many first
@@ -214,7 +248,8 @@ export const PASS = 0.8;      // the course's bar for a quiz (course.mjs and qui
 export function firstAttempt(ids, course = marks()) {
   const firsts = ids.map((id) => course[`first:${id}`]).filter(Boolean);
   const right = firsts.filter((f) => f.correct).length;
-  const needed = Math.ceil(PASS * ids.length - 1e-9), wrong = firsts.length - right;
+  const needed = Math.ceil(PASS * ids.length - 1e-9),
+    wrong = firsts.length - right;
   const state = right >= needed ? "passed" : wrong > ids.length - needed ? "seen" : "open";
   return { answered: firsts.length, right, total: ids.length, needed, state };
 }
@@ -278,7 +313,7 @@ function merge(store, questions, course = {}) {
   }
   for (const [key, m] of Object.entries(course || {})) {
     const mine = store.course?.[key];
-    const earliest = key.startsWith("first:");           // a first answer: the earlier one is the first
+    const earliest = key.startsWith("first:"); // a first answer: the earlier one is the first
     if (!mine || (earliest ? m.last < mine.last : m.last >= mine.last)) {
       store.course = { ...(store.course || {}), [key]: m };
       taken.push(`course:${key}`);

@@ -6,7 +6,7 @@
 // length in bytes; from byte 8 on, the answer as UTF-8 JSON: {value} or {error}.
 
 const HEADER = 8;
-export const ANSWER_BYTES = 1 << 22;   // 4 MiB: a 5000-character completion or a forward pass needs < 100 KB
+export const ANSWER_BYTES = 1 << 22; // 4 MiB: a 5000-character completion or a forward pass needs < 100 KB
 
 /** A buffer for one Python worker's answers (reused: one question is open at a time). */
 export function answerBuffer() {

@@ -46,13 +46,21 @@ function setUpCell(block, index) {
   hint.id = `lllm-cell-${index + 1}-keys`;
   hint.textContent = KEYS_HINT;
   code.setAttribute("aria-describedby", hint.id);
-  const editor = codeEditor({ host: block, fallback: code, hide: code.closest("pre"), original,
-                              draftKey: `cell:${location.pathname}#${index + 1}`, label: `Python code, cell ${index + 1}`,
-                              describedBy: hint.id, onRun: () => run.disabled || run.click() });
+  const editor = codeEditor({
+    host: block,
+    fallback: code,
+    hide: code.closest("pre"),
+    original,
+    draftKey: `cell:${location.pathname}#${index + 1}`,
+    label: `Python code, cell ${index + 1}`,
+    describedBy: hint.id,
+    onRun: () => run.disabled || run.click(),
+  });
 
   // The bar and the output are in the HTML already, hidden (hooks/codeblocks.py): filling and showing
   // them restyles them alone, where new elements after the block restyled the rest of the article.
-  let bar = block.nextElementSibling, output = bar?.nextElementSibling;
+  let bar = block.nextElementSibling,
+    output = bar?.nextElementSibling;
   if (!bar?.matches(".lllm-cell__bar") || !output?.matches("pre.lllm-cell__output")) {
     bar = Object.assign(document.createElement("div"), { className: "lllm-cell__bar" });
     output = Object.assign(document.createElement("pre"), { className: "lllm-cell__output", hidden: true });
@@ -79,9 +87,9 @@ function setUpCell(block, index) {
       if (result.value !== null && result.value !== undefined) append(output, result.value + "\n", "value");
       if (!output.textContent) append(output, "(no output)", "note");
       block.dataset.lllmResult = "ok";
-      block.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "cell" } }));   // the course counts it
+      block.dispatchEvent(new CustomEvent("lllm:ran", { bubbles: true, detail: { widget: "cell" } })); // the course counts it
     } catch (error) {
-      showError(output, error);      // the error and the cell's lines first, the full traceback folded
+      showError(output, error); // the error and the cell's lines first, the full traceback folded
       block.dataset.lllmResult = error.name === "Stopped" ? "stopped" : "error";
     } finally {
       unsubscribe();
@@ -98,7 +106,8 @@ function setUpCell(block, index) {
     output.hidden = true;
     output.textContent = "";
   });
-  code.addEventListener("keydown", (event) => {   // until the editor replaces it
+  code.addEventListener("keydown", (event) => {
+    // until the editor replaces it
     if (event.key === "Enter" && (event.ctrlKey || event.shiftKey || event.metaKey)) {
       event.preventDefault();
       run.click();

@@ -25,43 +25,60 @@
 import { writeAnswer } from "./answer.mjs";
 
 export const DEFAULT_URL = "http://127.0.0.1:11434";
-export const CHECK_MS = 5000;           // listing models: a loopback server answers in milliseconds
-export const FIRST_TEXT_MS = 120_000;   // a server may load the model from disk before its first word
-export const QUIET_MS = 60_000;         // then a pause this long means it is stuck
+export const CHECK_MS = 5000; // listing models: a loopback server answers in milliseconds
+export const FIRST_TEXT_MS = 120_000; // a server may load the model from disk before its first word
+export const QUIET_MS = 60_000; // then a pause this long means it is stuck
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost)(:\d{1,5})?(\/[^\s]*)?$/;
-const answered = new Set();             // origins that have answered this page (CORS allowed it)
-const inFlight = new Set();             // AbortControllers of the calls running now
+const answered = new Set(); // origins that have answered this page (CORS allowed it)
+const inFlight = new Set(); // AbortControllers of the calls running now
 
 export class ChatError extends Error {
-  constructor(message) { super(message); this.name = "ChatError"; }
+  constructor(message) {
+    super(message);
+    this.name = "ChatError";
+  }
 }
 
 /** The base URL ("http://127.0.0.1:11434", no /v1): what the learner typed, checked. */
 export function baseUrl(url) {
-  const text = String(url ?? "").trim().replace(/\/+$/, "").replace(/\/v1(\/chat\/completions|\/models)?$/, "");
+  const text = String(url ?? "")
+    .trim()
+    .replace(/\/+$/, "")
+    .replace(/\/v1(\/chat\/completions|\/models)?$/, "");
   if (!LOOPBACK.test(text))
-    throw new ChatError(`The address ${JSON.stringify(String(url ?? ""))} is not a server on this computer: write http://127.0.0.1:PORT or http://localhost:PORT (this page may reach nothing else).`);
+    throw new ChatError(
+      `The address ${JSON.stringify(String(url ?? ""))} is not a server on this computer: write http://127.0.0.1:PORT or http://localhost:PORT (this page may reach nothing else).`,
+    );
   return text;
 }
 
 function unreachable(base) {
-  const origin = new URL(base).origin, page = location.origin;
-  if (answered.has(origin))
-    return `Nothing answers at ${origin} any more: your model's server stopped, start it again (and press Run).`;
-  return `Nothing at ${origin} answered this page: start your model's server there (Ollama: \`OLLAMA_ORIGINS=${page} ollama serve\`; `
-    + `llama.cpp: \`llama-server -m MODEL.gguf --host 127.0.0.1 --port PORT\`), or, if it is running, let it accept the origin ${page} `
-    + `(for Ollama that is OLLAMA_ORIGINS; a browser cannot tell a stopped server from a refusing one).`;
+  const origin = new URL(base).origin,
+    page = location.origin;
+  if (answered.has(origin)) return `Nothing answers at ${origin} any more: your model's server stopped, start it again (and press Run).`;
+  return (
+    `Nothing at ${origin} answered this page: start your model's server there (Ollama: \`OLLAMA_ORIGINS=${page} ollama serve\`; ` +
+    `llama.cpp: \`llama-server -m MODEL.gguf --host 127.0.0.1 --port PORT\`), or, if it is running, let it accept the origin ${page} ` +
+    `(for Ollama that is OLLAMA_ORIGINS; a browser cannot tell a stopped server from a refusing one).`
+  );
 }
 
 /** fetch with a time limit; a network failure becomes the sentence above. */
 async function request(base, path, init, ms, controller = new AbortController()) {
-  const timer = setTimeout(() => controller.abort(new ChatError(`${base}${path} did not answer within ${ms / 1000} s: check the server's own log, then press Run again.`)), ms);
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new ChatError(`${base}${path} did not answer within ${ms / 1000} s: check the server's own log, then press Run again.`),
+      ),
+    ms,
+  );
   try {
     const response = await fetch(base + path, { ...init, mode: "cors", credentials: "omit", signal: controller.signal });
     answered.add(new URL(base).origin);
     return response;
   } catch {
-    if (controller.signal.aborted) throw controller.signal.reason instanceof ChatError ? controller.signal.reason : new ChatError("Stopped.");
+    if (controller.signal.aborted)
+      throw controller.signal.reason instanceof ChatError ? controller.signal.reason : new ChatError("Stopped.");
     throw new ChatError(unreachable(base));
   } finally {
     clearTimeout(timer);
@@ -72,7 +89,11 @@ async function request(base, path, init, ms, controller = new AbortController())
 async function detail(response) {
   const text = (await response.text().catch(() => "")).replace(/\s+/g, " ").trim();
   let error;
-  try { error = JSON.parse(text)?.error; } catch { /* not JSON: its text */ }
+  try {
+    error = JSON.parse(text)?.error;
+  } catch {
+    /* not JSON: its text */
+  }
   return String(error?.message ?? error ?? text).slice(0, 200);
 }
 
@@ -80,19 +101,31 @@ async function detail(response) {
 export async function listModels(url) {
   const base = baseUrl(url);
   const response = await request(base, "/v1/models", {}, CHECK_MS);
-  if (!response.ok) throw new ChatError(`${base}/v1/models answered HTTP ${response.status} (${await detail(response)}): is this an OpenAI-compatible server? Ollama, llama-server, LM Studio and vLLM all are.`);
+  if (!response.ok)
+    throw new ChatError(
+      `${base}/v1/models answered HTTP ${response.status} (${await detail(response)}): is this an OpenAI-compatible server? Ollama, llama-server, LM Studio and vLLM all are.`,
+    );
   const body = await response.json().catch(() => null);
   const ids = Array.isArray(body?.data) ? body.data.map((m) => m?.id).filter((id) => typeof id === "string") : null;
-  if (!ids) throw new ChatError(`${base}/v1/models did not answer with an OpenAI model list ({"data": [{"id": ...}]}): is this an OpenAI-compatible server?`);
+  if (!ids)
+    throw new ChatError(
+      `${base}/v1/models did not answer with an OpenAI model list ({"data": [{"id": ...}]}): is this an OpenAI-compatible server?`,
+    );
   return ids;
 }
 
 /** The model to use: `model` if the server has it, its first model if `model` is empty; else a ChatError listing them. */
 export async function checkModel({ url, model }) {
   const ids = await listModels(url);
-  if (!ids.length) throw new ChatError(`Your server at ${baseUrl(url)} has no model yet: add one (Ollama: \`ollama pull qwen2.5:0.5b\`; llama-server: start it with -m MODEL.gguf).`);
+  if (!ids.length)
+    throw new ChatError(
+      `Your server at ${baseUrl(url)} has no model yet: add one (Ollama: \`ollama pull qwen2.5:0.5b\`; llama-server: start it with -m MODEL.gguf).`,
+    );
   if (!model) return ids[0];
-  if (!ids.includes(model)) throw new ChatError(`Your server has no model named ${JSON.stringify(model)}: it has ${ids.map((id) => JSON.stringify(id)).join(", ")}; write one of those as the model.`);
+  if (!ids.includes(model))
+    throw new ChatError(
+      `Your server has no model named ${JSON.stringify(model)}: it has ${ids.map((id) => JSON.stringify(id)).join(", ")}; write one of those as the model.`,
+    );
   return model;
 }
 
@@ -115,14 +148,19 @@ export function loadSettings() {
     if (typeof saved?.url !== "string" || typeof saved?.model !== "string" || saved.model.length > 200) throw new Error("not {url, model}");
     return { url: baseUrl(saved.url), model: saved.model.trim(), notice: null };
   } catch {
-    return { ...DEFAULTS, notice: `The saved address of your model could not be read, so the defaults are back (${DEFAULT_URL}, the server's first model).` };
+    return {
+      ...DEFAULTS,
+      notice: `The saved address of your model could not be read, so the defaults are back (${DEFAULT_URL}, the server's first model).`,
+    };
   }
 }
 
 export function saveSettings({ url, model }) {
   try {
     localStorage.setItem(STORAGE_KEY, JSON.stringify({ url, model }));
-  } catch { /* blocked or full: loadSettings says so */ }
+  } catch {
+    /* blocked or full: loadSettings says so */
+  }
 }
 
 /** A cell's your_model() (lllm/web/yourmodel.py): the remembered endpoint, its model's name resolved by the server. */
@@ -139,15 +177,24 @@ function tell(detail) {
 
 /** Every `data:` payload of a server-sent event stream, as it arrives. */
 async function* events(body, controller, quietMs) {
-  const reader = body.getReader(), decoder = new TextDecoder();
+  const reader = body.getReader(),
+    decoder = new TextDecoder();
   let buffer = "";
   for (;;) {
-    const timer = setTimeout(() => controller.abort(new ChatError(`Your model stopped sending text for ${quietMs / 1000} s: press Stop, check the server's log, then Run again.`)), quietMs);
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new ChatError(`Your model stopped sending text for ${quietMs / 1000} s: press Stop, check the server's log, then Run again.`),
+        ),
+      quietMs,
+    );
     let chunk;
     try {
       chunk = await reader.read();
     } catch {
-      throw controller.signal.reason instanceof ChatError ? controller.signal.reason : new ChatError("The server closed the connection mid-reply: is it still running?");
+      throw controller.signal.reason instanceof ChatError
+        ? controller.signal.reason
+        : new ChatError("The server closed the connection mid-reply: is it still running?");
     } finally {
       clearTimeout(timer);
     }
@@ -168,25 +215,40 @@ function contentOf(json, base) {
 /** {url, model, prompt, stop, max_tokens, temperature, call} -> the reply's text, streamed to the widgets. */
 export async function chat(question, { quietMs = QUIET_MS, firstMs = FIRST_TEXT_MS } = {}) {
   const base = baseUrl(question.url);
-  const body = { model: question.model, messages: [{ role: "user", content: question.prompt }], stream: true,
-    temperature: question.temperature ?? 0, stop: question.stop ?? [], max_tokens: question.max_tokens ?? 256 };
+  const body = {
+    model: question.model,
+    messages: [{ role: "user", content: question.prompt }],
+    stream: true,
+    temperature: question.temperature ?? 0,
+    stop: question.stop ?? [],
+    max_tokens: question.max_tokens ?? 256,
+  };
   const controller = new AbortController();
   inFlight.add(controller);
   tell({ call: question.call, kind: "start", prompt: question.prompt, model: question.model });
   let reply = "";
   try {
-    const response = await request(base, "/v1/chat/completions", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body) }, firstMs, controller);
-    if (response.status === 404 && question.model) await checkModel(question);   // names the models it has
+    const response = await request(
+      base,
+      "/v1/chat/completions",
+      { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) },
+      firstMs,
+      controller,
+    );
+    if (response.status === 404 && question.model) await checkModel(question); // names the models it has
     if (!response.ok) throw new ChatError(`${base}/v1/chat/completions answered HTTP ${response.status}: ${await detail(response)}.`);
     if (!(response.headers.get("Content-Type") ?? "").includes("text/event-stream")) {
-      reply = contentOf(await response.json().catch(() => null), base);      // a server that does not stream
+      reply = contentOf(await response.json().catch(() => null), base); // a server that does not stream
       tell({ call: question.call, kind: "text", text: reply });
     } else {
       for await (const data of events(response.body, controller, quietMs)) {
         if (data === "[DONE]") break;
         let json;
-        try { json = JSON.parse(data); } catch { throw new ChatError(`${base} sent an event that is not JSON: ${data.slice(0, 80)}`); }
+        try {
+          json = JSON.parse(data);
+        } catch {
+          throw new ChatError(`${base} sent an event that is not JSON: ${data.slice(0, 80)}`);
+        }
         const text = contentOf(json, base);
         if (text) {
           reply += text;

@@ -51,9 +51,30 @@ export function select(name, options, value) {
 // <table class="className"><thead><tr><th>header…</tr></thead><tbody><tr><td>cell…</tr>…</tbody></table>;
 // a cell is text, a number or a node. With no rows the <tbody> is there, empty, to be filled later.
 export function table(headers, rows, className = "") {
-  return el("table", className ? { class: className } : {},
-    el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))),
-    el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) => el("td", {}, c))))));
+  return el(
+    "table",
+    className ? { class: className } : {},
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        headers.map((h) => el("th", {}, h)),
+      ),
+    ),
+    el(
+      "tbody",
+      {},
+      rows.map((cells) =>
+        el(
+          "tr",
+          {},
+          cells.map((c) => el("td", {}, c)),
+        ),
+      ),
+    ),
+  );
 }
 
 // A fraction as a percentage with one decimal: pct(0.4567) is "45.7%".

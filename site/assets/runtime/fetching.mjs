@@ -22,9 +22,9 @@ export async function loadManifest(base) {
  */
 export function countingFetch(onProgress) {
   const plainFetch = globalThis.fetch.bind(globalThis);
-  const seen = new Map();   // url -> bytes so far
+  const seen = new Map(); // url -> bytes so far
   let stage = "Starting";
-  let cache = null;         // Promise of the Cache to read from first, or null
+  let cache = null; // Promise of the Cache to read from first, or null
   const report = () => {
     let total = 0;
     for (const n of seen.values()) total += n;
@@ -33,16 +33,16 @@ export function countingFetch(onProgress) {
   const cached = async (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : null;
     if (!cache || !url || (init?.method ?? "GET") !== "GET" || init?.integrity) return null;
-    return (await cache)?.match(url).catch(() => null) ?? null;   // no cache, or not in it: null
+    return (await cache)?.match(url).catch(() => null) ?? null; // no cache, or not in it: null
   };
   const counted = async (input, init) => {
-    const response = (await cached(input, init)) ?? await plainFetch(input, init);
-    const url = typeof input === "string" ? input : input.url ?? String(input);
+    const response = (await cached(input, init)) ?? (await plainFetch(input, init));
+    const url = typeof input === "string" ? input : (input.url ?? String(input));
     if (response.ok && response.body) {
       // Count a clone, return the original: wasm keeps its streaming compile and code cache.
       const reader = response.clone().body.getReader();
       (async () => {
-        for (let n = 0; ;) {
+        for (let n = 0; ; ) {
           const { done, value } = await reader.read();
           if (done) break;
           n += value.byteLength;
@@ -53,10 +53,19 @@ export function countingFetch(onProgress) {
     }
     return response;
   };
-  counted.stage = (name) => { stage = name; report(); };
+  counted.stage = (name) => {
+    stage = name;
+    report();
+  };
   // caches.has first: opening a cache a newer deploy has just deleted would make an empty one
   counted.readFrom = (name) => {
-    cache = name && globalThis.caches ? caches.has(name).then((there) => (there ? caches.open(name) : null)).catch(() => null) : null;
+    cache =
+      name && globalThis.caches
+        ? caches
+            .has(name)
+            .then((there) => (there ? caches.open(name) : null))
+            .catch(() => null)
+        : null;
   };
   return counted;
 }

@@ -36,7 +36,11 @@ export async function gptForward(ort, m, ids, state) {
   });
   const V = m.card.vocab.length;
   const logits = out.logits.data.subarray((feed.length - 1) * V, feed.length * V);
-  const next = { ids: history.concat(Array.from(ids)).slice(-block), keys: out.present_key.data,
-    values: out.present_value.data, S: P + feed.length };
+  const next = {
+    ids: history.concat(Array.from(ids)).slice(-block),
+    keys: out.present_key.data,
+    values: out.present_value.data,
+    S: P + feed.length,
+  };
   return { logits, state: next, attention: { data: out.attention.data, dims: out.attention.dims }, fed: feed.length };
 }

@@ -14,19 +14,19 @@ import { lllm } from "./lllm.mjs";
 
 // [selector, what a touch starts]
 const WIDGETS = [
-  [".lllm-playground", "model"],           // generation needs only the model
+  [".lllm-playground", "model"], // generation needs only the model
   [".lllm-demo, .lllm-mcp, .lllm-oversight, .lllm-reasoning-lab, div.runnable.highlight, .lllm-q--code", "python"],
 ];
-const CALLS_RUN_PYTHON = /\brun_python\b|\bProxyManager\b/;   // in a runnable cell's code
+const CALLS_RUN_PYTHON = /\brun_python\b|\bProxyManager\b/; // in a runnable cell's code
 const TOUCH = ["pointerdown", "focusin", "keydown"];
 
 const saveData = () => navigator.connection?.saveData === true;
-const started = new Set();                 // what this document has started (instant navigation keeps it)
+const started = new Set(); // what this document has started (instant navigation keeps it)
 
 function start(what) {
   if (started.has(what)) return;
   started.add(what);
-  (what === "model" ? lllm.modelReady() : lllm.ready()).catch(() => {});   // a failure shows on Run
+  (what === "model" ? lllm.modelReady() : lllm.ready()).catch(() => {}); // a failure shows on Run
 }
 
 // A touch is caught on the document itself, so a widget drawn after this file ran counts too (a
@@ -37,7 +37,7 @@ function touched(event) {
 }
 
 function setUpPage() {
-  if (saveData()) return;                  // then nothing starts before a touch, not even from the cache
+  if (saveData()) return; // then nothing starts before a touch, not even from the cache
   if ([...document.querySelectorAll("div.runnable.highlight")].some((cell) => CALLS_RUN_PYTHON.test(cell.textContent)))
     lllm.prepareSandbox();
 }

@@ -18,40 +18,45 @@
 // re-run by them).
 import { mark, timeline } from "./timeline.mjs";
 
-const JSPI = typeof WebAssembly === "object" && typeof WebAssembly.Suspending === "function"
-  && typeof WebAssembly.promising === "function";
+const JSPI = typeof WebAssembly === "object" && typeof WebAssembly.Suspending === "function" && typeof WebAssembly.promising === "function";
 const ISOLATED = globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
 // How Python blocks on the model (worker.mjs explains both). Atomics whenever the page is
 // cross-origin isolated: the one path every engine has, measured no slower than JSPI (the
 // in-page runtime page has the numbers). A test or benchmark may ask for one: window.lllmSync.
-const SYNC = ({ atomics: ISOLATED, jspi: JSPI }[globalThis.lllmSync] ? globalThis.lllmSync : null)
-  ?? (ISOLATED ? "atomics" : JSPI ? "jspi" : null);
+const SYNC =
+  ({ atomics: ISOLATED, jspi: JSPI }[globalThis.lllmSync] ? globalThis.lllmSync : null) ?? (ISOLATED ? "atomics" : JSPI ? "jspi" : null);
 
-export const NO_PYTHON_MESSAGE = "Running Python in this page needs one of two browser features, and this "
-  + "browser has neither: JavaScript Promise Integration (JSPI: Chrome, Edge, Opera and other Chromium "
-  + "browsers 137 or newer, Firefox 153 or newer) or SharedArrayBuffer in a cross-origin-isolated page "
-  + "(Safari 15.2 or newer and every iPhone and iPad browser, as well as current Chrome, Edge and Firefox). "
-  + (typeof SharedArrayBuffer === "function" || globalThis.crossOriginIsolated === false && globalThis.isSecureContext
-    ? "This page is not cross-origin isolated: its server did not send the Cross-Origin-Opener-Policy and "
-      + "Cross-Origin-Embedder-Policy headers (see the Deploying page). " : "")
-  + "TinyLLM's text generation still works here.";
+export const NO_PYTHON_MESSAGE =
+  "Running Python in this page needs one of two browser features, and this " +
+  "browser has neither: JavaScript Promise Integration (JSPI: Chrome, Edge, Opera and other Chromium " +
+  "browsers 137 or newer, Firefox 153 or newer) or SharedArrayBuffer in a cross-origin-isolated page " +
+  "(Safari 15.2 or newer and every iPhone and iPad browser, as well as current Chrome, Edge and Firefox). " +
+  (typeof SharedArrayBuffer === "function" || (globalThis.crossOriginIsolated === false && globalThis.isSecureContext)
+    ? "This page is not cross-origin isolated: its server did not send the Cross-Origin-Opener-Policy and " +
+      "Cross-Origin-Embedder-Policy headers (see the Deploying page). "
+    : "") +
+  "TinyLLM's text generation still works here.";
 
-let modelWorker = null, pythonWorker = null;
-let sandboxModule = null;    // Promise of sandbox.mjs, once run_python has been called or prepared for
-let sandboxWanted = false;   // this tab has a page that can call run_python: keep its interpreter ready
-let chatModule = null;       // Promise of chat.mjs, once "your model" has been asked
-let mcpModule = null;        // Promise of ../tools/mcp-client.mjs, once the page's agent has called an MCP tool
+let modelWorker = null,
+  pythonWorker = null;
+let sandboxModule = null; // Promise of sandbox.mjs, once run_python has been called or prepared for
+let sandboxWanted = false; // this tab has a page that can call run_python: keep its interpreter ready
+let chatModule = null; // Promise of chat.mjs, once "your model" has been asked
+let mcpModule = null; // Promise of ../tools/mcp-client.mjs, once the page's agent has called an MCP tool
 let nextId = 1;
-const pending = new Map();   // id -> {resolve, reject, onStep, onStdout, onStderr}
+const pending = new Map(); // id -> {resolve, reject, onStep, onStdout, onStderr}
 const listeners = new Set(); // status listeners
-const parts = {};            // "model" | "python" -> {stage, loaded, total} while loading
+const parts = {}; // "model" | "python" -> {stage, loaded, total} while loading
 let status = { state: "idle", stage: "", percent: 0, loaded: 0, total: 0, error: null, modelError: null };
-let gates = null;            // {model, python}: promises for the current workers (model: onnxruntime-web;
-                             // python: null until something asks for Python)
+let gates = null; // {model, python}: promises for the current workers (model: onnxruntime-web;
+// python: null until something asks for Python)
 
 function deferred() {
   let resolve, reject;
-  const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   promise.catch(() => {}); // a gate nobody awaits must not become an unhandled rejection
   return { promise, resolve, reject };
 }
@@ -66,7 +71,8 @@ function setStatus(change) {
 function showProgress(msg) {
   parts[msg.part] = msg;
   const all = Object.values(parts);
-  const loaded = all.reduce((n, p) => n + p.loaded, 0), total = all.reduce((n, p) => n + p.total, 0);
+  const loaded = all.reduce((n, p) => n + p.loaded, 0),
+    total = all.reduce((n, p) => n + p.total, 0);
   const python = parts.python;
   let stage = python && !status.pythonReady ? python.stage : msg.stage;
   if (stage === "Downloading Python" && python.total && python.loaded >= python.total) stage = "Starting Python";
@@ -99,7 +105,8 @@ function spawn(file, name) {
 function startPython() {
   gates.python = deferred();
   delete parts.python;
-  if (!SYNC) {   // nothing to download: say at once what is missing
+  if (!SYNC) {
+    // nothing to download: say at once what is missing
     gates.python.reject(new Error(NO_PYTHON_MESSAGE));
     setStatus({ state: "error", error: NO_PYTHON_MESSAGE });
     return;
@@ -107,7 +114,8 @@ function startPython() {
   setStatus({ state: "loading", stage: "Starting Python", percent: 0, error: null, pythonReady: false });
   pythonWorker = spawn("./worker.mjs", "lllm-python");
   mark("page: Python worker spawned");
-  const channel = new MessageChannel(), sandbox = new MessageChannel();
+  const channel = new MessageChannel(),
+    sandbox = new MessageChannel();
   modelWorker.postMessage({ type: "port", port: channel.port1 }, [channel.port1]);
   // run_python's interpreter (sandbox.mjs): its frame started when first called, unless prestarted
   // ... and "your model" (chat.mjs): the page calls the learner's server and streams the reply
@@ -115,7 +123,7 @@ function startPython() {
   sandbox.port1.onmessage = ({ data }) => {
     if (data.type === "chat") return (chatModule ??= import("./chat.mjs")).then((m) => m.answerChat(sandbox.port1, data));
     if (data.type === "mcp") return (mcpModule ??= import("../tools/mcp-client.mjs")).then((m) => m.answerMcp(sandbox.port1, data));
-    sandboxWanted = true;    // after a Stop it comes back ready
+    sandboxWanted = true; // after a Stop it comes back ready
     return (sandboxModule ??= import("./sandbox.mjs")).then((m) => m.answerSandbox(sandbox.port1, data));
   };
   pythonWorker.postMessage({ type: "port", port: channel.port2, sync: SYNC, sandbox: sandbox.port2 }, [channel.port2, sandbox.port2]);
@@ -153,7 +161,9 @@ function serviceWorkerSettled() {
 let starting = null;
 function ensureModel() {
   if (!starting) mark("page: runtime asked for");
-  starting ??= serviceWorkerSettled().then(() => { if (!modelWorker) startModel(); });
+  starting ??= serviceWorkerSettled().then(() => {
+    if (!modelWorker) startModel();
+  });
   return starting;
 }
 
@@ -161,10 +171,12 @@ function ensureModel() {
  *  a page that can call it, once starting it downloads nothing: its snapshot is cached (it has run
  *  in this browser before) or the page's own Python has started (Pyodide's files are here). */
 function keepSandboxReady() {
-  if (!sandboxWanted || !ISOLATED) return;   // without cross-origin isolation the frame cannot run
-  (sandboxModule ??= import("./sandbox.mjs")).then(async (sandbox) => {
-    if (status.pythonReady === true || await sandbox.snapshotAtHand()) sandbox.prestartSandbox();
-  }).catch(() => {});                        // a failure is said by the call that needs the frame
+  if (!sandboxWanted || !ISOLATED) return; // without cross-origin isolation the frame cannot run
+  (sandboxModule ??= import("./sandbox.mjs"))
+    .then(async (sandbox) => {
+      if (status.pythonReady === true || (await sandbox.snapshotAtHand())) sandbox.prestartSandbox();
+    })
+    .catch(() => {}); // a failure is said by the call that needs the frame
 }
 
 /** The model worker, then the Python worker beside it (Stop restarts whichever were running). */
@@ -182,7 +194,8 @@ function onMessage(msg) {
     case "model-ready":
       timeline.push(...(msg.timeline ?? []));
       gates.model.resolve(msg.vocab);
-      if (!gates.python) setStatus({ state: "ready", stage: "Ready", percent: 100 });   // nothing asked for Python (yet)
+      if (!gates.python)
+        setStatus({ state: "ready", stage: "Ready", percent: 100 }); // nothing asked for Python (yet)
       else if (!SYNC) setStatus({ state: "error", error: NO_PYTHON_MESSAGE });
       return;
     case "model-error":
@@ -196,11 +209,14 @@ function onMessage(msg) {
     case "ready":
       timeline.push(...(msg.timeline ?? []));
       gates.python.resolve(msg);
-      gates.model.promise.then(() => {
-        mark("page: ready");
-        setStatus({ state: "ready", stage: "Ready", percent: 100, pythonReady: true, warm: msg.warm });
-        keepSandboxReady();
-      }, () => {});
+      gates.model.promise.then(
+        () => {
+          mark("page: ready");
+          setStatus({ state: "ready", stage: "Ready", percent: 100, pythonReady: true, warm: msg.warm });
+          keepSandboxReady();
+        },
+        () => {},
+      );
       return;
     case "step":
       call?.onStep?.(msg.char, msg.top);
@@ -262,14 +278,17 @@ export const lllm = {
     await gates.model.promise;
     try {
       return await request(toModel, "load", { params: { model: name } });
-    } catch (e) {   // the model the page waits for cannot load: every widget says why
+    } catch (e) {
+      // the model the page waits for cannot load: every widget says why
       setStatus({ state: "error", modelError: e.message, error: e.message });
       throw e;
     }
   },
 
   /** How many calls (run, generate) are waiting for an answer: 0 when the runtime is idle. */
-  get busy() { return pending.size; },
+  get busy() {
+    return pending.size;
+  },
 
   /**
    * Run Python code; cells of one page share a namespace (by default the page's path).
@@ -308,7 +327,7 @@ export const lllm = {
   /** End whatever is running (even `while True: pass`, or a long generation) by restarting the
    *  workers that were running, and replacing run_python's frame (prestarted again); Python state is lost. */
   stop() {
-    if (!modelWorker) return;   // nothing started (or still waiting for the service worker)
+    if (!modelWorker) return; // nothing started (or still waiting for the service worker)
     const hadPython = Boolean(gates.python);
     modelWorker.terminate();
     pythonWorker?.terminate();
@@ -333,7 +352,9 @@ export const lllm = {
    *  error, pythonReady, warm (Python restored from its snapshot)}: "ready" once what was asked for
    *  is (the model alone, for generation), "loading" again when Python is then asked for;
    *  describe(status) says it in words. */
-  get status() { return status; },
+  get status() {
+    return status;
+  },
 
   /** How the runtime's start went, step by step: [[step, ms since something first asked for the
    *  runtime], ...] in time order, the page's steps and both workers' (timeline.mjs). */

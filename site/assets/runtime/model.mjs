@@ -37,21 +37,23 @@ const EMPTY_PROMPT = "\n"; // as lllm/model/generate.py: the model needs at leas
 let manifest = null;
 const models = new Map(); // model name -> Promise of {name, card, session}, created on first use
 let ort = null;
-let ortLoaded = null;     // Promise: onnxruntime-web is imported once, by the first model that needs it
+let ortLoaded = null; // Promise: onnxruntime-web is imported once, by the first model that needs it
 
-const fetchCounted = countingFetch((loaded, stage) => postMessage({ type: "progress", part: "model", stage, loaded, total: manifest?.bytes.model ?? 0 }));
+const fetchCounted = countingFetch((loaded, stage) =>
+  postMessage({ type: "progress", part: "model", stage, loaded, total: manifest?.bytes.model ?? 0 }),
+);
 
 // ---- the models: onnxruntime-web, one thread, plain wasm -----------------------------------------
 
 async function loadOrt() {
   const ortBase = new URL(manifest.ort, HERE);
-  globalThis.fetch = fetchCounted;   // ORT fetches its wasm with fetch(): count those bytes too
+  globalThis.fetch = fetchCounted; // ORT fetches its wasm with fetch(): count those bytes too
   // ORT imports its wasm's JavaScript half only when the first session is made: import it now
   const glue = import(new URL("ort-wasm-simd-threaded.mjs", ortBase).href);
-  glue.catch(() => {});   // ORT imports it again and reports a failure
+  glue.catch(() => {}); // ORT imports it again and reports a failure
   ort = await import(new URL("ort.wasm.min.mjs", ortBase).href);
-  ort.env.wasm.numThreads = 1;       // ORT's own threads would need a wasm build we do not ship
-  ort.env.wasm.proxy = false;        // we are already off the main thread
+  ort.env.wasm.numThreads = 1; // ORT's own threads would need a wasm build we do not ship
+  ort.env.wasm.proxy = false; // we are already off the main thread
   ort.env.wasm.wasmPaths = ortBase.href;
   ort.env.logLevel = "error";
   // onnxruntime-web fetches and compiles its wasm when the first session is made. A session on an
@@ -71,7 +73,7 @@ function model(name = manifest.story) {
 /** The reader's own model (../train/yours.mjs, imported only when asked for), reopened whenever a
  *  new one has been stored. */
 const YOURS = "tinyllm-yours";
-let yoursOpen = null;   // {sha, promise}
+let yoursOpen = null; // {sha, promise}
 async function yours() {
   const { readYours } = await import("../train/yours.mjs");
   const stored = await readYours();
@@ -85,7 +87,8 @@ async function yours() {
 
 async function loadModel(name) {
   const entry = manifest.models[name];
-  if (!entry) throw new Error(`There is no model called ${JSON.stringify(name)} here; the models are: ${Object.keys(manifest.models).join(", ")}`);
+  if (!entry)
+    throw new Error(`There is no model called ${JSON.stringify(name)} here; the models are: ${Object.keys(manifest.models).join(", ")}`);
   if (entry.missing) throw new Error(entry.missing.replace(/^./, (c) => c.toUpperCase()));
   await (ortLoaded ??= loadOrt());
   const modelUrl = new URL(entry.model, HERE).href;
@@ -105,7 +108,9 @@ async function loadModel(name) {
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
     if (hex !== card.onnx_sha256)
-      throw new Error(`The model file ${modelUrl} does not match its card (sha256 differs): the download is damaged or stale; rebuild with \`${entry.build}\` and reload`);
+      throw new Error(
+        `The model file ${modelUrl} does not match its card (sha256 differs): the download is damaged or stale; rebuild with \`${entry.build}\` and reload`,
+      );
   }
   return openSession(name, bytes, card, `The model file ${modelUrl}`);
 }
@@ -147,8 +152,10 @@ async function advance(m, ids, state) {
 /** encode_lossy: the ids of known characters, and the distinct unknown ones (first appearance order). */
 function encodeLossy(card, text) {
   const index = new Map(card.vocab.map((ch, i) => [ch, i]));
-  const ids = [], dropped = [];
-  for (const ch of text) {  // for...of walks code points, as Python iterates a str
+  const ids = [],
+    dropped = [];
+  for (const ch of text) {
+    // for...of walks code points, as Python iterates a str
     if (index.has(ch)) ids.push(index.get(ch));
     else if (!dropped.includes(ch)) dropped.push(ch);
   }
@@ -161,21 +168,26 @@ function encodeLossy(card, text) {
  * Python predictor can carry one stream across calls); onStep(char, top) is called per character.
  */
 async function generateIds(m, { ids, maxNewTokens, temperature, topK, topP, rngState, stop = [], onStep = null, showTop = 0 }) {
-  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0) throw new RangeError(`max-new-tokens must be an integer >= 0, got ${maxNewTokens}`);
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0)
+    throw new RangeError(`max-new-tokens must be an integer >= 0, got ${maxNewTokens}`);
   checkSampling(temperature, topK, topP);
   const rng = new Mulberry32(0);
   rng.state = rngState >>> 0;
   const t0 = performance.now();
   const vocab = m.card.vocab;
-  let { logits, state } = await advance(m, ids, null);                // the whole prompt, once
-  let text = "", stoppedBy = null;
+  let { logits, state } = await advance(m, ids, null); // the whole prompt, once
+  let text = "",
+    stoppedBy = null;
   for (let n = 0; n < maxNewTokens; n++) {
     const top = showTop ? topPredictions(logits, showTop).map(([i, p]) => [vocab[i], p]) : null;
     const next = sample(logits, { temperature, topK, topP, rng });
     text += vocab[next];
     if (onStep) onStep(vocab[next], top);
     stoppedBy = stop.find((s) => s && text.endsWith(s)) ?? null;
-    if (stoppedBy) { text = text.slice(0, text.length - stoppedBy.length); break; }
+    if (stoppedBy) {
+      text = text.slice(0, text.length - stoppedBy.length);
+      break;
+    }
     if (n + 1 < maxNewTokens) ({ logits, state } = await advance(m, [next], state)); // carry the state
   }
   return { completion: text, stoppedBy, rngState: rng.state, ms: performance.now() - t0 };
@@ -202,8 +214,10 @@ const forPython = {
   card: (name) => model(name).then((m) => JSON.stringify(m.card)),
   generate: (name, ids, maxNewTokens, temperature, topK, topP, rngState, stop) =>
     model(name).then((m) => generateIds(m, { ids, maxNewTokens, temperature, topK, topP, rngState, stop })),
-  forward: (name, ids, h, c) => model(name).then((m) => forward(m, ids, h, c)).then(({ logits, h, c }) =>
-    ({ logits: Array.from(logits), h: Array.from(h), c: Array.from(c) })),   // plain arrays: they travel as JSON
+  forward: (name, ids, h, c) =>
+    model(name)
+      .then((m) => forward(m, ids, h, c))
+      .then(({ logits, h, c }) => ({ logits: Array.from(logits), h: Array.from(h), c: Array.from(c) })), // plain arrays: they travel as JSON
 };
 
 function listen(port) {
@@ -214,21 +228,26 @@ function listen(port) {
     } catch (e) {
       answer = { error: String(e.message ?? e) };
     }
-    if (reply) writeAnswer(reply, answer);     // Python is blocked on Atomics.wait: wake it
-    else port.postMessage({ id, ...answer });  // Python is suspended on a Promise (JSPI)
+    if (reply)
+      writeAnswer(reply, answer); // Python is blocked on Atomics.wait: wake it
+    else port.postMessage({ id, ...answer }); // Python is suspended on a Promise (JSPI)
   };
 }
 
 // ---- start-up and the page's messages ------------------------------------------------------------
 
-const started = loadManifest(HERE).then((m) => { manifest = m; fetchCounted.readFrom(m.cache); });
+const started = loadManifest(HERE).then((m) => {
+  manifest = m;
+  fetchCounted.readFrom(m.cache);
+});
 const engineReady = started.then(() => {
   fetchCounted.stage("Downloading onnxruntime");
   return (ortLoaded ??= loadOrt());
 });
 engineReady.then(
   () => postMessage({ type: "model-ready", timeline }),
-  (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }));
+  (e) => postMessage({ type: "model-error", error: String(e.message ?? e) }),
+);
 
 const handlers = {
   async generate(msg) {
@@ -238,8 +257,14 @@ const handlers = {
     const { ids, dropped } = encodeLossy(m.card, p.prompt ?? "");
     const onStep = msg.stream ? (char, top) => postMessage({ id: msg.id, type: "step", char, top }) : null;
     const result = await generateIds(m, {
-      ids, maxNewTokens: p.maxNewTokens ?? 200, temperature: p.temperature ?? 0.8, topK: p.topK ?? 0,
-      topP: p.topP ?? 1.0, rngState: new Mulberry32(p.seed ?? 0).state, stop: p.stop ?? [], onStep,
+      ids,
+      maxNewTokens: p.maxNewTokens ?? 200,
+      temperature: p.temperature ?? 0.8,
+      topK: p.topK ?? 0,
+      topP: p.topP ?? 1.0,
+      rngState: new Mulberry32(p.seed ?? 0).state,
+      stop: p.stop ?? [],
+      onStep,
       showTop: msg.stream ? (p.showTop ?? 10) : 0,
     });
     return { ...result, dropped };

@@ -20,20 +20,37 @@
 
 import { lllm } from "./lllm.mjs";
 
-const ROOT = new URL("../../", import.meta.url);   // this file is assets/runtime/offline.mjs
-const SWITCH = "lllm-switch";   // a navigation the old worker leaves to the network (sw.js)
+const ROOT = new URL("../../", import.meta.url); // this file is assets/runtime/offline.mjs
+const SWITCH = "lllm-switch"; // a navigation the old worker leaves to the network (sw.js)
 const arrived = new URL(location.href);
-if (arrived.searchParams.has(SWITCH)) {   // the address as the reader had it
+if (arrived.searchParams.has(SWITCH)) {
+  // the address as the reader had it
   arrived.searchParams.delete(SWITCH);
   history.replaceState(history.state, "", arrived);
 }
-let saved = null;          // the service worker's last offline-state message
-let newVersion = false;    // a new deploy's service worker is waiting: offer the reload
-const ASKED = "lllm.reload-asked";   // sessionStorage: the reader of this tab asked for the new version
-const QUIET_MS = 300, SETTLE_MAX_MS = 3000, RETRY_MS = 5000, RETRIES = 2;
-const asked = () => { try { return Number(sessionStorage.getItem(ASKED)) || 0; } catch { return 0; } };
-const ask = (n) => { try { if (n) sessionStorage.setItem(ASKED, String(n)); else sessionStorage.removeItem(ASKED); } catch { /* blocked */ } };
-let reloadAsked = asked() > 0;   // the new version's take-over reloads the page
+let saved = null; // the service worker's last offline-state message
+let newVersion = false; // a new deploy's service worker is waiting: offer the reload
+const ASKED = "lllm.reload-asked"; // sessionStorage: the reader of this tab asked for the new version
+const QUIET_MS = 300,
+  SETTLE_MAX_MS = 3000,
+  RETRY_MS = 5000,
+  RETRIES = 2;
+const asked = () => {
+  try {
+    return Number(sessionStorage.getItem(ASKED)) || 0;
+  } catch {
+    return 0;
+  }
+};
+const ask = (n) => {
+  try {
+    if (n) sessionStorage.setItem(ASKED, String(n));
+    else sessionStorage.removeItem(ASKED);
+  } catch {
+    /* blocked */
+  }
+};
+let reloadAsked = asked() > 0; // the new version's take-over reloads the page
 
 /** Reload if the new version has not taken over in RETRY_MS (see above), at most RETRIES times. */
 function retryLater() {
@@ -56,7 +73,9 @@ async function settled() {
   for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
   const start = performance.now();
   let last = start;
-  const observer = new PerformanceObserver(() => { last = performance.now(); });
+  const observer = new PerformanceObserver(() => {
+    last = performance.now();
+  });
   observer.observe({ type: "resource" });
   while (performance.now() - last < QUIET_MS && performance.now() - start < SETTLE_MAX_MS) await wait(50);
   observer.disconnect();
@@ -80,7 +99,8 @@ const here = () => location.href.slice(ROOT.href.length).split(/[?#]/)[0];
 function describeState(state) {
   if (!state) return { text: "", list: [] };
   if (state.error) return { text: `Not available offline: ${state.error}.`, list: [] };
-  const total = Object.keys(state.titles).length, n = state.saved.length;
+  const total = Object.keys(state.titles).length,
+    n = state.saved.length;
   const code = state.runtime ? ", live code included." : " (live code once you have run it).";
   if (state.all) return { text: `Available offline: every page${code}`, list: [] };
   if (!n) return { text: "", list: [] };
@@ -151,7 +171,10 @@ function whenIdle(callback) {
   let quiet = 0;
   const timer = setInterval(() => {
     quiet = lllm.busy ? 0 : quiet + 250;
-    if (quiet >= IDLE_MS) { clearInterval(timer); callback(); }
+    if (quiet >= IDLE_MS) {
+      clearInterval(timer);
+      callback();
+    }
   }, 250);
 }
 
@@ -162,30 +185,42 @@ function loadedByThisPage() {
 }
 
 async function register() {
-  if (!("serviceWorker" in navigator)) return;   // e.g. a private window in some browsers: online only
+  if (!("serviceWorker" in navigator)) return; // e.g. a private window in some browsers: online only
   const sw = navigator.serviceWorker;
   sw.addEventListener("message", ({ data }) => onState(data));
-  sw.addEventListener("controllerchange", () => { if (reloadAsked) { ask(0); location.reload(); } });   // the new version took over
+  sw.addEventListener("controllerchange", () => {
+    if (reloadAsked) {
+      ask(0);
+      location.reload();
+    }
+  }); // the new version took over
   let registration;
   try {
     registration = await sw.register(new URL("sw.js", ROOT), { scope: ROOT.pathname });
   } catch (e) {
     return show(`the service worker could not be registered (${e.message})`);
   }
-  if (!registration) return;   // service workers turned off (a policy or an automated browser): online only
+  if (!registration) return; // service workers turned off (a policy or an automated browser): online only
   const offerReload = () => {
-    if (registration.waiting && sw.controller && !newVersion) { newVersion = true; render(); }
+    if (registration.waiting && sw.controller && !newVersion) {
+      newVersion = true;
+      render();
+    }
   };
   offerReload();
-  if (reloadAsked && newVersion) retryLater();   // reloaded by retryLater: still the old version
-  else if (reloadAsked && asked() > 1) {   // brought by retryLater, and the new version has taken over
+  if (reloadAsked && newVersion)
+    retryLater(); // reloaded by retryLater: still the old version
+  else if (reloadAsked && asked() > 1) {
+    // brought by retryLater, and the new version has taken over
     ask(0);
     return location.reload();
-  } else if (reloadAsked) { ask(0); reloadAsked = false; }   // the new version is here
-  registration.addEventListener("updatefound", () =>
-    registration.installing?.addEventListener("statechange", offerReload));
+  } else if (reloadAsked) {
+    ask(0);
+    reloadAsked = false;
+  } // the new version is here
+  registration.addEventListener("updatefound", () => registration.installing?.addEventListener("statechange", offerReload));
   const active = (await sw.ready).active;
-  if (reloadAsked) return;   // a page about to be replaced saves nothing and asks nothing
+  if (reloadAsked) return; // a page about to be replaced saves nothing and asks nothing
   active.postMessage({ type: "keep", urls: loadedByThisPage() });
   let restAsked = false;
   const unsubscribe = lllm.onStatus((s) => {
@@ -199,4 +234,4 @@ async function register() {
 }
 
 register().catch((e) => show(e.message));
-if (window.document$) window.document$.subscribe(render);   // a new page, a new footer
+if (window.document$) window.document$.subscribe(render); // a new page, a new footer

@@ -27,7 +27,7 @@ const colorOf = (input) => Object.fromEntries(KEYS.map((k) => [k, input.getAttri
 
 function schemeMeta(scheme) {
   let meta = document.head.querySelector("meta[name=color-scheme]");
-  if (scheme === "default" && !meta) return;             // a light page: leave <head> alone
+  if (scheme === "default" && !meta) return; // a light page: leave <head> alone
   if (!meta) meta = document.head.appendChild(Object.assign(document.createElement("meta"), { name: "color-scheme" }));
   const content = scheme === "slate" ? "dark" : "light";
   if (meta.content !== content) meta.content = content;
@@ -41,7 +41,8 @@ export function apply(form, index, save = false) {
   const color = colorOf(input);
   const body = document.body;
   const changes = KEYS.filter((k) => body.getAttribute(`data-md-color-${k}`) !== color[k]);
-  if (changes.length && save) {          // no colour transitions while the scheme flips (as Material does)
+  if (changes.length && save) {
+    // no colour transitions while the scheme flips (as Material does)
     body.setAttribute("data-md-color-switching", "");
     requestAnimationFrame(() => requestAnimationFrame(() => body.removeAttribute("data-md-color-switching")));
   }
@@ -56,13 +57,18 @@ export function apply(form, index, save = false) {
 
 function setUp() {
   const form = document.querySelector(FORM);
-  if (!form || form.dataset.lllmPaletteReady) return;   // instant navigation keeps the header
+  if (!form || form.dataset.lllmPaletteReady) return; // instant navigation keeps the header
   form.dataset.lllmPaletteReady = "1";
   const inputs = [...form.querySelectorAll("input")];
   if (!inputs.length) return;
   let saved = null;
-  try { saved = window.__md_get?.("__palette"); } catch { /* unreadable: as if none (recovery.mjs drops it) */ }
-  let index = Number.isInteger(saved?.index) ? saved.index
+  try {
+    saved = window.__md_get?.("__palette");
+  } catch {
+    /* unreadable: as if none (recovery.mjs drops it) */
+  }
+  let index = Number.isInteger(saved?.index)
+    ? saved.index
     : inputs.findIndex((input) => matchMedia(input.getAttribute("data-md-color-media") || "not all").matches);
   index = Math.max(0, Math.min(index, inputs.length - 1));
   apply(form, index);
@@ -70,7 +76,8 @@ function setUp() {
     const i = inputs.indexOf(event.target);
     if (i >= 0) apply(form, i, true);
   });
-  form.addEventListener("keydown", (event) => {          // Enter on the focused radio: the next palette
+  form.addEventListener("keydown", (event) => {
+    // Enter on the focused radio: the next palette
     if (event.key !== "Enter" || !(event.target instanceof HTMLInputElement)) return;
     event.preventDefault();
     const next = inputs[(inputs.indexOf(event.target) + 1) % inputs.length];

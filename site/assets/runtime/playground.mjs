@@ -7,7 +7,10 @@ import { lllm } from "./lllm.mjs";
 import { el, field, input, pct, select } from "./dom.mjs";
 
 // [value, label]: the model the predictor asks for by name (runtime.json), as `--predictor` names it
-const MODELS = [["tinyllm", "TinyLLM (LSTM)"], ["tinygpt", "TinyGPT (attention)"]];
+const MODELS = [
+  ["tinyllm", "TinyLLM (LSTM)"],
+  ["tinygpt", "TinyGPT (attention)"],
+];
 
 const CONTROLS = [
   // [name, label, default, attributes] — defaults match `python -m lllm generate`
@@ -48,9 +51,14 @@ function setUp(root) {
     controls.append(field(label, inputs[name], "lllm-pg__field"));
   }
   // "your trained model" (/tinyllm/train/, kept in this browser) is offered once there is one
-  import("../train/yours.mjs").then((m) => m.readYoursCard()).then((card) => {
-    if (card) model.append(Object.assign(el("option", {}, "your trained model"), { value: "tinyllm-yours" }));
-  }, () => {});
+  import("../train/yours.mjs")
+    .then((m) => m.readYoursCard())
+    .then(
+      (card) => {
+        if (card) model.append(Object.assign(el("option", {}, "your trained model"), { value: "tinyllm-yours" }));
+      },
+      () => {},
+    );
   const go = el("button", { class: "md-button md-button--primary" }, "Generate");
   const stop = el("button", { class: "md-button" }, "Stop");
   go.type = stop.type = "button";
@@ -67,7 +75,10 @@ function setUp(root) {
   root.replaceChildren(prompt, controls, status, text, speed, bars);
 
   const unsubscribe = lllm.onStatus((s) => {
-    if (!root.isConnected) { unsubscribe(); return; }  // the reader navigated away (instant navigation)
+    if (!root.isConnected) {
+      unsubscribe();
+      return;
+    } // the reader navigated away (instant navigation)
     if (s.modelError) status.textContent = `The model could not be loaded: ${s.modelError}`;
     else if (s.state === "loading") status.textContent = lllm.describe(s);
     else status.textContent = "";
@@ -78,14 +89,17 @@ function setUp(root) {
     const params = { prompt: prompt.value, model: model.value };
     for (const [name] of CONTROLS) params[name] = Number(inputs[name].value);
     shownPrompt.textContent = prompt.value;
-    if (root.dataset.done === "error") status.textContent = "";   // the last run's error is not this run's
+    if (root.dataset.done === "error") status.textContent = ""; // the last run's error is not this run's
     completion.textContent = "";
     speed.textContent = "";
     root.dataset.done = "";
     go.disabled = true;
     stop.hidden = false;
-    let pending = "", lastTop = null, frame = 0;
-    const flush = () => {             // paint at most once per frame, however fast the model is
+    let pending = "",
+      lastTop = null,
+      frame = 0;
+    const flush = () => {
+      // paint at most once per frame, however fast the model is
       frame = 0;
       completion.textContent += pending;
       pending = "";
@@ -108,8 +122,9 @@ function setUp(root) {
       flush();
       completion.textContent = result.completion; // exact text (a stop string is removed)
       const n = [...result.completion].length;
-      speed.textContent = `${n} characters in ${result.ms.toFixed(0)} ms: ${(1000 * n / Math.max(result.ms, 0.001)).toFixed(0)} characters/s `
-        + `(first character after ${(first - t0).toFixed(0)} ms)`;
+      speed.textContent =
+        `${n} characters in ${result.ms.toFixed(0)} ms: ${((1000 * n) / Math.max(result.ms, 0.001)).toFixed(0)} characters/s ` +
+        `(first character after ${(first - t0).toFixed(0)} ms)`;
       if (result.dropped.length)
         speed.textContent += ` · dropped from the prompt (not in the vocabulary): ${result.dropped.map((c) => JSON.stringify(c)).join(", ")}`;
       root.dataset.done = "ok";

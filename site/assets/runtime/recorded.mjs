@@ -8,20 +8,27 @@
 // status is "error" before Python was ready: a failed download, too little memory). A Python error
 // inside a running demo is not that: the demo shows it as before.
 
-import * as runtime from "./lllm.mjs";     // a namespace: a renamed export must not break the demos
+import * as runtime from "./lllm.mjs"; // a namespace: a renamed export must not break the demos
 import { el } from "./dom.mjs";
 
-const firstSentence = (text) => String(text || "an unknown error").trim().split(/(?<=[.!?])\s|\n/)[0].replace(/[.!?]$/, "");
+const firstSentence = (text) =>
+  String(text || "an unknown error")
+    .trim()
+    .split(/(?<=[.!?])\s|\n/)[0]
+    .replace(/[.!?]$/, "");
 
 /** One sentence saying why the runtime cannot start in this browser, or null when it can. */
 export function whyCannotStart() {
   const lllm = runtime.lllm;
   if (lllm.sync === null) {
-    return "This browser cannot run Python in a page (it has neither JavaScript Promise Integration nor "
-      + "SharedArrayBuffer in a cross-origin-isolated page), so this is the run recorded when the site was built.";
+    return (
+      "This browser cannot run Python in a page (it has neither JavaScript Promise Integration nor " +
+      "SharedArrayBuffer in a cross-origin-isolated page), so this is the run recorded when the site was built."
+    );
   }
   const s = lllm.status;
-  if (s.state === "error" && !s.pythonReady && !s.modelError) {   // a model that fails to load is the demo's own message
+  if (s.state === "error" && !s.pythonReady && !s.modelError) {
+    // a model that fails to load is the demo's own message
     return `The in-page runtime could not start (${firstSentence(s.error)}), so this is the run recorded when the site was built.`;
   }
   return null;
@@ -53,7 +60,8 @@ export async function playRecorded(root, params, error, output, render) {
     label.append(" It uses the page's own settings, not the ones you chose.");
   }
   const note = el("p", { class: "lllm-recorded__note" }, `${recording.note} Python ${recording.python}.`);
-  const body = recording.result.ok ? render(recording.result, recording.params)
+  const body = recording.result.ok
+    ? render(recording.result, recording.params)
     : [el("p", { class: "lllm-demo__error" }, recording.result.error)];
   const parts = [label, ...body, note];
   if (runtime.lllm.sync === null && runtime.NO_PYTHON_MESSAGE) {

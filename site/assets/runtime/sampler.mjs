@@ -30,16 +30,14 @@ export class Mulberry32 {
 export function checkSampling(temperature, topK, topP) {
   if (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0)
     throw new RangeError(`temperature must be a finite number >= 0, got ${temperature}`);
-  if (!Number.isInteger(topK) || topK < 0)
-    throw new RangeError(`top-k must be an integer >= 0 (0 = off), got ${topK}`);
-  if (typeof topP !== "number" || !(topP > 0 && topP <= 1))
-    throw new RangeError(`top-p must be in (0, 1], got ${topP}`);
+  if (!Number.isInteger(topK) || topK < 0) throw new RangeError(`top-k must be an integer >= 0 (0 = off), got ${topK}`);
+  if (typeof topP !== "number" || !(topP > 0 && topP <= 1)) throw new RangeError(`top-p must be in (0, 1], got ${topP}`);
 }
 
 /** Ids ordered by logit descending, ties by id ascending (step 2). */
 export function candidates(logits) {
   const order = Array.from(logits, (_, i) => i);
-  order.sort((a, b) => (logits[b] - logits[a]) || (a - b));
+  order.sort((a, b) => logits[b] - logits[a] || a - b);
   return order;
 }
 
@@ -47,27 +45,35 @@ export function candidates(logits) {
 export function sample(logits, { temperature = 1.0, topK = 0, topP = 1.0, rng = null } = {}) {
   checkSampling(temperature, topK, topP);
   if (logits.length === 0) throw new RangeError("cannot sample from empty logits");
-  if (temperature === 0) {                                            // 1. greedy
+  if (temperature === 0) {
+    // 1. greedy
     let best = 0;
     for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
     return best;
   }
   if (rng === null) throw new RangeError("sampling with temperature > 0 needs an rng (Mulberry32(seed))");
-  let order = candidates(logits);                                     // 2.
-  if (topK > 0) order = order.slice(0, topK);                         // 3.
+  let order = candidates(logits); // 2.
+  if (topK > 0) order = order.slice(0, topK); // 3.
   const zFirst = logits[order[0]];
   let probs = order.map((i) => Math.exp((logits[i] - zFirst) / temperature)); // 4.
   let total = 0.0;
-  for (const p of probs) total += p;                                  // 5.
-  if (topP < 1) {                                                     // 6.
-    let c = 0.0, keep = order.length;
+  for (const p of probs) total += p; // 5.
+  if (topP < 1) {
+    // 6.
+    let c = 0.0,
+      keep = order.length;
     for (let j = 0; j < probs.length; j++) {
       c += probs[j];
-      if (c >= topP * total) { keep = j + 1; break; }
+      if (c >= topP * total) {
+        keep = j + 1;
+        break;
+      }
     }
-    order = order.slice(0, keep); probs = probs.slice(0, keep); total = c;
+    order = order.slice(0, keep);
+    probs = probs.slice(0, keep);
+    total = c;
   }
-  const target = rng.uniform() * total;                               // 7.
+  const target = rng.uniform() * total; // 7.
   let acc = 0.0;
   for (let j = 0; j < order.length; j++) {
     acc += probs[j];
@@ -83,6 +89,12 @@ export function topPredictions(logits, k = 5) {
   let zMax = -Infinity;
   for (const z of logits) if (z > zMax) zMax = z;
   let total = 0;
-  const exps = Array.from(logits, (z) => { const e = Math.exp(z - zMax); total += e; return e; });
-  return candidates(logits).slice(0, k).map((i) => [i, exps[i] / total]);
+  const exps = Array.from(logits, (z) => {
+    const e = Math.exp(z - zMax);
+    total += e;
+    return e;
+  });
+  return candidates(logits)
+    .slice(0, k)
+    .map((i) => [i, exps[i] / total]);
 }

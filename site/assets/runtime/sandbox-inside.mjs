@@ -8,18 +8,21 @@
 export function frameMain() {
   let started = false;
   addEventListener("message", async (event) => {
-    if (started || event.source !== parent) return;   // the page's one message: the port and the files
+    if (started || event.source !== parent) return; // the page's one message: the port and the files
     started = true;
     const { port, source, files, snapshot } = event.data;
     if (!globalThis.crossOriginIsolated) {
       port.postMessage({ failed: "run_python's isolated interpreter needs a cross-origin-isolated page (COOP and COEP headers)" });
       return;
     }
-    const HEADER = 8, SIZE = 1 << 22;
+    const HEADER = 8,
+      SIZE = 1 << 22;
     const shared = new SharedArrayBuffer(HEADER + SIZE);
-    const wake = (text) => {         // as answer.mjs's writeAnswer: the worker waits in Atomics.wait
+    const wake = (text) => {
+      // as answer.mjs's writeAnswer: the worker waits in Atomics.wait
       let bytes = new TextEncoder().encode(text);
-      if (bytes.length > SIZE) bytes = new TextEncoder().encode(JSON.stringify({ error: ["ValueError", "the CALL_API result is over 4 MiB"] }));
+      if (bytes.length > SIZE)
+        bytes = new TextEncoder().encode(JSON.stringify({ error: ["ValueError", "the CALL_API result is over 4 MiB"] }));
       const flag = new Int32Array(shared, 0, 2);
       new Uint8Array(shared, HEADER, bytes.length).set(bytes);
       flag[1] = bytes.length;
@@ -27,15 +30,25 @@ export function frameMain() {
       Atomics.notify(flag, 0);
     };
     // A worker from a Blob; WebKit refuses one in an opaque-origin frame but takes a data: URL.
-    const hello = (worker) => new Promise((resolve) => {
-      worker.onmessage = ({ data }) => resolve(data?.hello === true);
-      worker.onerror = () => resolve(false);
-    });
+    const hello = (worker) =>
+      new Promise((resolve) => {
+        worker.onmessage = ({ data }) => resolve(data?.hello === true);
+        worker.onerror = () => resolve(false);
+      });
     let worker = null;
-    for (const url of [URL.createObjectURL(new Blob([source], { type: "text/javascript" })),
-      await new Promise((resolve) => { const r = new FileReader(); r.onload = () => resolve(r.result); r.readAsDataURL(new Blob([source], { type: "text/javascript" })); })]) {
+    for (const url of [
+      URL.createObjectURL(new Blob([source], { type: "text/javascript" })),
+      await new Promise((resolve) => {
+        const r = new FileReader();
+        r.onload = () => resolve(r.result);
+        r.readAsDataURL(new Blob([source], { type: "text/javascript" }));
+      }),
+    ]) {
       const candidate = new Worker(url);
-      if (await hello(candidate)) { worker = candidate; break; }
+      if (await hello(candidate)) {
+        worker = candidate;
+        break;
+      }
       candidate.terminate();
     }
     if (!worker) {
@@ -48,7 +61,8 @@ export function frameMain() {
     worker.onmessageerror = () => port.postMessage({ failed: "run_python's isolated interpreter could not read a message" });
     port.onmessage = ({ data }) => {
       if (data.stop) worker.terminate();
-      else if (typeof data.answer === "string") wake(data.answer);   // CALL_API's result, as JSON text
+      else if (typeof data.answer === "string")
+        wake(data.answer); // CALL_API's result, as JSON text
       else worker.postMessage(data);
     };
     worker.postMessage({ files, snapshot, shared }, [...Object.values(files), ...(snapshot ? [snapshot.buffer] : [])]);
@@ -86,7 +100,10 @@ def close(session):
   // readable refusal, as the import allow-list is for modules). WebKit otherwise leaves a fetch from
   // this worker pending for ever. Removed along the prototype chain, so no original stays reachable.
   function withoutNetwork() {
-    const refused = (what) => function () { throw new TypeError(`the isolated interpreter has no network: ${what} is refused`); };
+    const refused = (what) =>
+      function () {
+        throw new TypeError(`the isolated interpreter has no network: ${what} is refused`);
+      };
     for (const name of ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "importScripts"]) {
       for (let o = globalThis; o; o = Object.getPrototypeOf(o)) {
         if (Object.hasOwn(o, name)) delete o[name];
@@ -94,11 +111,13 @@ def close(session):
       globalThis[name] = name === "fetch" ? async () => refused("fetch")() : refused(name);
     }
   }
-  let started = null, shared = null, frame = null;
+  let started = null,
+    shared = null,
+    frame = null;
   const bridge = (text) => {
     const flag = new Int32Array(shared, 0, 2);
     Atomics.store(flag, 0, 0);
-    postMessage({ session: JSON.parse(text).session, request: text });   // text: JSON's floats stay floats
+    postMessage({ session: JSON.parse(text).session, request: text }); // text: JSON's floats stay floats
     Atomics.wait(flag, 0, 0);
     return new TextDecoder().decode(new Uint8Array(shared, 8, flag[1]).slice());
   };
@@ -115,14 +134,19 @@ def close(session):
   }
   async function start(files, snapshot) {
     const realFetch = globalThis.fetch;
-    globalThis.fetch = async (input) => {   // Pyodide's own downloads only, while it starts
-      const name = String(input?.url ?? input).split("?")[0].slice(indexURL.length);
+    globalThis.fetch = async (input) => {
+      // Pyodide's own downloads only, while it starts
+      const name = String(input?.url ?? input)
+        .split("?")[0]
+        .slice(indexURL.length);
       if (!(name in files)) throw new TypeError(`the isolated interpreter has no file ${name}`);
-      return new Response(files[name], { headers: { "Content-Type": name.endsWith(".wasm") ? "application/wasm" : "application/octet-stream" } });
+      return new Response(files[name], {
+        headers: { "Content-Type": name.endsWith(".wasm") ? "application/wasm" : "application/octet-stream" },
+      });
     };
     const options = { indexURL, createPyodideModule, stdout: () => {}, stderr: () => {} };
     try {
-      const restored = snapshot && await restore(options, snapshot);
+      const restored = snapshot && (await restore(options, snapshot));
       if (restored) {
         postMessage({ started: "snapshot" });
         return restored;
@@ -130,8 +154,10 @@ def close(session):
       const pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
       let made = null;
       try {
-        made = pyodide.makeMemorySnapshot();   // now, while no code it was given has run
-      } catch { /* this engine cannot: every start is cold */ }
+        made = pyodide.makeMemorySnapshot(); // now, while no code it was given has run
+      } catch {
+        /* this engine cannot: every start is cold */
+      }
       postMessage({ started: "cold", snapshot: made }, made ? [made.buffer] : []);
       return pyodide;
     } finally {

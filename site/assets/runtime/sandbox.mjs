@@ -40,12 +40,12 @@ import { mark } from "./timeline.mjs";
 
 const HERE = new URL("./", import.meta.url);
 const PYODIDE_FILES = { wasm: "pyodide.asm.wasm", stdlib: "python_stdlib.zip", lock: "pyodide-lock.json" };
-const INDEX = "https://sandbox.invalid/pyodide/";   // the worker's Pyodide "fetches" from here: its own bytes
+const INDEX = "https://sandbox.invalid/pyodide/"; // the worker's Pyodide "fetches" from here: its own bytes
 
-const MOMENT_MS = 1000;   // a prestart waits this long after it is asked, then for an idle moment
+const MOMENT_MS = 1000; // a prestart waits this long after it is asked, then for an idle moment
 
-let frame = null;        // Promise of {element, port} while a frame lives
-let current = null;      // {session, answer}: the question worker.mjs is blocked on
+let frame = null; // Promise of {element, port} while a frame lives
+let current = null; // {session, answer}: the question worker.mjs is blocked on
 let prestarting = false; // a prestart is waiting for the page to be idle
 
 async function download(url) {
@@ -61,16 +61,18 @@ function workerSource(asm, main) {
     throw new Error("run_python's interpreter does not know this Pyodide build's module layout");
   // Pyodide probes for a classic worker with importScripts("data:..."), which the CSP refuses and
   // Firefox reports as an error: it loads no script here, so the probe gets its answer (no) at once.
-  return "globalThis.importScripts = () => { throw new Error(\"run_python's interpreter loads no scripts\"); };\n"
-    + asm.replace(/export default _createPyodideModule;?\s*$/, "").replaceAll("import.meta.url", JSON.stringify(`${INDEX}pyodide.asm.mjs`))
-    + `\n;(() => {\n${main.replace(exports, "const loadPyodide = $1;").replace(/\/\/# sourceMappingURL=.*$/m, "")}\n`
-    + `(${workerMain})(loadPyodide, _createPyodideModule, ${JSON.stringify(INDEX)});\n})();\n`;
+  return (
+    'globalThis.importScripts = () => { throw new Error("run_python\'s interpreter loads no scripts"); };\n' +
+    asm.replace(/export default _createPyodideModule;?\s*$/, "").replaceAll("import.meta.url", JSON.stringify(`${INDEX}pyodide.asm.mjs`)) +
+    `\n;(() => {\n${main.replace(exports, "const loadPyodide = $1;").replace(/\/\/# sourceMappingURL=.*$/m, "")}\n` +
+    `(${workerMain})(loadPyodide, _createPyodideModule, ${JSON.stringify(INDEX)});\n})();\n`
+  );
 }
 
 /** This build's snapshot of the frame's Python, or null (none yet, or none readable). */
 async function snapshotBytes(key) {
   try {
-    return await (await cachedSnapshot(key))?.bytes ?? null;
+    return (await (await cachedSnapshot(key))?.bytes) ?? null;
   } catch {
     dropSnapshot(key);
     return null;
@@ -93,8 +95,12 @@ async function startFrame() {
   const base = new URL(manifest.pyodide, HERE);
   const text = (name) => download(new URL(name, base)).then((r) => r.text());
   const bytes = (name) => download(new URL(name, base)).then((r) => r.arrayBuffer());
-  const [snapshot, asm, main, ...buffers] = await Promise.all([snapshotBytes(key), text("pyodide.asm.mjs"), text("pyodide.mjs"),
-    ...Object.values(PYODIDE_FILES).map(bytes)]);
+  const [snapshot, asm, main, ...buffers] = await Promise.all([
+    snapshotBytes(key),
+    text("pyodide.asm.mjs"),
+    text("pyodide.mjs"),
+    ...Object.values(PYODIDE_FILES).map(bytes),
+  ]);
   const files = Object.fromEntries(Object.values(PYODIDE_FILES).map((name, i) => [name, buffers[i]]));
   const element = document.createElement("iframe");
   element.setAttribute("sandbox", "allow-scripts");
@@ -109,7 +115,7 @@ async function startFrame() {
   document.body.append(element);
   await loaded;
   const channel = new MessageChannel();
-  let startedSaid = false;   // only the worker's first message, sent before any code ran, may say how it started
+  let startedSaid = false; // only the worker's first message, sent before any code ran, may say how it started
   channel.port1.onmessage = ({ data }) => {
     if (startedSaid || typeof data?.started !== "string") return fromFrame(data);
     startedSaid = true;
@@ -126,7 +132,7 @@ function started(element, key, { started: how, snapshot }, offered) {
   mark(`sandbox: Python started (${element.dataset.lllmSandbox})`);
   if (how === "snapshot") return;
   if (snapshot instanceof Uint8Array) saveSnapshot(key, snapshot);
-  else if (offered) dropSnapshot(key);   // it did not restore, and this engine makes none to replace it
+  else if (offered) dropSnapshot(key); // it did not restore, and this engine makes none to replace it
 }
 
 /** Start the frame in a moment, when the page is idle (the reader's own first work comes first);
@@ -135,16 +141,22 @@ export function prestartSandbox() {
   if (frame || prestarting) return;
   prestarting = true;
   const idle = (f) => (typeof requestIdleCallback === "function" ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 0));
-  setTimeout(() => idle(() => {
-    prestarting = false;
-    if (!frame) liveFrame().catch(() => {});   // a failure is said by the call that needs the frame
-  }), MOMENT_MS);
+  setTimeout(
+    () =>
+      idle(() => {
+        prestarting = false;
+        if (!frame) liveFrame().catch(() => {}); // a failure is said by the call that needs the frame
+      }),
+    MOMENT_MS,
+  );
 }
 
 function newFrame() {
   const starting = startFrame();
   frame = starting;
-  starting.catch(() => { if (frame === starting) frame = null; });
+  starting.catch(() => {
+    if (frame === starting) frame = null;
+  });
   return starting;
 }
 
@@ -154,7 +166,7 @@ async function liveFrame() {
   const asked = frame;
   const living = await asked?.catch(() => null);
   if (living?.element.isConnected) return living;
-  return frame === asked || frame === null ? newFrame() : frame;   // or the one another caller started meanwhile
+  return frame === asked || frame === null ? newFrame() : frame; // or the one another caller started meanwhile
 }
 
 /** The frame's messages: only the answer to the open question, in one of its two shapes. */
@@ -166,10 +178,12 @@ function fromFrame(data) {
     return waiting?.answer({ error: data.failed });
   }
   if (!current || data?.session !== current.session) return;
-  let callApi = null;        // a CALL_API goes on as the worker's own JSON text (JavaScript would turn 33.0 into 33)
+  let callApi = null; // a CALL_API goes on as the worker's own JSON text (JavaScript would turn 33.0 into 33)
   try {
     callApi = typeof data.request === "string" ? JSON.parse(data.request).call_api : null;
-  } catch { /* not JSON: dropped below */ }
+  } catch {
+    /* not JSON: dropped below */
+  }
   const isCall = Array.isArray(callApi) && callApi.length === 2 && typeof callApi[0] === "string";
   if (typeof data.done !== "string" && !isCall) return;
   const { answer } = current;
@@ -184,7 +198,10 @@ export async function answerSandbox(port, { id, args: [text], reply }) {
   try {
     const message = JSON.parse(text);
     if (message.close) {
-      frame?.then((f) => f.port.postMessage(message), () => {});
+      frame?.then(
+        (f) => f.port.postMessage(message),
+        () => {},
+      );
       return answer({ value: "{}" });
     }
     const { port: toFrame } = await liveFrame();
@@ -199,11 +216,14 @@ export async function answerSandbox(port, { id, args: [text], reply }) {
 export function stopSandbox() {
   const ending = frame;
   frame = null;
-  ending?.then(({ element, port }) => {
-    port.postMessage({ stop: true });
-    port.close();
-    element.remove();
-  }, () => {});
+  ending?.then(
+    ({ element, port }) => {
+      port.postMessage({ stop: true });
+      port.close();
+      element.remove();
+    },
+    () => {},
+  );
   if (current) current.answer({ error: "Stopped: run_python's interpreter was ended." });
   current = null;
 }

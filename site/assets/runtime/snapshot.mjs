@@ -14,10 +14,10 @@
 // run_python's interpreter (sandbox.mjs) keeps its own, a Python that has only started, under
 // snapshotKey(base, manifest, "sandbox-snapshot"): each name keeps one build's snapshot.
 
-const SNAPSHOTS = "pyodide-snapshots";   // not "lllm-…": those are the service worker's, one per deploy
-const PAGE = 1 << 16;                    // the wasm page: the unit zeros are left out in
-const SIZE = "X-Snapshot-Size";          // the whole snapshot's length in bytes
-const RUNS = "X-Snapshot-Runs";          // JSON [[offset, length], ...]: where the stored bytes go
+const SNAPSHOTS = "pyodide-snapshots"; // not "lllm-…": those are the service worker's, one per deploy
+const PAGE = 1 << 16; // the wasm page: the unit zeros are left out in
+const SIZE = "X-Snapshot-Size"; // the whole snapshot's length in bytes
+const RUNS = "X-Snapshot-Runs"; // JSON [[offset, length], ...]: where the stored bytes go
 
 export function snapshotKey(base, manifest, name = "python-snapshot") {
   const query = new URLSearchParams({ format: "runs", pyodide: manifest.pyodide, wheel: manifest.wheel });
@@ -28,7 +28,7 @@ const sameName = (a, b) => new URL(a).pathname === new URL(b).pathname;
 
 /** [[offset, length], ...] of the runs of pages of `bytes` that are not all zeros. */
 function nonZeroRuns(bytes) {
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);   // Pyodide pads it to 16 bytes
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2); // Pyodide pads it to 16 bytes
   const runs = [];
   for (let start = 0; start < bytes.byteLength; start += PAGE) {
     const end = Math.min(start + PAGE, bytes.byteLength);
@@ -58,7 +58,9 @@ export function saveSnapshot(key, snapshot) {
       for (const request of await cache.keys()) if (sameName(request.url, key)) await cache.delete(request);
       const headers = { "Content-Type": "application/octet-stream", [SIZE]: String(snapshot.byteLength), [RUNS]: JSON.stringify(runs) };
       await cache.put(key, new Response(stored, { headers }));
-    } catch { /* a full disk or no Cache API: the next start is cold again */ }
+    } catch {
+      /* a full disk or no Cache API: the next start is cold again */
+    }
   }, 0);
 }
 
@@ -68,10 +70,12 @@ export async function cachedSnapshot(key) {
   try {
     const hit = await (await caches.open(SNAPSHOTS)).match(key);
     if (!hit) return null;
-    const size = Number(hit.headers.get(SIZE)), runs = JSON.parse(hit.headers.get(RUNS));
+    const size = Number(hit.headers.get(SIZE)),
+      runs = JSON.parse(hit.headers.get(RUNS));
     return {
       bytes: hit.arrayBuffer().then((buffer) => {
-        const stored = new Uint8Array(buffer), snapshot = new Uint8Array(size);   // zeros
+        const stored = new Uint8Array(buffer),
+          snapshot = new Uint8Array(size); // zeros
         let at = 0;
         for (const [offset, length] of runs) {
           snapshot.set(stored.subarray(at, at + length), offset);
@@ -82,7 +86,7 @@ export async function cachedSnapshot(key) {
       }),
     };
   } catch {
-    return null;   // no Cache API here (an insecure origin, some private modes): always cold
+    return null; // no Cache API here (an insecure origin, some private modes): always cold
   }
 }
 
@@ -96,5 +100,8 @@ export async function hasSnapshot(key) {
 }
 
 export function dropSnapshot(key) {
-  caches.open(SNAPSHOTS).then((cache) => cache.delete(key)).catch(() => {});
+  caches
+    .open(SNAPSHOTS)
+    .then((cache) => cache.delete(key))
+    .catch(() => {});
 }

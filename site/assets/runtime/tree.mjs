@@ -14,7 +14,7 @@
 
 import { el } from "./dom.mjs";
 
-let made = 0;                            // makes element ids unique across every tree on the page
+let made = 0; // makes element ids unique across every tree on the page
 
 const STYLE = `
 .md-typeset ul.lllm-tree, .md-typeset ul.lllm-tree ul { list-style: none; margin: 0; padding: 0; }
@@ -52,21 +52,23 @@ function focusItem(tree, li) {
 function onKey(tree, event) {
   const li = event.target.closest("li[role=treeitem]");
   if (!li || !tree.contains(li)) return;
-  const items = visible(tree), at = items.indexOf(li), expanded = li.getAttribute("aria-expanded");
+  const items = visible(tree),
+    at = items.indexOf(li),
+    expanded = li.getAttribute("aria-expanded");
   const moves = {
     ArrowDown: () => focusItem(tree, items[at + 1]),
     ArrowUp: () => focusItem(tree, items[at - 1]),
     Home: () => focusItem(tree, items[0]),
     End: () => focusItem(tree, items[items.length - 1]),
-    ArrowRight: () => (expanded === "false" ? setOpen(li, true)
-      : expanded === "true" ? focusItem(tree, li.querySelector(":scope > ul > li")) : null),
+    ArrowRight: () =>
+      expanded === "false" ? setOpen(li, true) : expanded === "true" ? focusItem(tree, li.querySelector(":scope > ul > li")) : null,
     ArrowLeft: () => (expanded === "true" ? setOpen(li, false) : focusItem(tree, parentItem(li))),
     Enter: () => setOpen(li, expanded === "false"),
     " ": () => setOpen(li, expanded === "false"),
   };
   if (!moves[event.key]) return;
   event.preventDefault();
-  event.stopPropagation();               // the page's own shortcuts (Material's search, n / p) stay out
+  event.stopPropagation(); // the page's own shortcuts (Material's search, n / p) stay out
   moves[event.key]();
 }
 
@@ -75,7 +77,7 @@ export function treeView(label, { className = "" } = {}) {
   addStyle();
   const prefix = `lllm-tree-${++made}`;
   const tree = el("ul", { role: "tree", "aria-label": label, class: `lllm-tree ${className}`.trim() });
-  const items = new Map();               // id -> <li>
+  const items = new Map(); // id -> <li>
   tree.addEventListener("keydown", (event) => onKey(tree, event));
   tree.addEventListener("click", (event) => {
     const li = event.target.closest("li[role=treeitem]");
@@ -87,11 +89,14 @@ export function treeView(label, { className = "" } = {}) {
   function add({ id, parent = null, text, className: itemClass = "", open = false }) {
     const name = el("span", { class: "lllm-tree__label", id: `${prefix}-${id}` }, text);
     const li = el("li", { role: "treeitem", "aria-labelledby": name.id, tabindex: items.size ? -1 : 0, class: itemClass || null }, name);
-    li.dataset.open = String(open);      // how it starts once it has children
+    li.dataset.open = String(open); // how it starts once it has children
     li.dataset.id = String(id);
     items.set(id, li);
     const above = parent === null ? null : items.get(parent);
-    if (!above) { tree.append(li); return li; }
+    if (!above) {
+      tree.append(li);
+      return li;
+    }
     let group = above.querySelector(":scope > ul[role=group]");
     if (!group) {
       group = el("ul", { role: "group" });

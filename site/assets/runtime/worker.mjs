@@ -26,21 +26,23 @@ import { mark, timeline } from "./timeline.mjs";
 mark("python: worker running");
 
 const HERE = new URL("./", import.meta.url);
-let SYNC = null;               // "atomics" | "jspi" | null, from the page's first message
+let SYNC = null; // "atomics" | "jspi" | null, from the page's first message
 
 let pyodide = null;
-let manifest = null;          // runtime.json (hooks/runtime.py)
+let manifest = null; // runtime.json (hooks/runtime.py)
 const namespaces = new Map(); // page key -> Python dict shared by that page's cells
-let toModel = null;           // Promise of the MessagePort to model.mjs
-let sandboxPort = null;       // the MessagePort to the page's run_python interpreter (sandbox.mjs)
+let toModel = null; // Promise of the MessagePort to model.mjs
+let sandboxPort = null; // the MessagePort to the page's run_python interpreter (sandbox.mjs)
 
 // Pyodide fetches its wasm and stdlib with fetch(): globalThis.fetch counts them (see below)
-const fetchCounted = countingFetch((loaded, stage) => postMessage({ type: "progress", part: "python", stage, loaded, total: manifest?.bytes.python ?? 0 }));
+const fetchCounted = countingFetch((loaded, stage) =>
+  postMessage({ type: "progress", part: "python", stage, loaded, total: manifest?.bytes.python ?? 0 }),
+);
 
 // ---- asking the model worker -------------------------------------------------------------------
 
-let answers = null;                  // atomics: the SharedArrayBuffer the model worker answers into
-const awaited = new Map();           // jspi: question id -> {resolve, reject}
+let answers = null; // atomics: the SharedArrayBuffer the model worker answers into
+const awaited = new Map(); // jspi: question id -> {resolve, reject}
 let lastQuestion = 0;
 
 /** One question to model.mjs: a value (atomics: this thread blocked until it came) or a Promise (jspi). */
@@ -78,9 +80,9 @@ function asForward(out) {
 function pageModule(port, sandbox) {
   const then = (answer, f) => (answer instanceof Promise ? answer.then(f) : f(answer));
   return {
-    sandbox: (message) => ask(sandbox, "sandbox", [message]),   // lllm/web/sandbox.py: run_python's interpreter
-    chat: (question) => ask(sandbox, "chat", [question]),        // lllm/web/yourmodel.py: the page streams it (chat.mjs)
-    mcp: (call) => ask(sandbox, "mcp", [call]),                  // lllm/web/page_tools.py: the page sends tools/call (../tools/mcp-client.mjs)
+    sandbox: (message) => ask(sandbox, "sandbox", [message]), // lllm/web/sandbox.py: run_python's interpreter
+    chat: (question) => ask(sandbox, "chat", [question]), // lllm/web/yourmodel.py: the page streams it (chat.mjs)
+    mcp: (call) => ask(sandbox, "mcp", [call]), // lllm/web/page_tools.py: the page sends tools/call (../tools/mcp-client.mjs)
     card_json: (name) => ask(port, "card", [name]),
     generate: (name, ids, maxNewTokens, temperature, topK, topP, rngState, stop) =>
       ask(port, "generate", [name, Array.from(ids), maxNewTokens, temperature, topK, topP, rngState, Array.from(stop ?? [])]),
@@ -95,7 +97,7 @@ function pageModule(port, sandbox) {
 // memory (snapshot.mjs); the next start loads it and skips the interpreter's start-up and those
 // imports. An engine that refuses it, or a snapshot that does not restore, falls back to a cold
 // start (and the snapshot is dropped).
-const WARM_IMPORTS = "import lllm.web.browser, lllm.web.demos";   // what every widget runs first
+const WARM_IMPORTS = "import lllm.web.browser, lllm.web.demos"; // what every widget runs first
 
 // loadPyodide sizes the wasm memory from the snapshot, so it starts compiling its wasm only once it
 // holds the whole snapshot. So this worker fetches and compiles pyodide.asm.wasm itself, from the
@@ -103,21 +105,24 @@ const WARM_IMPORTS = "import lllm.web.browser, lllm.web.demos";   // what every 
 // fetch and instantiateStreaming of that file with that compiled module (Pyodide takes no compiled
 // module as an option). Measured with snapshot.mjs's smaller snapshot, warm lllm.ready() in Firefox
 // went from 1.3-2.0 s to 0.8-0.9 s.
-let compiled = null;   // {url, module: Promise of the WebAssembly.Module, placeholder: Response}
+let compiled = null; // {url, module: Promise of the WebAssembly.Module, placeholder: Response}
 globalThis.fetch = (input, init) =>
-  (compiled && String(input) === compiled.url ? Promise.resolve(compiled.placeholder) : fetchCounted(input, init));
+  compiled && String(input) === compiled.url ? Promise.resolve(compiled.placeholder) : fetchCounted(input, init);
 const instantiateStreaming = WebAssembly.instantiateStreaming;
 WebAssembly.instantiateStreaming = async (source, imports) => {
   const response = await source;
   if (!compiled || response !== compiled.placeholder) return instantiateStreaming(response, imports);
   const module = await compiled.module.catch(() => null);
-  if (!module) return instantiateStreaming(fetchCounted(compiled.url), imports);   // as if we had not tried
+  if (!module) return instantiateStreaming(fetchCounted(compiled.url), imports); // as if we had not tried
   return { module, instance: await WebAssembly.instantiate(module, imports) };
 };
 
 function compileEarly(url) {
   compiled = { url, module: WebAssembly.compileStreaming(fetchCounted(url)), placeholder: new Response(null) };
-  compiled.module.then(() => mark("python: wasm compiled"), () => {});   // a failure: instantiateStreaming falls back
+  compiled.module.then(
+    () => mark("python: wasm compiled"),
+    () => {},
+  ); // a failure: instantiateStreaming falls back
 }
 
 // Importing pyodide.mjs compiles a wasm module of a few hundred bytes (its error marker), with the
@@ -153,16 +158,19 @@ async function loadPython() {
   fetchCounted.stage("Downloading Python");
   const pyBase = new URL(manifest.pyodide, HERE).href;
   const wheel = fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
-  wheel.catch(() => {});   // awaited below; a failure must not go unhandled meanwhile
+  wheel.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
   compileEarly(new URL("pyodide.asm.wasm", pyBase).href);
   const key = snapshotKey(HERE, manifest);
   const found = cachedSnapshot(key);
   // loadPyodide imports pyodide.asm.mjs (1.2 MB) only once it has started: import it now, beside
   // pyodide.mjs, and loadPyodide's import finds it loaded.
   const asm = import(new URL("pyodide.asm.mjs", pyBase).href);
-  asm.catch(() => {});   // loadPyodide imports it again and reports a failure
+  asm.catch(() => {}); // loadPyodide imports it again and reports a failure
   const [{ loadPyodide }, snapshot] = await Promise.all([importPyodide(pyBase), found]);
-  snapshot?.bytes.then(() => mark("python: snapshot read"), () => {});
+  snapshot?.bytes.then(
+    () => mark("python: snapshot read"),
+    () => {},
+  );
   let warm = false;
   if (snapshot) {
     try {
@@ -183,9 +191,11 @@ async function loadPython() {
     pyodide.runPython(WARM_IMPORTS);
     try {
       saveSnapshot(key, pyodide.makeMemorySnapshot());
-    } catch { /* this engine or build cannot: every start is cold */ }
+    } catch {
+      /* this engine or build cannot: every start is cold */
+    }
   }
-  const port = await toModel;   // awaited only now: it reached this worker up to 0.25 s late in Chromium on a busy machine
+  const port = await toModel; // awaited only now: it reached this worker up to 0.25 s late in Chromium on a busy machine
   if (!SYNC) throw new Error("no way to block on the model (neither JSPI nor cross-origin isolation)");
   pyodide.registerJsModule("_lllm_page", pageModule(port, sandboxPort));
   mark("python: ready");
@@ -195,14 +205,22 @@ async function loadPython() {
 // ---- Pydantic, only for code that uses the native runtime or the protocol ---------------------------
 // hooks/wheels.py serves five pinned, hash-checked wheels (pydantic, its wasm core and three pure
 // helpers) and lists them in vendor/wheels/wheels.json; they load the first time a cell needs them.
-const NEEDS_PYDANTIC = /runtimes\.native|lllm\.protocol|pydantic|labs\.debate|\b(Tactic|Prompt|Dialog|DefaultTagParser|CallContext|as_tactic)\b|from lllm import [^\n]*\b(Agent|tool|Function|Message|Runtime)\b/;
+const NEEDS_PYDANTIC =
+  /runtimes\.native|lllm\.protocol|pydantic|labs\.debate|\b(Tactic|Prompt|Dialog|DefaultTagParser|CallContext|as_tactic)\b|from lllm import [^\n]*\b(Agent|tool|Function|Message|Runtime)\b/;
 let pydanticReady = null;
 function loadPydanticFor(code) {
   if (!NEEDS_PYDANTIC.test(code)) return Promise.resolve();
   pydanticReady ??= fetch(new URL("vendor/wheels/wheels.json", HERE))
-    .then((r) => { if (!r.ok) throw new Error(`Could not download the Pydantic wheel list: HTTP ${r.status}`); return r.json(); })
-    .then(({ wheels }) => pyodide.loadPackage(wheels.map((w) => new URL(`vendor/wheels/${w}`, HERE).href),
-                                              { messageCallback: () => {} }));
+    .then((r) => {
+      if (!r.ok) throw new Error(`Could not download the Pydantic wheel list: HTTP ${r.status}`);
+      return r.json();
+    })
+    .then(({ wheels }) =>
+      pyodide.loadPackage(
+        wheels.map((w) => new URL(`vendor/wheels/${w}`, HERE).href),
+        { messageCallback: () => {} },
+      ),
+    );
   return pydanticReady;
 }
 
@@ -223,11 +241,14 @@ async function runCell(msg) {
 // ---- start-up and the message loop ---------------------------------------------------------------
 
 let gotPort;
-toModel = new Promise((resolve) => { gotPort = resolve; });
+toModel = new Promise((resolve) => {
+  gotPort = resolve;
+});
 const pythonReady = loadPython();
 pythonReady.then(
   (warm) => postMessage({ type: "ready", python: pyodide.version, warm, timeline }),
-  (e) => postMessage({ type: "python-error", error: String(e.message ?? e) }));
+  (e) => postMessage({ type: "python-error", error: String(e.message ?? e) }),
+);
 
 self.onmessage = async ({ data: msg }) => {
   if (msg.type === "port") {

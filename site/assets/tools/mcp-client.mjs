@@ -21,49 +21,64 @@
 
 import { writeAnswer } from "../runtime/answer.mjs";
 
-export const PROTOCOL = "2025-06-18";  // the MCP revision this client speaks
-export const CHECK_MS = 5000;          // initialize and tools/list: a loopback server answers in milliseconds
-export const CALL_MS = 30_000;         // a tool call: as McpTools's timeout in the terminal
+export const PROTOCOL = "2025-06-18"; // the MCP revision this client speaks
+export const CHECK_MS = 5000; // initialize and tools/list: a loopback server answers in milliseconds
+export const CALL_MS = 30_000; // a tool call: as McpTools's timeout in the terminal
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost)(:\d{1,5})?(\/\S*)?$/;
-const sessions = new Map();            // url -> {id: Mcp-Session-Id or null, version}
-const answered = new Set();            // addresses that have answered this page
-const inFlight = new Set();            // AbortControllers of the requests running now
+const sessions = new Map(); // url -> {id: Mcp-Session-Id or null, version}
+const answered = new Set(); // addresses that have answered this page
+const inFlight = new Set(); // AbortControllers of the requests running now
 let lastId = 0;
 
 export class McpError extends Error {
-  constructor(message) { super(message); this.name = "McpError"; }
+  constructor(message) {
+    super(message);
+    this.name = "McpError";
+  }
 }
 
-class SessionGone extends McpError {}   // 404 for a session the server no longer has (it was restarted)
+class SessionGone extends McpError {} // 404 for a session the server no longer has (it was restarted)
 
 /** The server's address as the reader wrote it, checked: http://127.0.0.1:PORT/PATH or localhost. */
 export function serverUrl(url) {
   const text = String(url ?? "").trim();
   if (!LOOPBACK.test(text))
-    throw new McpError(`The address ${JSON.stringify(String(url ?? ""))} is not an MCP server on this computer: write http://127.0.0.1:PORT/mcp or http://localhost:PORT/mcp (this page may reach nothing else).`);
+    throw new McpError(
+      `The address ${JSON.stringify(String(url ?? ""))} is not an MCP server on this computer: write http://127.0.0.1:PORT/mcp or http://localhost:PORT/mcp (this page may reach nothing else).`,
+    );
   return text;
 }
 
 function unreachable(url) {
-  const page = location.origin, port = new URL(url).port || "80";
+  const page = location.origin,
+    port = new URL(url).port || "80";
   if (answered.has(url)) return `Nothing answers at ${url} any more: the MCP server stopped; start it again (and press Run).`;
-  return `Nothing at ${url} answered this page: start the server with \`python -m lllm mcp --http --port ${port} --allow-origin ${page}\`, `
-    + `or, if it is running, let it accept the origin ${page} (for lllm mcp that is --allow-origin; a browser cannot tell a stopped server from a refusing one).`;
+  return (
+    `Nothing at ${url} answered this page: start the server with \`python -m lllm mcp --http --port ${port} --allow-origin ${page}\`, ` +
+    `or, if it is running, let it accept the origin ${page} (for lllm mcp that is --allow-origin; a browser cannot tell a stopped server from a refusing one).`
+  );
 }
 
 /** The JSON-RPC reply with `id` in a response: JSON, or a server-sent event stream holding it. */
 async function replyIn(response, id, url) {
-  const type = response.headers.get("Content-Type") ?? "", text = await response.text();
+  const type = response.headers.get("Content-Type") ?? "",
+    text = await response.text();
   const messages = [];
   try {
     if (type.includes("text/event-stream")) {
-      for (const line of text.split(/\r?\n/)) if (line.startsWith("data:") && line.slice(5).trim()) messages.push(JSON.parse(line.slice(5)));
+      for (const line of text.split(/\r?\n/))
+        if (line.startsWith("data:") && line.slice(5).trim()) messages.push(JSON.parse(line.slice(5)));
     } else {
       messages.push(JSON.parse(text));
     }
-  } catch { /* not JSON: said below */ }
+  } catch {
+    /* not JSON: said below */
+  }
   const reply = messages.flat().find((m) => m?.jsonrpc === "2.0" && m.id === id);
-  if (!reply) throw new McpError(`${url} answered, but not as an MCP server (no JSON-RPC reply in ${JSON.stringify(text.slice(0, 60))}): give the address of a streamable HTTP MCP server, e.g. http://127.0.0.1:8765/mcp.`);
+  if (!reply)
+    throw new McpError(
+      `${url} answered, but not as an MCP server (no JSON-RPC reply in ${JSON.stringify(text.slice(0, 60))}): give the address of a streamable HTTP MCP server, e.g. http://127.0.0.1:8765/mcp.`,
+    );
   return reply;
 }
 
@@ -75,19 +90,34 @@ async function post(url, method, params, ms) {
   if (session.id) headers["Mcp-Session-Id"] = session.id;
   if (session.version) headers["MCP-Protocol-Version"] = session.version;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new McpError(`${url} did not answer ${method} within ${ms / 1000} s: check the server's own log, then press Run again.`)), ms);
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new McpError(`${url} did not answer ${method} within ${ms / 1000} s: check the server's own log, then press Run again.`),
+      ),
+    ms,
+  );
   inFlight.add(controller);
   let response;
   try {
-    response = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
-      mode: "cors", credentials: "omit", signal: controller.signal });
+    response = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+      mode: "cors",
+      credentials: "omit",
+      signal: controller.signal,
+    });
     answered.add(url);
     if (response.status === 404 && session.id) throw new SessionGone(`${url} forgot this page's session.`);
     if (!response.ok && response.status !== 202)
-      throw new McpError(`${url} answered ${method} with HTTP ${response.status} (${(await response.text()).replace(/\s+/g, " ").slice(0, 80)}): is this the address of an MCP server? \`lllm mcp --http\` serves at /mcp.`);
+      throw new McpError(
+        `${url} answered ${method} with HTTP ${response.status} (${(await response.text()).replace(/\s+/g, " ").slice(0, 80)}): is this the address of an MCP server? \`lllm mcp --http\` serves at /mcp.`,
+      );
     if (id === undefined) return { result: null, response };
     const reply = await replyIn(response, id, url);
-    if (reply.error) throw new McpError(`The MCP server at ${url} refused ${method}: ${reply.error.message ?? JSON.stringify(reply.error)}.`);
+    if (reply.error)
+      throw new McpError(`The MCP server at ${url} refused ${method}: ${reply.error.message ?? JSON.stringify(reply.error)}.`);
     return { result: reply.result, response };
   } catch (e) {
     if (controller.signal.aborted) throw controller.signal.reason instanceof McpError ? controller.signal.reason : new McpError("Stopped.");
@@ -101,8 +131,12 @@ async function post(url, method, params, ms) {
 /** initialize, then notifications/initialized: a session with the server at `url`. */
 async function connect(url) {
   sessions.delete(url);
-  const { result, response } = await post(url, "initialize",
-    { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "lllm-page", version: "1" } }, CHECK_MS);
+  const { result, response } = await post(
+    url,
+    "initialize",
+    { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "lllm-page", version: "1" } },
+    CHECK_MS,
+  );
   if (!result?.capabilities?.tools)
     throw new McpError(`The MCP server at ${url} offers no tools (its initialize reply has no tools capability).`);
   sessions.set(url, { id: response.headers.get("Mcp-Session-Id"), version: result.protocolVersion ?? PROTOCOL });
@@ -116,7 +150,7 @@ async function request(url, method, params, ms) {
     return (await post(url, method, params, ms)).result;
   } catch (e) {
     if (!(e instanceof SessionGone)) throw e;
-    await connect(url);                 // the server was restarted: a new session
+    await connect(url); // the server was restarted: a new session
     return (await post(url, method, params, ms)).result;
   }
 }

@@ -1,7 +1,7 @@
 // Early stopping for /tinyllm/train/: which checkpoint had the lowest validation loss, where the
 // validation curve turned upwards (the model began to learn the training text by heart: overfitting),
 // and whether to stop. Pure functions over the checkpoints' numbers, so Node tests them with literal
-// values (tests/export/test_train_tab_early.py); widget.mjs draws what they say.
+// values (tests/site/test_train_tab_early.py); widget.mjs draws what they say.
 //
 //   const watch = earlyStop({ mode: "stop", patience: 3 })
 //   watch.observe(50, 2.31)     // -> {improved: true,  stop: false}
@@ -30,15 +30,23 @@ export function turnPoint(points) {
 export function earlyStop({ mode = "off", patience = 3 } = {}) {
   if (!(mode in MODES)) throw new Error(`Early stopping must be one of ${Object.keys(MODES).join(", ")}, not ${JSON.stringify(mode)}.`);
   if (!(Number.isInteger(patience) && patience >= 1)) throw new Error("The patience must be a whole number of checkpoints, at least 1.");
-  let best = null, since = 0;
+  let best = null,
+    since = 0;
   return {
     observe(step, validation) {
       const improved = best === null || validation < best.validation;
-      if (improved) { best = { step, validation }; since = 0; } else since += 1;
+      if (improved) {
+        best = { step, validation };
+        since = 0;
+      } else since += 1;
       return { improved, stop: mode === "stop" && since >= patience };
     },
-    get best() { return best; },
-    get since() { return since; },
+    get best() {
+      return best;
+    },
+    get since() {
+      return since;
+    },
     mode,
     patience,
     keepsBest: mode !== "off",

@@ -12,44 +12,58 @@
 //   k.matmul(A, B, C, 8, 3, 8, false)            // true: C = A @ B, done in WebAssembly
 //
 // Everything is float32, as numpy's (the plain JavaScript computes in float64 and stores float32);
-// tests/export/test_train_tab_kernels.py checks each kernel against float64 JavaScript, and
-// tests/export/test_train_tab_parity.py the losses of both paths against numpy's.
+// tests/site/test_train_tab_kernels.py checks each kernel against float64 JavaScript, and
+// tests/site/test_train_tab_parity.py the losses of both paths against numpy's.
 
 // ---- a tiny WebAssembly binary writer ------------------------------------------------------------
 
-const uleb = (n) => { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; };
+const uleb = (n) => {
+  const out = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n) b |= 0x80;
+    out.push(b);
+  } while (n);
+  return out;
+};
 const sleb = (n) => {
   const out = [];
   for (;;) {
-    const b = n & 0x7f; n >>= 7;
+    const b = n & 0x7f;
+    n >>= 7;
     if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) return [...out, b];
     out.push(b | 0x80);
   }
 };
 const name = (s) => [...uleb(s.length), ...new TextEncoder().encode(s)];
 const section = (id, body) => [id, ...uleb(body.length), ...body];
-const I32 = 0x7f, F32 = 0x7d, V128 = 0x7b;
+const I32 = 0x7f,
+  F32 = 0x7d,
+  V128 = 0x7b;
 
 // The instructions the kernel uses (opcodes from the WebAssembly core and SIMD specifications).
-const get = (i) => [0x20, ...uleb(i)], set = (i) => [0x21, ...uleb(i)];
+const get = (i) => [0x20, ...uleb(i)],
+  set = (i) => [0x21, ...uleb(i)];
 const i32 = (n) => [0x41, ...sleb(n)];
 const [add, mul, ltu] = [[0x6a], [0x6c], [0x49]];
 const simd = (op, ...imm) => [0xfd, ...uleb(op), ...imm];
-const load = (offset) => simd(0x00, 2, ...uleb(offset));           // v128.load, 4-byte aligned
-const splat = simd(0x09, 2, 0);                                     // v128.load32_splat
-const store = (offset) => simd(0x0b, 2, ...uleb(offset));          // v128.store
-const zero = simd(0x0c, ...new Array(16).fill(0));                  // v128.const 0
-const [fadd, fsub, fmul, fdiv, fmin, fmax] = [0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9].map((op) => simd(op));   // f32x4.*
-const madd = simd(0x105);                                           // f32x4.relaxed_madd: a * b + c
+const load = (offset) => simd(0x00, 2, ...uleb(offset)); // v128.load, 4-byte aligned
+const splat = simd(0x09, 2, 0); // v128.load32_splat
+const store = (offset) => simd(0x0b, 2, ...uleb(offset)); // v128.store
+const zero = simd(0x0c, ...new Array(16).fill(0)); // v128.const 0
+const [fadd, fsub, fmul, fdiv, fmin, fmax] = [0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9].map((op) => simd(op)); // f32x4.*
+const madd = simd(0x105); // f32x4.relaxed_madd: a * b + c
 const [nearest, toInt, iadd, ishl] = [simd(0x6a), simd(0xf8), simd(0xae), simd(0xab)];
 const [lane, splat4, sqrt4, neg4] = [(k) => simd(0x1f, k), simd(0x13), simd(0xe3), simd(0xe1)];
-const [fmax1, fadd1, fmul1, toF32, f32store] = [[0x97], [0x92], [0x94], [0xb2], [0x38, 2, 0]];   // f32.*
+const [fmax1, fadd1, fmul1, toF32, f32store] = [[0x97], [0x92], [0x94], [0xb2], [0x38, 2, 0]]; // f32.*
 const f32x4 = (v) => simd(0x0c, ...new Uint8Array(new Float32Array([v, v, v, v]).buffer));
 const loop = (...body) => [0x03, 0x40, ...body.flat(), 0x0b];
 const when = (cond, yes, no) => [...cond, 0x04, 0x40, ...yes.flat(), 0x05, ...no.flat(), 0x0b];
 const brIf = (depth) => [0x0d, ...uleb(depth)];
 const incr = (local, by) => [...get(local), ...by, ...add, ...set(local)];
 
+// biome-ignore format: WebAssembly instructions, laid out one statement of the kernel per line
 // e^v for the four numbers on the stack (Cephes' expf, within about 2 units of float32's last
 // place): e^v = 2^n e^r with n = round(v / ln 2), |r| <= ln 2 / 2, e^r a polynomial, 2^n put
 // straight into a float's exponent bits. Uses locals t (the argument) and n.
@@ -66,8 +80,10 @@ function exp4(t, n) {
 }
 // sigmoid(v) = 1 / (1 + e^-v) and tanh(v) = 1 - 2 / (e^2v + 1), as tinyllm.mjs writes them.
 const sigmoid4 = (t, n) => [...neg4, ...exp4(t, n), ...f32x4(1), ...fadd, ...set(t), ...f32x4(1), ...get(t), ...fdiv];
+// biome-ignore format: WebAssembly instructions, laid out one statement of the kernel per line
 const tanh4 = (t, n) => [...f32x4(2), ...fmul, ...exp4(t, n), ...f32x4(1), ...fadd, ...set(t), ...f32x4(1), ...f32x4(2), ...get(t), ...fdiv, ...fsub];
 
+// biome-ignore format: WebAssembly instructions, laid out one statement of the kernel per line
 // cell(g, bias, cp, cn, hn, tc, B, H): one time step of lstmForward after the products, for B rows:
 // gates g (B, 4H) += bias and activated, then c (cn) = f * c_prev (cp) + i * g, tanh(c) (tc),
 // h (hn) = o * tanh(c). H a multiple of 4.
@@ -94,6 +110,7 @@ function cellBody() {
   const locals = [[3, I32], [3, V128]];
   return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
 }
+// biome-ignore format: WebAssembly instructions, laid out one statement of the kernel per line
 // --8<-- [start:kernel]
 // mm(a, b, c, M, N, K, sa, ka, sb, add): C (M, N) (+)= A (M, K) @ B (K, N), addresses in bytes; in
 // A rows are sa bytes apart and columns ka (A^T @ B is the same call with the two swapped), in B
@@ -131,6 +148,7 @@ function matmulBody(relaxed) {
 }
 // --8<-- [end:kernel]
 
+// biome-ignore format: WebAssembly instructions, laid out one statement of the kernel per line
 // cellBack(g, tc, cp, dHs, dh, dc, dZ, db, B, H): lstmBackward's step t for B rows, from the
 // gates g, tanh(c) tc, c_prev cp, the gradient from above dHs and the carried dh, dc: writes the
 // gates' gradient dZ (B, 4H), adds it into db (4H) and leaves dc for step t-1 in dc.
@@ -160,6 +178,7 @@ function cellBackBody() {
   return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
 }
 
+// biome-ignore format: WebAssembly instructions, laid out one statement of the kernel per line
 // xent(logits, dbias, maxes, sums, N, V): the softmax of each of N rows of V scores, in place, over N
 // (the gradient of the mean loss, before the target's -1/N), added into dbias too; each row's
 // largest score goes to maxes and its sum of exponentials to sums (the loss needs both).
@@ -185,6 +204,7 @@ function xentBody() {
   return [...uleb(locals.length), ...locals.flat(), ...body, 0x0b];
 }
 
+// biome-ignore format: WebAssembly instructions, laid out one statement of the kernel per line
 // adam(p, g, m, v, n, decay, rate, correct2, beta1, beta2, eps): adamwStep's loop over n numbers
 // (a multiple of 4), in float32.
 function adamBody() {
@@ -206,13 +226,30 @@ function adamBody() {
 /** The module's bytes: memory imported from env.memory; functions mm, cell, cellBack, xent and adam exported. */
 export function moduleBytes(relaxed = false) {
   const ints = (n) => new Array(n).fill(I32);
-  const fns = [["mm", ints(10), matmulBody(relaxed)], ["cell", ints(8), cellBody()], ["cellBack", ints(10), cellBackBody()],
-    ["xent", ints(6), xentBody()], ["adam", [...ints(5), ...new Array(6).fill(F32)], adamBody()]];
+  const fns = [
+    ["mm", ints(10), matmulBody(relaxed)],
+    ["cell", ints(8), cellBody()],
+    ["cellBack", ints(10), cellBackBody()],
+    ["xent", ints(6), xentBody()],
+    ["adam", [...ints(5), ...new Array(6).fill(F32)], adamBody()],
+  ];
   const type = [fns.length, ...fns.flatMap(([, args]) => [0x60, args.length, ...args, 0])];
-  const imports = [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1];        // a memory of at least 1 page
-  return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...section(1, type), ...section(2, imports),
-    ...section(3, [fns.length, ...fns.map((_, f) => f)]), ...section(7, [fns.length, ...fns.flatMap(([n], f) => [...name(n), 0x00, f])]),
-    ...section(10, [fns.length, ...fns.flatMap(([, , c]) => [...uleb(c.length), ...c])])]);
+  const imports = [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1]; // a memory of at least 1 page
+  return new Uint8Array([
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    1,
+    0,
+    0,
+    0,
+    ...section(1, type),
+    ...section(2, imports),
+    ...section(3, [fns.length, ...fns.map((_, f) => f)]),
+    ...section(7, [fns.length, ...fns.flatMap(([n], f) => [...name(n), 0x00, f])]),
+    ...section(10, [fns.length, ...fns.flatMap(([, , c]) => [...uleb(c.length), ...c])]),
+  ]);
 }
 
 // ---- the arena and the calls ---------------------------------------------------------------------
@@ -225,15 +262,15 @@ export function kernels() {
   if (instance !== null) return instance || null;
   instance = false;
   if (typeof WebAssembly !== "object") return null;
-  const relaxed = WebAssembly.validate(moduleBytes(true));          // Chromium, Firefox: a fused multiply-add
+  const relaxed = WebAssembly.validate(moduleBytes(true)); // Chromium, Firefox: a fused multiply-add
   const bytes = relaxed ? moduleBytes(true) : moduleBytes(false);
-  if (!WebAssembly.validate(bytes)) return null;                     // no SIMD: the plain JavaScript
+  if (!WebAssembly.validate(bytes)) return null; // no SIMD: the plain JavaScript
   const memory = new WebAssembly.Memory({ initial: 1 });
   let exports;
   try {
     exports = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
   } catch {
-    return null;                     // a page whose policy forbids compiling WebAssembly: the plain JavaScript
+    return null; // a page whose policy forbids compiling WebAssembly: the plain JavaScript
   }
   const { mm, cell, cellBack, xent, adam } = exports;
   let top = 0;
@@ -252,22 +289,25 @@ export function kernels() {
     },
     /** n float32 numbers on the arena, 16-byte aligned, or null when it is full (the caller makes its own). */
     f32(n) {
-      const at = top, end = at + ((4 * n + 15) & ~15);
+      const at = top,
+        end = at + ((4 * n + 15) & ~15);
       if (end > memory.buffer.byteLength) return null;
       top = end;
-      return new Float32Array(memory.buffer, at, n).fill(0);     // a new run finds the last run's numbers here
+      return new Float32Array(memory.buffer, at, n).fill(0); // a new run finds the last run's numbers here
     },
     /** C (M, N) (+)= A (M, K) @ B (K, N) over the largest 4 x 8 blocks; false if an array is not on the arena. */
     matmul(A, B, C, M, K, N, addTo) {
       if (!(inArena(A) && inArena(B) && inArena(C))) return false;
-      const M4 = M & ~3, N8 = N & ~7;
+      const M4 = M & ~3,
+        N8 = N & ~7;
       if (M4 > 0 && N8 > 0 && K > 0) mm(A.byteOffset, B.byteOffset, C.byteOffset, M4, N8, K, 4 * K, 4, 4 * N, addTo ? 1 : 0);
       return true;
     },
     /** C (K, N) += A (M, K)^T @ B (M, N) over the largest 4 x 8 blocks; false if an array is not on the arena. */
     matmulTN(A, B, C, M, K, N) {
       if (!(inArena(A) && inArena(B) && inArena(C))) return false;
-      const K4 = K & ~3, N8 = N & ~7;
+      const K4 = K & ~3,
+        N8 = N & ~7;
       if (K4 > 0 && N8 > 0 && M > 0) mm(A.byteOffset, B.byteOffset, C.byteOffset, K4, N8, M, 4, 4 * K, 4 * N, 1);
       return true;
     },
@@ -293,7 +333,8 @@ export function kernels() {
     /** adamwStep on the first n - n % 4 numbers; false when an array is not on the arena. */
     adam(p, g, m, v, decay, rate, correct2, beta1, beta2, eps) {
       if (![p, g, m, v].every(inArena)) return false;
-      if (p.length >= 4) adam(p.byteOffset, g.byteOffset, m.byteOffset, v.byteOffset, p.length & ~3, decay, rate, correct2, beta1, beta2, eps);
+      if (p.length >= 4)
+        adam(p.byteOffset, g.byteOffset, m.byteOffset, v.byteOffset, p.length & ~3, decay, rate, correct2, beta1, beta2, eps);
       return true;
     },
   };

@@ -18,16 +18,25 @@ function when(metrics) {
 /** The card's story in two sentences: how it was trained, and its losses. */
 export function describe(card) {
   const { config: c, metrics: m } = card;
-  const best = m.trained_steps && m.trained_steps !== m.steps
-    ? `${m.trained_steps} steps, saved from step ${m.steps} where validation loss was lowest` : `${m.steps} steps`;
-  return [`Trained ${when(m)}: ${c.hidden} hidden units, learning rate ${c.lr}, seed ${c.seed}, ${best}; ${card.parameters.toLocaleString("en")} parameters.`,
-    `Training loss ${m.final_loss?.toFixed(3) ?? "not measured"}, validation loss ${m.validation_loss.toFixed(3)} (on text it never trained on).`];
+  const best =
+    m.trained_steps && m.trained_steps !== m.steps
+      ? `${m.trained_steps} steps, saved from step ${m.steps} where validation loss was lowest`
+      : `${m.steps} steps`;
+  return [
+    `Trained ${when(m)}: ${c.hidden} hidden units, learning rate ${c.lr}, seed ${c.seed}, ${best}; ${card.parameters.toLocaleString("en")} parameters.`,
+    `Training loss ${m.final_loss?.toFixed(3) ?? "not measured"}, validation loss ${m.validation_loss.toFixed(3)} (on text it never trained on).`,
+  ];
 }
 
 /** The model's two files as download links (and a space between them), as the terminal reads them. */
 export function downloadLinks(bytes, card) {
-  const link = (data, name, type) => el("a", { href: URL.createObjectURL(new Blob([data], { type })), download: name, class: "md-button" }, `Download ${name}`);
-  return [link(bytes, `${YOURS}.onnx`, "application/octet-stream"), " ", link(JSON.stringify(card, null, 1), `${YOURS}.json`, "application/json")];
+  const link = (data, name, type) =>
+    el("a", { href: URL.createObjectURL(new Blob([data], { type })), download: name, class: "md-button" }, `Download ${name}`);
+  return [
+    link(bytes, `${YOURS}.onnx`, "application/octet-stream"),
+    " ",
+    link(JSON.stringify(card, null, 1), `${YOURS}.json`, "application/json"),
+  ];
 }
 
 export function savedPanel({ onChange = () => {} } = {}) {
@@ -37,16 +46,27 @@ export function savedPanel({ onChange = () => {} } = {}) {
   const files = el("p", { class: "lllm-train__downloads" });
   const discard = el("button", { type: "button", class: "md-button" }, "Discard your saved model");
   const note = el("p", { class: "lllm-train__saved-note", role: "status" });
-  const box = el("section", { class: "lllm-train__saved", "aria-labelledby": "your-saved-model", hidden: true },
-    heading, about, losses, el("p", {}, "The playground, the ReAct demo and time travel use it until you discard it or train another."),
-    files, discard, note);
+  const box = el(
+    "section",
+    { class: "lllm-train__saved", "aria-labelledby": "your-saved-model", hidden: true },
+    heading,
+    about,
+    losses,
+    el("p", {}, "The playground, the ReAct demo and time travel use it until you discard it or train another."),
+    files,
+    discard,
+    note,
+  );
   box.dataset.saved = "no";
   let urls = [];
 
   function show(stored) {
     urls.forEach((u) => URL.revokeObjectURL(u));
     urls = [];
-    if (!stored) { box.hidden = true; return; }
+    if (!stored) {
+      box.hidden = true;
+      return;
+    }
     const { bytes, card } = stored;
     const [a, b] = describe(card);
     about.textContent = a;
@@ -62,7 +82,7 @@ export function savedPanel({ onChange = () => {} } = {}) {
   discard.addEventListener("click", async () => {
     await discardYours();
     show(null);
-    box.hidden = false;                           // keep the sentence that says what happened
+    box.hidden = false; // keep the sentence that says what happened
     about.textContent = losses.textContent = "";
     files.replaceChildren();
     discard.hidden = true;

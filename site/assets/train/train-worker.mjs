@@ -15,35 +15,55 @@ import { kernelsInUse } from "./tinyllm.mjs";
 import { createRun } from "./trainer.mjs";
 
 const SAMPLE = { prompt: "Once", length: 60, seed: 0 };
-let paused = false, wake = null;
+let paused = false,
+  wake = null;
 
 // Between two steps the worker yields to its event loop, so a Pause message can arrive. A message
 // to itself is a zero-delay yield (setTimeout would wait at least 4 ms once nested).
 const channel = new MessageChannel();
 let resumeTick = null;
 channel.port1.onmessage = () => resumeTick();
-const tick = () => new Promise((resolve) => { resumeTick = resolve; channel.port2.postMessage(0); });
+const tick = () =>
+  new Promise((resolve) => {
+    resumeTick = resolve;
+    channel.port2.postMessage(0);
+  });
 
 const copy = (params) => Object.fromEntries(Object.entries(params).map(([k, p]) => [k, p.slice()]));
 
 async function train({ settings, steps, every }) {
   const story = await (await fetch(new URL("story.txt", import.meta.url))).text();
   const run = createRun(story, settings);
-  postMessage({ type: "started", config: run.config, vocab: run.vocab, trainWindows: run.trainStarts.length,
-    validationWindows: run.valStarts.length, validation: run.validate(), kernels: kernelsInUse() });
+  postMessage({
+    type: "started",
+    config: run.config,
+    vocab: run.vocab,
+    trainWindows: run.trainStarts.length,
+    validationWindows: run.valStarts.length,
+    validation: run.validate(),
+    kernels: kernelsInUse(),
+  });
   let losses = [];
   for (let step = 1; step <= steps; step++) {
     if (paused) {
       postMessage({ type: "paused", step: step - 1, weights: copy(run.params) });
-      await new Promise((resolve) => { wake = resolve; });
+      await new Promise((resolve) => {
+        wake = resolve;
+      });
     }
     const t0 = performance.now();
     const { loss, epoch } = run.step((stage) => postMessage({ type: "stage", stage, step }));
     losses.push(loss);
     postMessage({ type: "step", step, epoch, loss, ms: performance.now() - t0 });
     if (step % every === 0 || step === steps) {
-      postMessage({ type: "checkpoint", step, train: losses.reduce((a, b) => a + b, 0) / losses.length,
-        validation: run.validate(), sample: run.sample(SAMPLE.prompt, SAMPLE.length, SAMPLE.seed), weights: copy(run.params) });
+      postMessage({
+        type: "checkpoint",
+        step,
+        train: losses.reduce((a, b) => a + b, 0) / losses.length,
+        validation: run.validate(),
+        sample: run.sample(SAMPLE.prompt, SAMPLE.length, SAMPLE.seed),
+        weights: copy(run.params),
+      });
       losses = [];
     }
     await tick();
@@ -54,5 +74,9 @@ async function train({ settings, steps, every }) {
 self.onmessage = ({ data: msg }) => {
   if (msg.type === "start") train(msg).catch((e) => postMessage({ type: "error", error: String(e.message ?? e) }));
   else if (msg.type === "pause") paused = true;
-  else if (msg.type === "resume") { paused = false; wake?.(); wake = null; }
+  else if (msg.type === "resume") {
+    paused = false;
+    wake?.();
+    wake = null;
+  }
 };

@@ -12,10 +12,22 @@ import { Mulberry32, sample } from "../runtime/sampler.mjs";
 import { adamwStep, clipGlobalNorm, createAdam, evaluate, forward, initParams, lossAndGrads, prepare } from "./tinyllm.mjs";
 
 // The page's defaults: small enough for a phone's CPU to write words within about a minute.
-export const DEFAULTS = { embed: 16, hidden: 64, layers: 1, window: 24, batch: 16, lr: 0.01, epochs: 1000,
-  weight_decay: 0.01, clip: 1.0, forget_bias: 1.0, loss: "all", seed: 0 };
-export const VALIDATION = 0.1;         // the story's last tenth is never trained on
-const VALIDATION_WINDOWS = 64;         // evenly spaced windows from it make the validation loss
+export const DEFAULTS = {
+  embed: 16,
+  hidden: 64,
+  layers: 1,
+  window: 24,
+  batch: 16,
+  lr: 0.01,
+  epochs: 1000,
+  weight_decay: 0.01,
+  clip: 1.0,
+  forget_bias: 1.0,
+  loss: "all",
+  seed: 0,
+};
+export const VALIDATION = 0.1; // the story's last tenth is never trained on
+const VALIDATION_WINDOWS = 64; // evenly spaced windows from it make the validation loss
 
 // ---- the data: data.py's vocabulary and windows ------------------------------------------------------
 
@@ -33,21 +45,27 @@ function window(ids, n, T) {
 
 // ---- a training run ----------------------------------------------------------------------------------
 
-export function createRun(story, { kernels = "fast", ...settings } = {}) {   // kernels "js": no WebAssembly
+export function createRun(story, { kernels = "fast", ...settings } = {}) {
+  // kernels "js": no WebAssembly
   const vocab = buildVocab(story);
   const index = new Map(vocab.map((ch, i) => [ch, i]));
   const ids = Array.from(story, (ch) => index.get(ch));
   const config = { vocab_size: vocab.length, ...DEFAULTS, ...settings };
   const T = config.window;
   const split = Math.floor(ids.length * (1 - VALIDATION));
-  const trainStarts = Array.from({ length: split - T }, (_, n) => n);          // windows inside the first 90 %
-  const valCount = ids.length - T - split;                                     // windows inside the last 10 %
-  const valStarts = Array.from({ length: Math.min(VALIDATION_WINDOWS, valCount) },
-    (_, k) => split + Math.floor((k * valCount) / Math.min(VALIDATION_WINDOWS, valCount)));
+  const trainStarts = Array.from({ length: split - T }, (_, n) => n); // windows inside the first 90 %
+  const valCount = ids.length - T - split; // windows inside the last 10 %
+  const valStarts = Array.from(
+    { length: Math.min(VALIDATION_WINDOWS, valCount) },
+    (_, k) => split + Math.floor((k * valCount) / Math.min(VALIDATION_WINDOWS, valCount)),
+  );
   const params = prepare(initParams(config), config, { kernels });
   const adam = createAdam(params);
-  const orderRng = new Mulberry32((config.seed ^ 0x9e3779b9) >>> 0);          // batch order, apart from the init
-  let order = [], at = 0, epoch = 0, step = 0;
+  const orderRng = new Mulberry32((config.seed ^ 0x9e3779b9) >>> 0); // batch order, apart from the init
+  let order = [],
+    at = 0,
+    epoch = 0,
+    step = 0;
 
   /** The next batch's window starts: a fresh shuffle (Fisher–Yates) at each epoch, as train()'s permutation. */
   function nextBatch() {
@@ -70,7 +88,13 @@ export function createRun(story, { kernels = "fast", ...settings } = {}) {   // 
   function trainStep(onStage = () => {}) {
     const starts = nextBatch();
     const pairs = starts.map((n) => window(ids, n, T));
-    const { loss, grads } = lossAndGrads(params, config, pairs.map((p) => p[0]), pairs.map((p) => p[1]), onStage);
+    const { loss, grads } = lossAndGrads(
+      params,
+      config,
+      pairs.map((p) => p[0]),
+      pairs.map((p) => p[1]),
+      onStage,
+    );
     onStage("update");
     const norm = clipGlobalNorm(grads, config.clip);
     adamwStep(params, grads, adam, config);
@@ -81,7 +105,12 @@ export function createRun(story, { kernels = "fast", ...settings } = {}) {   // 
 
   function validate() {
     const pairs = valStarts.map((n) => window(ids, n, T));
-    return evaluate(params, config, pairs.map((p) => p[0]), pairs.map((p) => p[1]));
+    return evaluate(
+      params,
+      config,
+      pairs.map((p) => p[0]),
+      pairs.map((p) => p[1]),
+    );
   }
 
   /** `length` characters after `prompt`, carrying nothing: the window is re-read each step (short texts only). */
@@ -92,7 +121,8 @@ export function createRun(story, { kernels = "fast", ...settings } = {}) {   // 
     for (let n = 0; n < length; n++) {
       const xs = [context.slice(-T)];
       const { logits } = forward(params, config, xs);
-      const V = config.vocab_size, last = xs[0].length - 1;
+      const V = config.vocab_size,
+        last = xs[0].length - 1;
       const next = sample(logits.subarray(last * V, (last + 1) * V), { temperature, rng });
       context.push(next);
       text += vocab[next];
@@ -100,6 +130,22 @@ export function createRun(story, { kernels = "fast", ...settings } = {}) {   // 
     return text;
   }
 
-  return { vocab, config, params, adam, ids, trainStarts, valStarts, step: trainStep, validate, sample: write,
-    get steps() { return step; }, get epoch() { return epoch; } };
+  return {
+    vocab,
+    config,
+    params,
+    adam,
+    ids,
+    trainStarts,
+    valStarts,
+    step: trainStep,
+    validate,
+    sample: write,
+    get steps() {
+      return step;
+    },
+    get epoch() {
+      return epoch;
+    },
+  };
 }

@@ -25,7 +25,7 @@ const KNOBS = [
   ["steps", "steps", 400, { type: "number", min: 1, max: 100000, step: 1 }],
   ["seed", "seed", 0, { type: "number", min: 0, step: 1 }],
 ];
-const EVERY = 50;   // steps between checkpoints
+const EVERY = 50; // steps between checkpoints
 const STAGES = { forward: "#stage-forward", loss: "#stage-loss", backward: "#stage-backward", update: "#stage-update" };
 
 export function mount(root) {
@@ -37,22 +37,37 @@ export function mount(root) {
     inputs[name] = input(name, value, attributes);
     knobs.append(field(label, inputs[name], "lllm-train__field"));
   }
-  const button = (label, primary = false) => el("button", { type: "button", class: `md-button${primary ? " md-button--primary" : ""}` }, label);
-  const go = button("Train", true), pause = button("Pause"), stop = button("Stop");
+  const button = (label, primary = false) =>
+    el("button", { type: "button", class: `md-button${primary ? " md-button--primary" : ""}` }, label);
+  const go = button("Train", true),
+    pause = button("Pause"),
+    stop = button("Stop");
   pause.disabled = stop.disabled = true;
   knobs.append(go, pause, stop);
   const mode = select("early", Object.entries(MODES), "off");
   const patience = input("patience", 3, { type: "number", min: 1, max: 1000, step: 1 });
-  const early = el("div", { class: "lllm-train__controls" }, field("when validation loss stops improving", mode, "lllm-train__field"),
-    field("after checkpoints without improvement", patience, "lllm-train__field"));
-  const saved = savedPanel({ onChange: (card) => { write.disabled = !card; } });
+  const early = el(
+    "div",
+    { class: "lllm-train__controls" },
+    field("when validation loss stops improving", mode, "lllm-train__field"),
+    field("after checkpoints without improvement", patience, "lllm-train__field"),
+  );
+  const saved = savedPanel({
+    onChange: (card) => {
+      write.disabled = !card;
+    },
+  });
 
   const stage = el("p", { class: "lllm-train__stage" }, "Not training yet.");
-  const news = el("p", { class: "lllm-train__news", role: "status" });          // checkpoints, for screen readers
+  const news = el("p", { class: "lllm-train__news", role: "status" }); // checkpoints, for screen readers
   const chart = el("div", { class: "lllm-train__chart" });
   const lossRows = table(["step", "training loss", "validation loss"], [], "lllm-train__table");
-  const lossTable = el("details", { class: "lllm-train__details" }, el("summary", {}, "The loss curves as a table"),
-    el("div", { class: "lllm-train__tablewrap", tabindex: "0", role: "region", "aria-label": "loss table" }, lossRows));
+  const lossTable = el(
+    "details",
+    { class: "lllm-train__details" },
+    el("summary", {}, "The loss curves as a table"),
+    el("div", { class: "lllm-train__tablewrap", tabindex: "0", role: "region", "aria-label": "loss table" }, lossRows),
+  );
   const samples = el("ol", { class: "lllm-train__samples" });
   const samplesBox = el("div", {}, el("h3", { class: "lllm-train__h" }, "What it writes after “Once” (seed 0, temperature 0.8)"), samples);
 
@@ -60,40 +75,83 @@ export function mount(root) {
   exportBtn.disabled = true;
   const exportNote = el("p", { class: "lllm-train__export-note", role: "status" });
   const downloads = el("p", { class: "lllm-train__downloads" });
-  const gen = { prompt: input("prompt", "Once", { type: "text" }), seed: input("gen-seed", 0, { type: "number", min: 0, step: 1 }),
+  const gen = {
+    prompt: input("prompt", "Once", { type: "text" }),
+    seed: input("gen-seed", 0, { type: "number", min: 0, step: 1 }),
     temperature: input("temperature", 0.8, { type: "number", min: 0, max: 5, step: 0.1 }),
-    length: input("length", 80, { type: "number", min: 1, max: 1000, step: 1 }) };
+    length: input("length", 80, { type: "number", min: 1, max: 1000, step: 1 }),
+  };
   const write = button("Write with your model");
   write.disabled = true;
   const written = el("pre", { class: "lllm-train__written" });
   const command = el("p", { class: "lllm-train__command" });
-  const exportBox = el("div", { class: "lllm-train__export" }, exportBtn, exportNote, downloads,
-    el("div", { class: "lllm-train__controls" }, field("prompt", gen.prompt), field("seed", gen.seed),
-      field("temperature", gen.temperature), field("length", gen.length), write), written, command);
+  const exportBox = el(
+    "div",
+    { class: "lllm-train__export" },
+    exportBtn,
+    exportNote,
+    downloads,
+    el(
+      "div",
+      { class: "lllm-train__controls" },
+      field("prompt", gen.prompt),
+      field("seed", gen.seed),
+      field("temperature", gen.temperature),
+      field("length", gen.length),
+      write,
+    ),
+    written,
+    command,
+  );
   root.replaceChildren(saved.box, knobs, early, stage, news, chart, lossTable, samplesBox, exportBox);
   saved.load();
 
-  const fresh = () => ({ seen: {}, ms: [], points: [], weights: null, best: null, step: 0, lastValidation: null, lastTrain: null, stageAt: null });
+  const fresh = () => ({
+    seen: {},
+    ms: [],
+    points: [],
+    weights: null,
+    best: null,
+    step: 0,
+    lastValidation: null,
+    lastTrain: null,
+    stageAt: null,
+  });
   const state = { ...fresh(), config: null, vocab: null, watch: earlyStop() };
   root.lllmTrain = state;
-  let worker = null, frame = 0, startedAt = 0;
-  const setState = (s) => { root.dataset.state = s; };
+  let worker = null,
+    frame = 0,
+    startedAt = 0;
+  const setState = (s) => {
+    root.dataset.state = s;
+  };
   setState("idle");
 
   const showStage = () => {
     frame = 0;
     const { stage: name, step } = state.stageAt ?? {};
-    if (!name || root.dataset.state !== "training") return;   // a late frame must not hide "Paused" or "Stopped"
+    if (!name || root.dataset.state !== "training") return; // a late frame must not hide "Paused" or "Stopped"
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(0);
-    stage.replaceChildren(`Step ${step} of ${state.total} (${seconds} s): `, el("a", { href: STAGES[name] }, name),
-      ` · training loss ${state.lastTrain?.toFixed(3) ?? "…"} · validation loss ${state.lastValidation?.toFixed(3) ?? "…"}`);
+    stage.replaceChildren(
+      `Step ${step} of ${state.total} (${seconds} s): `,
+      el("a", { href: STAGES[name] }, name),
+      ` · training loss ${state.lastTrain?.toFixed(3) ?? "…"} · validation loss ${state.lastValidation?.toFixed(3) ?? "…"}`,
+    );
   };
   const addPoint = (p) => {
     state.points.push(p);
     state.turn = drawCurves(chart, state.points);
-    lossRows.tBodies[0].replaceChildren(...state.points.map((q) => el("tr", { class: q === state.turn ? "lllm-train__best" : null },
-      el("td", {}, String(q.step)), el("td", {}, q.train?.toFixed(4) ?? "–"),
-      el("td", {}, q.validation.toFixed(4) + (q === state.turn ? " (lowest)" : "")))));
+    lossRows.tBodies[0].replaceChildren(
+      ...state.points.map((q) =>
+        el(
+          "tr",
+          { class: q === state.turn ? "lllm-train__best" : null },
+          el("td", {}, String(q.step)),
+          el("td", {}, q.train?.toFixed(4) ?? "–"),
+          el("td", {}, q.validation.toFixed(4) + (q === state.turn ? " (lowest)" : "")),
+        ),
+      ),
+    );
   };
   // The weights to save: the best checkpoint's when early stopping keeps them, else the latest.
   const chosen = () => (state.watch.keepsBest && state.best ? state.best : { ...state.points.at(-1), weights: state.weights });
@@ -107,7 +165,7 @@ export function mount(root) {
   };
 
   function onMessage({ data: m }) {
-    if (!worker) return;                      // early stopping ended it: what was on its way is stale
+    if (!worker) return; // early stopping ended it: what was on its way is stale
     if (m.type === "started") {
       Object.assign(state, { config: m.config, vocab: m.vocab, kernels: m.kernels });
       addPoint({ step: 0, train: null, validation: m.validation });
@@ -147,8 +205,10 @@ export function mount(root) {
     }
   }
 
-  const keptNote = () => (state.watch.keepsBest && state.best && state.best.step !== state.points.at(-1).step
-    ? ` Saving the weights of step ${state.best.step}, where validation loss was lowest.` : "");
+  const keptNote = () =>
+    state.watch.keepsBest && state.best && state.best.step !== state.points.at(-1).step
+      ? ` Saving the weights of step ${state.best.step}, where validation loss was lowest.`
+      : "";
   function stopEarly(step) {
     worker?.terminate();
     worker = null;
@@ -176,11 +236,14 @@ export function mount(root) {
     chart.replaceChildren();
     worker = new Worker(new URL("./train-worker.mjs", import.meta.url), { type: "module", name: "lllm-train" });
     worker.onmessage = onMessage;
-    worker.onerror = (e) => { finish("error"); stage.textContent = `The training worker failed: ${e.message || "it could not start"}`; };
+    worker.onerror = (e) => {
+      finish("error");
+      stage.textContent = `The training worker failed: ${e.message || "it could not start"}`;
+    };
     startedAt = performance.now();
     worker.postMessage({ type: "start", settings, steps: state.total, every: EVERY });
     setState("training");
-    go.disabled = exportBtn.disabled = mode.disabled = patience.disabled = true;   // the run keeps the choice it started with
+    go.disabled = exportBtn.disabled = mode.disabled = patience.disabled = true; // the run keeps the choice it started with
     pause.disabled = stop.disabled = false;
     stage.textContent = "Starting…";
   });
@@ -188,10 +251,13 @@ export function mount(root) {
     const resuming = root.dataset.state === "paused";
     worker?.postMessage({ type: resuming ? "resume" : "pause" });
     pause.textContent = resuming ? "Pause" : "Resume";
-    if (resuming) { setState("training"); exportBtn.disabled = true; }
+    if (resuming) {
+      setState("training");
+      exportBtn.disabled = true;
+    }
   });
   stop.addEventListener("click", () => {
-    worker?.terminate();              // ends it now, even mid-step
+    worker?.terminate(); // ends it now, even mid-step
     worker = null;
     finish("stopped");
     stage.textContent = `Stopped after step ${state.step}.${state.weights ? ` The weights of the ${state.watch.keepsBest ? "best" : "last"} checkpoint can be saved.` : ""}`;
@@ -201,12 +267,27 @@ export function mount(root) {
   async function saveModel() {
     if (!state.weights) return;
     exportNote.textContent = "Writing the ONNX model…";
-    const kept = chosen(), last = state.points.at(-1);
+    const kept = chosen(),
+      last = state.points.at(-1);
     const bytes = toOnnx(kept.weights, state.config);
-    const card = { format: "lllm.tinyllm/1", vocab: state.vocab, config: { ...state.config, epochs: 1 },
-      metrics: { steps: kept.step, final_loss: kept.train, validation_loss: kept.validation, trained_steps: last.step,
-        early_stopping: state.watch.mode, trained_at: new Date().toISOString(), trained_in: "a browser tab (/tinyllm/train/)" },
-      parameters: countParameters(kept.weights), onnx_file: `${YOURS}.onnx`, onnx_sha256: await sha256Hex(bytes), preset: "trained in the tab" };
+    const card = {
+      format: "lllm.tinyllm/1",
+      vocab: state.vocab,
+      config: { ...state.config, epochs: 1 },
+      metrics: {
+        steps: kept.step,
+        final_loss: kept.train,
+        validation_loss: kept.validation,
+        trained_steps: last.step,
+        early_stopping: state.watch.mode,
+        trained_at: new Date().toISOString(),
+        trained_in: "a browser tab (/tinyllm/train/)",
+      },
+      parameters: countParameters(kept.weights),
+      onnx_file: `${YOURS}.onnx`,
+      onnx_sha256: await sha256Hex(bytes),
+      preset: "trained in the tab",
+    };
     state.card = card;
     state.onnx = bytes;
     downloads.replaceChildren();
@@ -223,8 +304,15 @@ export function mount(root) {
   }
 
   write.addEventListener("click", async () => {
-    const params = { model: YOURS, prompt: gen.prompt.value, seed: Number(gen.seed.value), temperature: Number(gen.temperature.value),
-      maxNewTokens: Number(gen.length.value), topK: 0, topP: 1 };
+    const params = {
+      model: YOURS,
+      prompt: gen.prompt.value,
+      seed: Number(gen.seed.value),
+      temperature: Number(gen.temperature.value),
+      maxNewTokens: Number(gen.length.value),
+      topK: 0,
+      topP: 1,
+    };
     written.textContent = "…";
     root.dataset.written = "";
     try {
@@ -236,14 +324,23 @@ export function mount(root) {
       written.textContent = e.message;
       root.dataset.written = "error";
     }
-    command.replaceChildren("The same text in a terminal, from the downloaded files: ", el("code", {},
-      `python -m lllm generate --model ${YOURS}.onnx --prompt ${JSON.stringify(params.prompt)} --max-new-tokens ${params.maxNewTokens} --temperature ${params.temperature} --seed ${params.seed}`));
+    command.replaceChildren(
+      "The same text in a terminal, from the downloaded files: ",
+      el(
+        "code",
+        {},
+        `python -m lllm generate --model ${YOURS}.onnx --prompt ${JSON.stringify(params.prompt)} --max-new-tokens ${params.maxNewTokens} --temperature ${params.temperature} --seed ${params.seed}`,
+      ),
+    );
   });
 }
 
 // Which arithmetic the worker runs (tinyllm.mjs's kernelsInUse), in the line under the buttons.
-const KERNELS = { "wasm-relaxed": "The arithmetic runs as WebAssembly SIMD, with fused multiply-adds.",
-  wasm: "The arithmetic runs as WebAssembly SIMD.", js: "The arithmetic runs as plain JavaScript (this browser has no WebAssembly SIMD)." };
+const KERNELS = {
+  "wasm-relaxed": "The arithmetic runs as WebAssembly SIMD, with fused multiply-adds.",
+  wasm: "The arithmetic runs as WebAssembly SIMD.",
+  js: "The arithmetic runs as plain JavaScript (this browser has no WebAssembly SIMD).",
+};
 
 function countParametersOf({ vocab_size: V, embed: E, hidden: H, layers: L }) {
   return V * E + Array.from({ length: L }, (_, l) => ((l ? H : E) + H + 1) * 4 * H).reduce((a, b) => a + b, 0) + H * V + V;

@@ -9,7 +9,7 @@
 
 export const YOURS = "tinyllm-yours";
 const CACHE = "tinyllm-yours";
-const MODEL_URL = new URL("yours/tinyllm-yours.onnx", import.meta.url).href;   // keys only: never served
+const MODEL_URL = new URL("yours/tinyllm-yours.onnx", import.meta.url).href; // keys only: never served
 const CARD_URL = new URL("yours/tinyllm-yours.json", import.meta.url).href;
 
 /** The SHA-256 of `bytes` as 64 hex digits (the card's onnx_sha256). */
@@ -27,7 +27,7 @@ export async function storeYours(bytes, card) {
 
 /** The stored card alone (cheap: is there a model, and which one), or null. */
 export async function readYoursCard() {
-  if (!globalThis.caches || !(await caches.has(CACHE))) return null;   // has(): open() would create it
+  if (!globalThis.caches || !(await caches.has(CACHE))) return null; // has(): open() would create it
   const response = await (await caches.open(CACHE)).match(CARD_URL);
   return response ? response.json() : null;
 }
