@@ -201,8 +201,12 @@ async function register() {
     return show(`the service worker could not be registered (${e.message})`);
   }
   if (!registration) return; // service workers turned off (a policy or an automated browser): online only
+  // A new version is a worker waiting while another one controls this page, never the one that does:
+  // Firefox, busy, can tell this page of its first worker's "installed" after that worker has
+  // claimed it (measured: a first visit then offered a reload, and never asked for the rest).
+  const waitingNew = () => Boolean(registration.waiting && sw.controller && registration.waiting !== sw.controller);
   const offerReload = () => {
-    if (registration.waiting && sw.controller && !newVersion) {
+    if (waitingNew() && !newVersion) {
       newVersion = true;
       render();
     }
@@ -228,7 +232,7 @@ async function register() {
     restAsked = true;
     queueMicrotask(() => unsubscribe());
     // not for a version about to be replaced (its cache goes with it), nor during the switch (above)
-    whenIdle(() => connectionAllows() && !newVersion && active.postMessage({ type: "rest" }));
+    whenIdle(() => connectionAllows() && !(newVersion && waitingNew()) && active.postMessage({ type: "rest" }));
   });
   if (window.document$) window.document$.subscribe(() => reloadAsked || active.postMessage({ type: "state" }));
 }
