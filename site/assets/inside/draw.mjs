@@ -1,10 +1,12 @@
 // Layer 1 (browser) · one position's stages and draw, as lllm/model/inside.py lays them out, line for
-// line: `draw` is the sampler of ../runtime/sampler.mjs (steps 1–7 of lllm/model/sampling.py) with
-// every intermediate kept, and `positionView` gives the object `python -m lllm inside --json` prints
+// line: `draw` is ../runtime/sampler.mjs's own (steps 1–7 of lllm/model/sampling.py, which `sample`
+// runs too) with every intermediate kept, and `positionView` gives the object `python -m lllm inside --json` prints
 // (the same keys), so a test can compare the page with the terminal number by number.
 // No model runs here: a view is computed from the numbers one model run already gave.
 
-import { Mulberry32, candidates, checkSampling } from "../runtime/sampler.mjs";
+import { Mulberry32, candidates, draw } from "../runtime/sampler.mjs";
+
+export { draw }; // the sampler's own steps, every intermediate kept (drill-brains.mjs imports it from here)
 
 export const TOP = 5;
 
@@ -16,49 +18,6 @@ export function softmax(logits, temperature) {
   let total = 0;
   for (const e of exps) total += e; // left to right, as Python's sum()
   return exps.map((e) => e / total);
-}
-
-/** The sampler with uniform `u`: the kept ids, their weights, the mass after the cuts, target, the id. */
-export function draw(logits, temperature, topK, topP, u) {
-  checkSampling(temperature, topK, topP);
-  if (temperature === 0) {
-    // 1. greedy: nothing drawn
-    let best = 0;
-    for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
-    return { greedy: true, kept: [best], weights: [1], total: 1, target: null, id: best };
-  }
-  let order = candidates(logits); // 2.
-  if (topK > 0) order = order.slice(0, topK); // 3.
-  const zFirst = logits[order[0]];
-  let weights = order.map((i) => Math.exp((logits[i] - zFirst) / temperature)); // 4.
-  let total = 0;
-  for (const w of weights) total += w; // 5.
-  if (topP < 1) {
-    // 6.
-    let c = 0,
-      keep = order.length;
-    for (let j = 0; j < weights.length; j++) {
-      c += weights[j];
-      if (c >= topP * total) {
-        keep = j + 1;
-        break;
-      }
-    }
-    order = order.slice(0, keep);
-    weights = weights.slice(0, keep);
-    total = c;
-  }
-  const target = u * total; // 7.
-  let acc = 0,
-    id = order[order.length - 1];
-  for (let j = 0; j < order.length; j++) {
-    acc += weights[j];
-    if (acc > target) {
-      id = order[j];
-      break;
-    }
-  }
-  return { greedy: false, kept: order, weights, total, target, id };
 }
 
 /** The random number draw `index` uses (0 = the first character drawn): the seed's index-th uniform. */

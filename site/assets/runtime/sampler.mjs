@@ -41,45 +41,56 @@ export function candidates(logits) {
   return order;
 }
 
-/** Pick one token id from `logits` following steps 1–7 of lllm/model/sampling.py. */
-export function sample(logits, { temperature = 1.0, topK = 0, topP = 1.0, rng = null } = {}) {
+/** The sampler with uniform `u`: the kept ids, their weights, the mass after the cuts, target, the id. */
+export function draw(logits, temperature, topK, topP, u) {
   checkSampling(temperature, topK, topP);
-  if (logits.length === 0) throw new RangeError("cannot sample from empty logits");
   if (temperature === 0) {
-    // 1. greedy
+    // 1. greedy: nothing drawn
     let best = 0;
     for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
-    return best;
+    return { greedy: true, kept: [best], weights: [1], total: 1, target: null, id: best };
   }
-  if (rng === null) throw new RangeError("sampling with temperature > 0 needs an rng (Mulberry32(seed))");
   let order = candidates(logits); // 2.
   if (topK > 0) order = order.slice(0, topK); // 3.
   const zFirst = logits[order[0]];
-  let probs = order.map((i) => Math.exp((logits[i] - zFirst) / temperature)); // 4.
-  let total = 0.0;
-  for (const p of probs) total += p; // 5.
+  let weights = order.map((i) => Math.exp((logits[i] - zFirst) / temperature)); // 4.
+  let total = 0;
+  for (const w of weights) total += w; // 5.
   if (topP < 1) {
     // 6.
-    let c = 0.0,
+    let c = 0,
       keep = order.length;
-    for (let j = 0; j < probs.length; j++) {
-      c += probs[j];
+    for (let j = 0; j < weights.length; j++) {
+      c += weights[j];
       if (c >= topP * total) {
         keep = j + 1;
         break;
       }
     }
     order = order.slice(0, keep);
-    probs = probs.slice(0, keep);
+    weights = weights.slice(0, keep);
     total = c;
   }
-  const target = rng.uniform() * total; // 7.
-  let acc = 0.0;
+  const target = u * total; // 7.
+  let acc = 0,
+    id = order[order.length - 1];
   for (let j = 0; j < order.length; j++) {
-    acc += probs[j];
-    if (acc > target) return order[j];
+    acc += weights[j];
+    if (acc > target) {
+      id = order[j];
+      break;
+    }
   }
-  return order[order.length - 1];
+  return { greedy: false, kept: order, weights, total, target, id };
+}
+
+/** Pick one token id from `logits` following steps 1–7 of lllm/model/sampling.py (`draw`, with the rng's next uniform). */
+export function sample(logits, { temperature = 1.0, topK = 0, topP = 1.0, rng = null } = {}) {
+  checkSampling(temperature, topK, topP);
+  if (logits.length === 0) throw new RangeError("cannot sample from empty logits");
+  if (temperature === 0) return draw(logits, 0, topK, topP, null).id; // 1. greedy: the rng is not used
+  if (rng === null) throw new RangeError("sampling with temperature > 0 needs an rng (Mulberry32(seed))");
+  return draw(logits, temperature, topK, topP, rng.uniform()).id;
 }
 
 // ---- what the model "thinks" comes next --------------------------------------------------------
