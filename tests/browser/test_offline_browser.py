@@ -93,6 +93,7 @@ DEPLOYS = "async () => (await caches.keys()).filter((name) => name.startsWith('l
 def offer_of_new_deploy(page, url, folder, marker: str):
     """Visit, deploy again, reload (still the old version): the footer's offer, and the old caches."""
     page.goto(url + "playground/")
+    page.locator(".lllm-playground textarea").focus()   # a touch loads the model; the rest is saved once it is idle
     wait_offline(page, "all", 120_000)
     old = page.evaluate(DEPLOYS)
     deploy_again(folder, marker)
