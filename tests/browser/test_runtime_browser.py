@@ -302,6 +302,7 @@ def test_a_broken_model_shows_a_clear_error(browser, site, damage):
             route.fulfill(status=200, body=b"\x08\x01 this is not an ONNX model")
     context.route(re.compile(r"tinyllm\.onnx"), broken)
     page.goto(base + "/playground/")
+    page.locator(".lllm-playground textarea").focus()      # a touch starts the model
     page.locator(".lllm-playground[data-state=error]").wait_for(timeout=60_000)
     status = page.locator(".lllm-pg__status").text_content()
     assert status.startswith("The model could not be loaded:")
