@@ -265,7 +265,7 @@ VIEWS = {
     "000-base": (lambda item: item.seed == "000" and item.layer <= 2, "TD", 76),
     "000-agents": (lambda item: item.seed == "000" and item.layer >= 3, "LR", 94),
     "004": (lambda item: item.seed == "004", "TD", 58),
-    "003": (lambda item: item.seed == "003", "TD", 46),
+    "003": (lambda item: item.seed == "003", "TD", 60),
 }
 
 
