@@ -272,7 +272,9 @@ def test_tactics_run_in_worker_processes_that_close_left_streams_and_are_replace
         assert marker.exists(), "the tactic's finally did not run in the worker"
         closed_in, last_item = map(int, marker.read_text().split())
         print(f"under {kind}: the left stream's generator closed after item {last_item}")
-        assert closed_in == worker and 2 <= last_item < 3 + 16, last_item
+        # a few items in flight (frames in socket buffers and the server's queue) when the client left: 2 to 20 measured
+        # on a quiet machine, 54 once with two full test runs beside it; a generator stepped ahead would reach 10,000
+        assert closed_in == worker and 2 <= last_item < 3 + 200, last_item
         died = httpx.post(running.base + "/run", json={"input": "die"}, timeout=30)
         assert died.status_code == 500 and died.json()["detail"]["error"]["type"] == "WorkerLost"
         again = httpx.post(running.base + "/run", json={"input": "again"}, timeout=30).json()["output"]
