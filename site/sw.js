@@ -8,10 +8,10 @@
 //   install   what an older deploy's cache already holds, for every file whose hash is unchanged.
 //   "keep"    the page being read and what it loaded before this worker took it over (offline.mjs
 //             lists them), taken only from the browser's HTTP cache ("only-if-cached"): never a
-//             second download. A browser that does not honour that (WebKitGTK, measured) saves
-//             them with the rest instead: under WebDriver it keeps no HTTP cache this worker can
-//             read ("force-cache" goes to the network too, even for a file served immutable), so
-//             there they are sent a second time, after the answer (the Performance page).
+//             second download. WebKit does not answer that from its HTTP cache alone (measured in
+//             WebKitGTK under WebDriver), so there they are saved with the rest instead, each taken from the HTTP
+//             cache by "force-cache" and checked against the build's hash: no second download
+//             either (measured with a profile of its own; the Performance page).
 //   as used   everything else the site serves, the moment it passes through (fetch handler): the
 //             pages a reader opens, the runtime's files as the runtime workers download them
 //             (lllm.mjs starts them only once this worker controls the page, for this reason).

@@ -19,8 +19,6 @@ time a test asks; Firefox and WebKit each a bare Pyodide and the demo's visit (b
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
 from support import byte_budget as bb
@@ -36,15 +34,8 @@ ALLOWED = {"inside": {"inside view"}, "train": {"tab-trained model"}}
 # ({kind: {feature}}): none now.
 NOT_YET: dict[str, set[str]] = {}
 ENGINES = ("chromium", "firefox", "webkit")
-# WebKitGTK under WebDriver keeps no HTTP cache at all (MiniBrowser's automation session is an ephemeral
-# one): `only-if-cached` goes to the network, and so does `force-cache`, even for a file served immutable
-# (measured: sw.js, "keep" and "rest"). What the page fetched before its worker took over (the page, the
-# theme, the page's modules) is sent again when the worker saves it for offline use (and timeline.mjs
-# when the runtime's worker imports it); nothing else may be, nor anything three times. No script can
-# read those bytes back, and fetching the modules only once the worker controls the page (tried:
-# 21 files became 11) leaves window.lllm undefined at the load event in every engine (a static import
-# cannot depend on the engine): see the Performance page, "What is not there yet".
-NO_HTTP_CACHE = {"webkit"}
+# WebKit's visit runs in MiniBrowser with a profile of its own, not WebDriver's ephemeral session, which
+# keeps no HTTP cache (a reader's Safari has one): tests/support/webkit_profile.py says why.
 
 
 @pytest.fixture(scope="module")
@@ -130,11 +121,7 @@ def test_the_demo_answers_once_per_file_within_twice_a_bare_pyodide(engine, demo
     assert bare_pyodide > 5_000_000, f"a bare loadPyodide() counted only {bare_pyodide} bytes: the counting is broken"
     assert to_answer.gzip / bare_pyodide <= MAX_RATIO, f"{to_answer.gzip / bare_pyodide:.2f}x a bare Pyodide to the first answer"
     assert report["rest"] == "done", f"the background caching did not end: {report.get('rest')}"
-    if engine in NO_HTTP_CACHE:       # only what the page fetched before its service worker took over, nothing more
-        assert set(whole.twice) <= set(report["beforeWorker"]), f"sent twice, not fetched before the worker: {set(whole.twice) - set(report['beforeWorker'])}"
-        assert max(Counter(s.path for s in v.sent if s.status != 304)[p] for p in whole.twice or [""]) <= 2, whole.twice
-    else:
-        assert whole.twice == [], f"sent more than once on one visit: {whole.twice}"
+    assert whole.twice == [], f"sent more than once on one visit: {whole.twice}"
 
 
 def test_a_readers_code_gets_its_editor_when_touched_not_when_seen(lazy_browser, site_server):

@@ -231,22 +231,19 @@ def firefox_visit(server, bare_url: str, url: str, kind: str) -> tuple[int, Visi
 
 
 def webkit_visit(server, bare_url: str, url: str, kind: str) -> tuple[int, Visit]:
-    from selenium.webdriver.support.wait import WebDriverWait
     from support.engines import bare_function, webkit_session
+    from support.webkit_profile import run_in_profile
 
     def run(driver, script: Path, arg: dict) -> dict:
         return driver.execute_async_script("const done = arguments[arguments.length - 1];\n"
                                            f"Promise.resolve(({bare_function(script.read_text(encoding='utf-8'))})({json.dumps(arg)}))"
                                            ".then(done, (e) => done({error: String(e && e.stack || e)}));")
 
-    with webkit_session() as driver:
+    with webkit_session() as driver:     # WebDriver's ephemeral session: fine for one bare download
         driver.get(bare_url)
         bare = bare_gzip(server, run(driver, FIRST_VISIT, {"phase": "bare"}))
-        start = len(server.log)
-        driver.get(url)
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return Boolean(window.lllm)"))
-        report = run(driver, SCRIPT, visit_arg(kind))
-        sent = until_quiet(server, start)
+    start = len(server.log)              # the visit: with an HTTP cache, as a reader's WebKit has (webkit_profile)
+    report, sent = run_in_profile(server, url[len(server.url) - 1:], SCRIPT, visit_arg(kind), then=lambda: until_quiet(server, start))
     return bare, made(kind, report, sent)
 
 

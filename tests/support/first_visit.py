@@ -50,10 +50,29 @@ class CountingServer:
         self.directory = Path(directory)
         self.server = make_server(directory, port)
         self.log: list[Sent] = []
+        self.extra: dict[str, tuple[str, bytes]] = {}    # path -> (type, body): served, never logged (a test's driver page)
+        self.posted: list[bytes] = []                    # bodies POSTed to /__report (what a driver page sends back)
         partial = self.server.RequestHandlerClass          # functools.partial(Handler, directory=...)
-        log = self.log
+        log, extra, posted = self.log, self.extra, self.posted
 
         class Counting(partial.func):
+            def do_GET(self):
+                found = extra.get(self.path.split("?")[0])
+                if found is None:
+                    return super().do_GET()
+                self.send_response(200)
+                self.send_header("Content-Type", found[0])
+                self.send_header("Content-Length", str(len(found[1])))
+                self.end_headers()
+                self.wfile.write(found[1])
+
+            def do_POST(self):
+                if self.path != "/__report":
+                    return self.send_error(405)
+                posted.append(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                self.send_response(204)
+                self.end_headers()
+
             def send_response(self, code, message=None):
                 if code == 304:
                     log.append(Sent(time.time(), self.path, 0, 304))
