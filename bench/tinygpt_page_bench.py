@@ -114,7 +114,7 @@ def main(argv=None) -> int:
              f"best of {args.repeats} after a warm-up, by bench/tinygpt_page_bench.py.")
     print(stamp)
     if args.out:
-        args.out.write_text("\n".join(["| | TinyLLM | TinyGPT |", "|---|---|---|", *rows, "", stamp, ""]), encoding="utf-8")
+        args.out.write_text("\n".join(["| measured | TinyLLM | TinyGPT |", "|---|---|---|", *rows, "", stamp, ""]), encoding="utf-8")
     return 0
 
 
