@@ -68,10 +68,10 @@ CLS_PROBE = """() => new Promise((resolve) => {
 })"""
 
 
-def lighthouse(url: str, out: Path, attempts: int = 2) -> dict:
+def lighthouse(url: str, out: Path, attempts: int = 3) -> dict:
     """One Lighthouse run (a fresh Chromium profile); its JSON report. A run whose trace lost the
     navigation (an occasional runtime error) or came back without a performance score (a metric
-    Lighthouse could not compute) is made again once."""
+    Lighthouse could not compute; seen on a busy machine) is made again, up to `attempts` in all."""
     command = ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
                "--only-categories=performance,accessibility", "--form-factor=mobile",
                f"--skip-audits={','.join(SKIPPED)}", f"--chrome-flags={CHROME_FLAGS}"]
