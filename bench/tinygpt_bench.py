@@ -106,7 +106,7 @@ def main() -> int:
     when = datetime.date.today().isoformat()
     machine = f"{os.cpu_count()}-core {platform.machine()} VM, {platform.python_implementation()} {platform.python_version()}"
     lines = [f"Measured {when} on a {machine}, onnxruntime on one thread, {args.chars} characters, best of {args.repeats}.", "",
-             "| | TinyLLM | TinyGPT |", "|---|---|---|",
+             "| measured | TinyLLM | TinyGPT |", "|---|---|---|",
              f"| parameters | {rows['TinyLLM']['parameters']:,d} | {rows['TinyGPT']['parameters']:,d} |",
              f"| .onnx to download | {rows['TinyLLM']['onnx_bytes'] / 1024:.0f} KiB ({rows['TinyLLM']['gzip_bytes'] / 1024:.0f} KiB gzip) "
              f"| {rows['TinyGPT']['onnx_bytes'] / 1024:.0f} KiB ({rows['TinyGPT']['gzip_bytes'] / 1024:.0f} KiB gzip) |",

@@ -204,7 +204,7 @@ def main(argv=None) -> int:
                       "each part also as a multiple of TinyLLM's step):", "",
                       "| engine | TinyLLM's step | TinyGPT, all | one character, empty cache | the cache (context up to 64) "
                       "| re-reads of 48 characters | JavaScript around session.run |", "|---|---|---|---|---|---|---|"]
-        args.out.write_text("\n".join(["| | TinyLLM | TinyGPT |", "|---|---|---|", *rows, "", stamp, "",
+        args.out.write_text("\n".join(["| measured | TinyLLM | TinyGPT |", "|---|---|---|", *rows, "", stamp, "",
                                         *split_head, *parts, ""]), encoding="utf-8")
     return 0
 

@@ -122,7 +122,14 @@ def test_start_here_leads_through_character_probabilities_draw_and_state_by_keyb
     root = ".lllm-inside"
     try:
         page.goto(site_server.url + PAGE)
+        # nothing of the model loads with the page: the widget waits for the reader, and says so
+        page.wait_for_function(f"() => document.querySelector('{root}')?.dataset.state === 'idle'", timeout=120_000)
+        assert page.inner_text(f"{root} .lllm-inside__status").startswith("Press Generate")
+        page.wait_for_timeout(1000)
+        assert not [r for r in watched.requests if ".onnx" in r or "/ort/" in r], watched.requests
+        page.click(f"{root} .lllm-inside__controls button")
         page.wait_for_function(f"() => document.querySelector('{root}')?.dataset.state === 'ready'", timeout=120_000)
+        assert [r for r in watched.requests if "tinyllm-inside.onnx" in r]
         # the position counts from 1, as the character count does: the prompt's last character, "e" of "Once"
         count = page.evaluate(f"() => document.querySelector('{root}').lllmTrace.ids.length")
         assert page.inner_text(f"{root} .lllm-inside__status").startswith(f"{count} characters")
@@ -141,7 +148,7 @@ def test_start_here_leads_through_character_probabilities_draw_and_state_by_keyb
             page.focus(f"{root} .lllm-inside__trail button >> nth=0")                 # "Next: ..." at the end of the part
             page.keyboard.press("Enter")
             shown = page.evaluate(GUIDE)
-            assert shown["step"] == step and shown["active"].startswith("H3 " + heading), shown
+            assert shown["step"] == step and shown["active"].startswith("H2 " + heading), shown   # h2: under the title
             assert set(shown["lit"]) == {step} and 0 <= shown["top"] < shown["height"], shown   # scrolled to, in view
         assert shown["trail"] == ["Back to the start"]
         page.focus(f"{root} .lllm-inside__trail button")

@@ -9,7 +9,7 @@
 //                   offline.mjs once the runtime is idle): the whole visit, for files sent twice.
 //                   beforeWorker: the page's own requests (Resource Timing) that its service worker
 //                   did not answer, the page itself first: what it fetched before the worker took over.
-//   kind "inside":  scrolls to the inside view and waits until it has drawn its first step.
+//   kind "inside":  scrolls to the inside view, presses Generate, waits until it has drawn its first step.
 //   kind "train":   scrolls to the trainer, presses Train, waits for its first checkpoint.
 // Times are epoch ms (performance.timeOrigin + now), set against the server's log.
 async ({ kind, goal, selector, hurry = false }) => {
@@ -55,6 +55,8 @@ async ({ kind, goal, selector, hurry = false }) => {
       .map((e) => e.name.slice(location.origin.length));
   } else if (kind === "inside") {
     widget.scrollIntoView({ block: "center" });
+    const go = await until(() => widget.dataset.state === "idle" && widget.querySelector(".lllm-inside__controls button"), 120000);
+    go?.click(); // the model loads when the reader asks for a text, not with the page
     await until(() => Number(widget.dataset.runs) >= 1 || widget.dataset.state === "error", 120000);
     report.state = widget.dataset.state;
   } else if (kind === "train") {

@@ -68,11 +68,11 @@ export function startHere(root, { focusFirst }) {
   function go(key) {
     root.dataset.guide = key;
     const parts = refresh();
-    const target = key === "char" ? focusFirst : (parts.find((e) => e.tagName === "H3") ?? parts[0]);
+    const target = key === "char" ? focusFirst : (parts.find((e) => /^H[2-6]$/.test(e.tagName)) ?? parts[0]);
     if (!target) return;
     const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
     parts[0].scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
-    if (target.tagName === "H3") target.setAttribute("tabindex", "-1");
+    if (/^H[2-6]$/.test(target.tagName)) target.setAttribute("tabindex", "-1");
     target.focus({ preventScroll: true });
   }
 

@@ -25,11 +25,16 @@ function modelSwitch(lstm, gpt) {
   });
 }
 
+// The switch is drawn in the same task as the widget, and TinyGPT's box is hidden by inside.css until
+// then, so the page moves once, into the room inside.css keeps for both: no layout shift.
 function setUpPage() {
   const roots = document.querySelectorAll(".lllm-inside");
-  if (roots.length) import("./widget.mjs").then(({ mount }) => roots.forEach(mount));
   const gpt = document.querySelector(".lllm-inside-gpt");
-  if (roots.length && gpt) modelSwitch(roots[0], gpt);
+  if (roots.length)
+    import("./widget.mjs").then(({ mount }) => {
+      roots.forEach(mount);
+      if (gpt) modelSwitch(roots[0], gpt);
+    });
 }
 
 if (window.document$) window.document$.subscribe(setUpPage);

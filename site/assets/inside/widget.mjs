@@ -8,10 +8,15 @@
 // thread (a run takes well under a millisecond). Moving a knob recomputes the selected position's
 // distribution and draw from the logits already in hand; only Generate runs the model again.
 //
+// Nothing loads with the page: the model (onnxruntime-web, 14 MB, 3.7 MB gzip, and the 0.6 MB inspection model)
+// starts downloading when the reader first touches the widget (a tap, a click, the keyboard's focus), and
+// the first text is written when they press Generate; until then the status line says so. Loaded with the
+// page, the first text's 44 model runs and the drawing of every stage blocked a phone's main thread for
+// over a second (Lighthouse's TBT 1,438 ms; the Performance page has the figures).
 // "Start here" (guide.mjs) leads a first visit through the parts marked data-part, in order.
 // Readers count characters from 1 ("character 4 of 44"); the view's position, as the terminal's
 // --position, counts from 0.
-// For tests and curious readers: root.dataset.state is loading | ready | running | error,
+// For tests and curious readers: root.dataset.state is idle | ready | running | error,
 // root.dataset.runs counts model runs, root.lllmView is the shown view (the object
 // `python -m lllm inside --json` prints) and root.lllmTrace the text and its per-position outputs.
 // runTrace, stagesOf, distribution, drawText and loadInside are shared with time travel's drilldown
@@ -33,6 +38,10 @@ const STAGES = [
   ["hn", "hidden state h"],
 ];
 const SHOWN = 10; // rows of the distribution table
+const TOUCH = ["pointerdown", "focusin", "keydown"]; // the reader's first touch starts the model's download
+const IDLE =
+  "Press Generate to write a text: the model (onnxruntime-web and the inspection model, about 4 MB " +
+  "compressed) loads then, not with the page.";
 
 // ---- the model: onnxruntime-web on the page's thread (session.mjs) ---------------------------------
 
@@ -138,25 +147,26 @@ function render(parts, view) {
   );
   parts.positionLabel.textContent = characterOf(view.position, parts.trace.ids.length);
   parts.slider.setAttribute("aria-valuetext", `${characterOf(view.position, parts.trace.ids.length)}: ${spoken(view.char)}`);
-  parts.stages.replaceChildren(...stagesOf(view, vocab));
+  parts.stages.replaceChildren(...stagesOf(view, vocab, "h2"));
   parts.guide.refresh();
 }
 
 /** A position (from 0) as readers count: "character 4 of 44". */
 export const characterOf = (position, count) => `character ${position + 1} of ${count}`;
 
-/** The view's stages, as this page draws them: input, embedding, each layer's gates and states, the cut, the draw. */
-export function stagesOf(view, vocab) {
+/** The view's stages, as this page draws them: input, embedding, each layer's gates and states, the cut, the draw.
+ *  Their headings are `h` (h2 on the inside page, whose widget sits under the page's title; h3 in time travel). */
+export function stagesOf(view, vocab, h = "h3") {
   const stages = [
-    el("h3", { "data-part": "char" }, "1 · Input character"),
+    el(h, { "data-part": "char" }, "1 · Input character"),
     el("p", { class: "lllm-inside__char", "data-part": "char" }, el("code", {}, shown(view.char)), ` ${spoken(view.char)}, id ${view.id}`),
-    el("h3", {}, `2 · Embedding (${view.embedding.length} numbers)`),
+    el(h, {}, `2 · Embedding (${view.embedding.length} numbers)`),
     heatmap(view.embedding, { signed: true, label: "embedding" }),
     stageTable([["embedding", view.embedding]], "embedding"),
   ];
   view.layers.forEach((layer, l) => {
     stages.push(
-      el("h3", { "data-part": "state" }, `3 · LSTM layer ${l}: gates, candidate, cell and hidden state (${layer.hn.length} units each)`),
+      el(h, { "data-part": "state" }, `3 · LSTM layer ${l}: gates, candidate, cell and hidden state (${layer.hn.length} units each)`),
     );
     const grid = el("div", { class: "lllm-inside__grid", "data-part": "state" });
     for (const [key, name] of STAGES)
@@ -182,8 +192,8 @@ export function stagesOf(view, vocab) {
       ),
     );
   });
-  stages.push(el("h3", { "data-part": "probs" }, "4 · Logits, softmax and the cut"), part(distribution(view, vocab), "probs"));
-  stages.push(el("h3", { "data-part": "draw" }, "5 · The draw"), part(drawText(view), "draw"));
+  stages.push(el(h, { "data-part": "probs" }, "4 · Logits, softmax and the cut"), part(distribution(view, vocab), "probs"));
+  stages.push(el(h, { "data-part": "draw" }, "5 · The draw"), part(drawText(view), "draw"));
   return stages;
 }
 
@@ -231,7 +241,7 @@ export function mount(root) {
   const tOut = el("output", {}, "0.8"),
     pOut = el("output", {}, "1");
   const go = el("button", { type: "button", class: "md-button md-button--primary" }, "Generate");
-  const status = el("p", { class: "lllm-inside__status", role: "status" }, "Loading the model…");
+  const status = el("p", { class: "lllm-inside__status", role: "status" }, IDLE);
   const slider = input("position", 0, { type: "range", min: 0, max: 0, step: 1, disabled: true });
   slider.setAttribute("aria-label", "character of the text");
   const prev = el("button", { type: "button", class: "md-button", disabled: true }, "◀ previous");
@@ -288,12 +298,23 @@ export function mount(root) {
       show();
     }
   });
-  const model = loadModel();
+  let model = null; // the model's load, started by the reader's first touch (or Generate)
+  const load = () => {
+    if (!model) {
+      model = loadModel();
+      model.catch(() => {
+        model = null; // a failed download is tried again on the next Generate
+      });
+    }
+    return model;
+  };
+  for (const type of TOUCH) root.addEventListener(type, load, { once: true, passive: true });
   const generate = async () => {
     go.disabled = true;
     root.dataset.state = "running";
+    if (!parts.trace) status.textContent = "Loading the model…";
     try {
-      const m = await model;
+      const m = await load();
       const trace = await runTrace(m, root, {
         prompt: prompt.value,
         length: Math.max(1, Math.floor(Number(length.value) || 40)),
@@ -318,6 +339,5 @@ export function mount(root) {
     }
   };
   go.addEventListener("click", generate);
-  root.dataset.state = "loading";
-  generate();
+  root.dataset.state = "idle";
 }

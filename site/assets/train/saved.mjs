@@ -40,7 +40,7 @@ export function downloadLinks(bytes, card) {
 }
 
 export function savedPanel({ onChange = () => {} } = {}) {
-  const heading = el("h3", { class: "lllm-train__h", id: "your-saved-model", tabindex: "-1" }, "Your saved model");
+  const heading = el("h2", { class: "lllm-train__h", id: "your-saved-model", tabindex: "-1" }, "Your saved model");
   const about = el("p", { class: "lllm-train__saved-about" });
   const losses = el("p", { class: "lllm-train__saved-losses" });
   const files = el("p", { class: "lllm-train__downloads" });

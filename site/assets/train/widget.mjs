@@ -69,7 +69,7 @@ export function mount(root) {
     el("div", { class: "lllm-train__tablewrap", tabindex: "0", role: "region", "aria-label": "loss table" }, lossRows),
   );
   const samples = el("ol", { class: "lllm-train__samples" });
-  const samplesBox = el("div", {}, el("h3", { class: "lllm-train__h" }, "What it writes after “Once” (seed 0, temperature 0.8)"), samples);
+  const samplesBox = el("div", {}, el("h2", { class: "lllm-train__h" }, "What it writes after “Once” (seed 0, temperature 0.8)"), samples);
 
   const exportBtn = button("Save as your model");
   exportBtn.disabled = true;
