@@ -146,6 +146,7 @@ def machine() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default="chromium,firefox,webkit")
+    parser.add_argument("--verbose", action="store_true", help="also print every warm window's lllm.timings")
     parser.add_argument("--out", type=Path, help="also write the table (Markdown, dated) to this file")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -162,6 +163,8 @@ def main() -> int:
             lines.append(row(engine, m, floor))
             steps.append(steps_row(engine, m))
             print(lines[-1], steps[-1], sep="\n", flush=True)
+            for warm in m.get("visit", {}).get("warmRuns", []) if args.verbose else []:
+                print(f"  {engine} warm:", ", ".join(f"{step} {ms}" for step, ms in warm["timings"]), flush=True)
         stamp = (f"Measured {datetime.date.today().isoformat()} on {machine()}, by `make bench` "
                  f"(bench/engine_bench.py): floor {floor / 1e6:.2f} MB gzip.")
         print(stamp)
