@@ -153,7 +153,10 @@ async function importPyodide(pyBase) {
 // zipfile, and right after a warm start Python runs in the engine's first, slowest wasm tier (WebKit
 // took 0.3-1.5 s to unpack the wheel after a warm start; Chromium 0.04-0.08 s). The wheel is read
 // and inflated (DecompressionStream) while Pyodide starts, then written into its file system:
-// [[path, bytes], ...], or null where this engine cannot (unpackArchive then does it).
+// [[path, bytes], ...], or null where this engine cannot (unpackArchive then does it). They are
+// written by loadPyodide's fsInit hook, before Python starts, into the site-packages it names; all
+// but the .dist-info, written once Python has started: loadPyodide lists the distributions it finds
+// in site-packages in pyodide.loadedPackages, which a memory snapshot refuses to hold.
 const ZIP_END = 0x06054b50,
   ZIP_ENTRY = 0x02014b50,
   ZIP_LOCAL = 0x04034b50;
@@ -187,16 +190,33 @@ async function unzip(buffer) {
 const inflate = async (data) =>
   new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
 
-function writeFiles(files, dir) {
+function writeFiles(FS, dir, files) {
   for (const [name, data] of files) {
     const path = `${dir}/${name}`;
-    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-    pyodide.FS.writeFile(path, data);
+    FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    FS.writeFile(path, data);
   }
 }
 
-async function startPyodide(loadPyodide, pyBase, snapshot) {
-  const options = { indexURL: pyBase, stdout: () => {}, stderr: () => {} };
+/** loadPyodide's fsInit: the wheel's files but its .dist-info into site-packages; `written.rest`,
+ *  a function that writes the .dist-info, once they are written. */
+function writePackage(unpacked, written) {
+  return async (FS, { sitePackages }) => {
+    const files = await unpacked;
+    if (!files) return;
+    const meta = ([name]) => name.split("/")[0].endsWith(".dist-info");
+    writeFiles(
+      FS,
+      sitePackages,
+      files.filter((f) => !meta(f)),
+    );
+    written.rest = () => writeFiles(FS, sitePackages, files.filter(meta));
+    mark("python: lllm unpacked");
+  };
+}
+
+async function startPyodide(loadPyodide, pyBase, snapshot, fsInit) {
+  const options = { indexURL: pyBase, stdout: () => {}, stderr: () => {}, fsInit };
   return loadPyodide(snapshot ? { ...options, _loadSnapshot: snapshot } : { ...options, _makeSnapshot: true });
 }
 
@@ -221,24 +241,27 @@ async function loadPython() {
     () => {},
   );
   let warm = false;
+  const written = { rest: null };
+  const fsInit = writePackage(unpacked, written);
   if (snapshot) {
     try {
-      pyodide = await startPyodide(loadPyodide, pyBase, snapshot.bytes);
+      pyodide = await startPyodide(loadPyodide, pyBase, snapshot.bytes, fsInit);
       warm = true;
     } catch {
       dropSnapshot(key);
     }
   }
-  if (!warm) pyodide = await startPyodide(loadPyodide, pyBase, null);
+  if (!warm) pyodide = await startPyodide(loadPyodide, pyBase, null, fsInit);
   mark("python: started");
   fetchCounted.stage("Installing lllm");
   // The wheel's files live in the JavaScript side of the file system, which a snapshot does not
-  // hold: unpack them every time; modules imported before the snapshot stay imported.
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  const files = await unpacked;
-  if (files) writeFiles(files, sitePackages);
-  else pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
-  mark("python: lllm unpacked");
+  // hold: unpack them every time (fsInit above did); modules imported before the snapshot stay imported.
+  if (written.rest) written.rest();
+  else {
+    const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+    pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
+    mark("python: lllm unpacked");
+  }
   if (!warm) {
     pyodide.runPython(WARM_IMPORTS);
     try {
