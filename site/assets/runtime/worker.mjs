@@ -153,7 +153,9 @@ async function importPyodide(pyBase) {
 // zipfile, and right after a warm start Python runs in the engine's first, slowest wasm tier (WebKit
 // took 0.3-1.5 s to unpack the wheel after a warm start; Chromium 0.04-0.08 s). The wheel is read
 // and inflated (DecompressionStream) while Pyodide starts, then written into its file system:
-// [[path, bytes], ...], or null where this engine cannot (unpackArchive then does it). They are
+// [[path, bytes], ...], or null where this engine cannot (unpackArchive then does it). A cold start
+// keeps them with its memory snapshot (snapshot.mjs), so a warm start neither reads nor inflates the
+// wheel (200 small inflates took up to 2 s in WebKit on a busy machine). They are
 // written by loadPyodide's fsInit hook, before Python starts, into the site-packages it names; all
 // but the .dist-info, written once Python has started: loadPyodide lists the distributions it finds
 // in site-packages in pyodide.loadedPackages, which a memory snapshot refuses to hold.
@@ -225,12 +227,17 @@ async function loadPython() {
   fetchCounted.readFrom(manifest.cache);
   fetchCounted.stage("Downloading Python");
   const pyBase = new URL(manifest.pyodide, HERE).href;
-  const wheel = fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
-  wheel.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
-  const unpacked = wheel.then(unzip).catch(() => null); // null: unpackArchive below says what is wrong
   compileEarly(new URL("pyodide.asm.wasm", pyBase).href);
   const key = snapshotKey(HERE, manifest);
   const found = cachedSnapshot(key);
+  // the wheel's files: kept with the snapshot, else read from the wheel (only then fetched)
+  let wheel = null;
+  const wheelBytes = () => (wheel ??= fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel"));
+  const unpacked = found
+    .then((snapshot) => snapshot?.files)
+    .then((files) => files ?? wheelBytes().then(unzip))
+    .catch(() => null); // null: unpackArchive below says what is wrong
+  unpacked.then(() => mark("python: lllm's files at hand"));
   // loadPyodide imports pyodide.asm.mjs (1.2 MB) only once it has started: import it now, beside
   // pyodide.mjs, and loadPyodide's import finds it loaded.
   const asm = import(new URL("pyodide.asm.mjs", pyBase).href);
@@ -259,13 +266,13 @@ async function loadPython() {
   if (written.rest) written.rest();
   else {
     const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-    pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
+    pyodide.unpackArchive(await wheelBytes(), "wheel", { extractDir: sitePackages });
     mark("python: lllm unpacked");
   }
   if (!warm) {
     pyodide.runPython(WARM_IMPORTS);
     try {
-      saveSnapshot(key, pyodide.makeMemorySnapshot());
+      saveSnapshot(key, pyodide.makeMemorySnapshot(), (await unpacked) ?? []);
     } catch {
       /* this engine or build cannot: every start is cold */
     }
