@@ -65,7 +65,8 @@ WARM_RUNS = 3
 
 # The warm start's steps (lllm.timings, site/assets/runtime/timeline.mjs) shown in the second table.
 STEPS = [("python: worker running", "workers running"), ("python: snapshot read", "snapshot read"),
-         ("python: wasm compiled", "Pyodide compiled"), ("python: started", "Python started"),
+         ("python: wasm compiled", "Pyodide compiled"), ("python: wasm instantiated", "Pyodide instantiated"),
+         ("python: lllm unpacked", "lllm's files written"), ("python: started", "Python started"),
          ("python: ready", "Python ready"), ("model: onnxruntime ready", "onnxruntime-web ready"),
          ("page: ready", "ready")]
 STEPS_HEADER = "| warm start, s after lllm.ready() | " + " | ".join(label for _, label in STEPS) + " |"
