@@ -5,6 +5,7 @@ noisy: compare numbers measured back to back, not across runs). tests/browser/te
 asserts the byte counts in Chromium; this prints them, and the times, for all three.
 
     python bench/engine_bench.py [--engines chromium,firefox,webkit] [--out bench/results/first-visit.md]
+                                 [--warm 3] [--verbose]   # warm windows per engine; print each one's lllm.timings
 
 Per engine, each in a fresh profile, driven as tests/support/engines.py drives it (tests/support/first_visit.js):
   - bare Pyodide: a module worker that only awaits loadPyodide(): its ms and gzip bytes, the baseline.
@@ -64,7 +65,8 @@ WARM_RUNS = 3
 
 # The warm start's steps (lllm.timings, site/assets/runtime/timeline.mjs) shown in the second table.
 STEPS = [("python: worker running", "workers running"), ("python: snapshot read", "snapshot read"),
-         ("python: wasm compiled", "Pyodide compiled"), ("python: started", "Python started"),
+         ("python: wasm compiled", "Pyodide compiled"), ("python: wasm instantiated", "Pyodide instantiated"),
+         ("python: lllm unpacked", "lllm's files written"), ("python: started", "Python started"),
          ("python: ready", "Python ready"), ("model: onnxruntime ready", "onnxruntime-web ready"),
          ("page: ready", "ready")]
 STEPS_HEADER = "| warm start, s after lllm.ready() | " + " | ".join(label for _, label in STEPS) + " |"
@@ -80,7 +82,7 @@ def run(engine: str, url: str, arg: dict, browser=None) -> dict:
     return out["report"]
 
 
-def measure(engine: str, server: CountingServer, browser) -> dict:
+def measure(engine: str, server: CountingServer, browser, warm_runs: int = WARM_RUNS) -> dict:
     """One engine: a bare Pyodide, then a first visit with a warm second document."""
     url = server.url + "agents/react/"
     bare = run(engine, url, {"phase": "bare"}, browser)
@@ -88,7 +90,7 @@ def measure(engine: str, server: CountingServer, browser) -> dict:
         return {"fatal": bare["fatal"]}
     bare_sent = [s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)]
     start = len(server.log)
-    visit = run(engine, url, {"phase": "visit", "goal": GOAL, "warm": WARM_RUNS}, browser)
+    visit = run(engine, url, {"phase": "visit", "goal": GOAL, "warm": warm_runs}, browser)
     if "fatal" in visit:
         return {"fatal": visit["fatal"]}
     sent = server.log[start:]
@@ -146,6 +148,8 @@ def machine() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default="chromium,firefox,webkit")
+    parser.add_argument("--warm", type=int, default=WARM_RUNS, help=f"warm windows per engine (default {WARM_RUNS})")
+    parser.add_argument("--verbose", action="store_true", help="also print every warm window's lllm.timings")
     parser.add_argument("--out", type=Path, help="also write the table (Markdown, dated) to this file")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -158,10 +162,12 @@ def main() -> int:
         browser = launch(p)
         lines, steps = [HEADER, "|" + "---|" * COLUMNS], [STEPS_HEADER, "|" + "---|" * (len(STEPS) + 1)]
         for engine in args.engines.split(","):
-            m = measure(engine, server, browser)
+            m = measure(engine, server, browser, args.warm)
             lines.append(row(engine, m, floor))
             steps.append(steps_row(engine, m))
             print(lines[-1], steps[-1], sep="\n", flush=True)
+            for warm in m.get("visit", {}).get("warmRuns", []) if args.verbose else []:
+                print(f"  {engine} warm:", ", ".join(f"{step} {ms}" for step, ms in warm["timings"]), flush=True)
         stamp = (f"Measured {datetime.date.today().isoformat()} on {machine()}, by `make bench` "
                  f"(bench/engine_bench.py): floor {floor / 1e6:.2f} MB gzip.")
         print(stamp)

@@ -114,7 +114,9 @@ WebAssembly.instantiateStreaming = async (source, imports) => {
   if (!compiled || response !== compiled.placeholder) return instantiateStreaming(response, imports);
   const module = await compiled.module.catch(() => null);
   if (!module) return instantiateStreaming(fetchCounted(compiled.url), imports); // as if we had not tried
-  return { module, instance: await WebAssembly.instantiate(module, imports) };
+  const instance = await WebAssembly.instantiate(module, imports);
+  mark("python: wasm instantiated");
+  return { module, instance };
 };
 
 function compileEarly(url) {
@@ -147,8 +149,76 @@ async function importPyodide(pyBase) {
   }
 }
 
-async function startPyodide(loadPyodide, pyBase, snapshot) {
-  const options = { indexURL: pyBase, stdout: () => {}, stderr: () => {} };
+// The lllm wheel's files, unpacked here rather than by pyodide.unpackArchive: that runs Python's
+// zipfile, and right after a warm start Python runs in the engine's first, slowest wasm tier (WebKit
+// took 0.3-1.5 s to unpack the wheel after a warm start; Chromium 0.04-0.08 s). The wheel is read
+// and inflated (DecompressionStream) while Pyodide starts, then written into its file system:
+// [[path, bytes], ...], or null where this engine cannot (unpackArchive then does it). A cold start
+// keeps them with its memory snapshot (snapshot.mjs), so a warm start neither reads nor inflates the
+// wheel (200 small inflates took up to 2 s in WebKit on a busy machine). They are
+// written by loadPyodide's fsInit hook, before Python starts, into the site-packages it names; all
+// but the .dist-info, written once Python has started: loadPyodide lists the distributions it finds
+// in site-packages in pyodide.loadedPackages, which a memory snapshot refuses to hold.
+const ZIP_END = 0x06054b50,
+  ZIP_ENTRY = 0x02014b50,
+  ZIP_LOCAL = 0x04034b50;
+
+async function unzip(buffer) {
+  if (typeof DecompressionStream !== "function") return null;
+  const bytes = new Uint8Array(buffer),
+    view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let end = bytes.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== ZIP_END) end--;
+  if (end < 0) throw new Error("the lllm wheel is not a zip file");
+  const names = new TextDecoder();
+  const files = [];
+  for (let at = view.getUint32(end + 16, true), n = view.getUint16(end + 10, true); n > 0; n--) {
+    if (view.getUint32(at, true) !== ZIP_ENTRY) throw new Error("the lllm wheel's directory is damaged");
+    const method = view.getUint16(at + 10, true),
+      size = view.getUint32(at + 20, true),
+      nameLength = view.getUint16(at + 28, true),
+      local = view.getUint32(at + 42, true);
+    const name = names.decode(bytes.subarray(at + 46, at + 46 + nameLength));
+    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    if (name.endsWith("/")) continue;
+    if (view.getUint32(local, true) !== ZIP_LOCAL || (method !== 0 && method !== 8)) throw new Error(`cannot unpack ${name}`);
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = bytes.subarray(start, start + size);
+    files.push([name, method === 0 ? Promise.resolve(data) : inflate(data)]);
+  }
+  return Promise.all(files.map(async ([name, data]) => [name, await data]));
+}
+
+const inflate = async (data) =>
+  new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
+
+function writeFiles(FS, dir, files) {
+  for (const [name, data] of files) {
+    const path = `${dir}/${name}`;
+    FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    FS.writeFile(path, data);
+  }
+}
+
+/** loadPyodide's fsInit: the wheel's files but its .dist-info into site-packages; `written.rest`,
+ *  a function that writes the .dist-info, once they are written. */
+function writePackage(unpacked, written) {
+  return async (FS, { sitePackages }) => {
+    const files = await unpacked;
+    if (!files) return;
+    const meta = ([name]) => name.split("/")[0].endsWith(".dist-info");
+    writeFiles(
+      FS,
+      sitePackages,
+      files.filter((f) => !meta(f)),
+    );
+    written.rest = () => writeFiles(FS, sitePackages, files.filter(meta));
+    mark("python: lllm unpacked");
+  };
+}
+
+async function startPyodide(loadPyodide, pyBase, snapshot, fsInit) {
+  const options = { indexURL: pyBase, stdout: () => {}, stderr: () => {}, fsInit };
   return loadPyodide(snapshot ? { ...options, _loadSnapshot: snapshot } : { ...options, _makeSnapshot: true });
 }
 
@@ -157,11 +227,17 @@ async function loadPython() {
   fetchCounted.readFrom(manifest.cache);
   fetchCounted.stage("Downloading Python");
   const pyBase = new URL(manifest.pyodide, HERE).href;
-  const wheel = fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel");
-  wheel.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
   compileEarly(new URL("pyodide.asm.wasm", pyBase).href);
   const key = snapshotKey(HERE, manifest);
   const found = cachedSnapshot(key);
+  // the wheel's files: kept with the snapshot, else read from the wheel (only then fetched)
+  let wheel = null;
+  const wheelBytes = () => (wheel ??= fetchBytes(fetchCounted, new URL(manifest.wheel, HERE).href, "the lllm wheel"));
+  const unpacked = found
+    .then((snapshot) => snapshot?.files)
+    .then((files) => files ?? wheelBytes().then(unzip))
+    .catch(() => null); // null: unpackArchive below says what is wrong
+  unpacked.then(() => mark("python: lllm's files at hand"));
   // loadPyodide imports pyodide.asm.mjs (1.2 MB) only once it has started: import it now, beside
   // pyodide.mjs, and loadPyodide's import finds it loaded.
   const asm = import(new URL("pyodide.asm.mjs", pyBase).href);
@@ -172,25 +248,31 @@ async function loadPython() {
     () => {},
   );
   let warm = false;
+  const written = { rest: null };
+  const fsInit = writePackage(unpacked, written);
   if (snapshot) {
     try {
-      pyodide = await startPyodide(loadPyodide, pyBase, snapshot.bytes);
+      pyodide = await startPyodide(loadPyodide, pyBase, snapshot.bytes, fsInit);
       warm = true;
     } catch {
       dropSnapshot(key);
     }
   }
-  if (!warm) pyodide = await startPyodide(loadPyodide, pyBase, null);
+  if (!warm) pyodide = await startPyodide(loadPyodide, pyBase, null, fsInit);
   mark("python: started");
   fetchCounted.stage("Installing lllm");
   // The wheel's files live in the JavaScript side of the file system, which a snapshot does not
-  // hold: unpack them every time; modules imported before the snapshot stay imported.
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
+  // hold: unpack them every time (fsInit above did); modules imported before the snapshot stay imported.
+  if (written.rest) written.rest();
+  else {
+    const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+    pyodide.unpackArchive(await wheelBytes(), "wheel", { extractDir: sitePackages });
+    mark("python: lllm unpacked");
+  }
   if (!warm) {
     pyodide.runPython(WARM_IMPORTS);
     try {
-      saveSnapshot(key, pyodide.makeMemorySnapshot());
+      saveSnapshot(key, pyodide.makeMemorySnapshot(), (await unpacked) ?? []);
     } catch {
       /* this engine or build cannot: every start is cold */
     }
