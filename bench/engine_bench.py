@@ -20,7 +20,9 @@ Per engine, each in a fresh profile, driven as tests/support/engines.py drives i
   - warm sent: bodies the server sent while the warm windows ran (each should come from the cache).
   - cold ready / warm ready: the runtime's start until lllm.ready() (Python and onnxruntime-web),
     on the first visit and in a second document served by the service worker's cache (a new
-    window; WebKit's MiniBrowser is told it may open one). Warm is the median of WARM_RUNS such
+    window; WebKit's MiniBrowser is told it may open one; WebKit's visit runs in MiniBrowser with a
+    profile of its own, tests/support/webkit_profile.py, since WebDriver's session keeps no HTTP
+    cache and a reader's Safari does). Warm is the median of WARM_RUNS such
     windows opened one after another (one warm start varies by a third from run to run here);
     cold is the one first visit. The warm start step by step is the median of each step
     (lllm.timings: when each worker was running, the snapshot read, Pyodide's wasm compiled, ...).
@@ -46,7 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from support import engines  # noqa: E402
+from support import engines, webkit_profile  # noqa: E402
 from support.first_visit import ANSWER, GOAL, PYODIDE, SCRIPT, CountingServer, floor_gzip, totals  # noqa: E402
 from support.runtime import build_site, free_port, launch  # noqa: E402
 
@@ -72,9 +74,11 @@ STEPS = [("python: worker running", "workers running"), ("python: snapshot read"
 STEPS_HEADER = "| warm start, s after lllm.ready() | " + " | ".join(label for _, label in STEPS) + " |"
 
 
-def run(engine: str, url: str, arg: dict, browser=None) -> dict:
+def run(engine: str, url: str, arg: dict, browser=None, server=None) -> dict:
     if engine == "chromium":
         out = engines.chromium(browser, url, arg, script=SCRIPT)
+    elif engine == "webkit" and server is not None:    # the visit: with an HTTP cache, as a reader's WebKit has
+        return webkit_profile.run_in_profile(server, url[len(server.url) - 1:], SCRIPT, arg)[0]
     elif engine == "webkit":
         out = engines.webkit(url, arg, script=SCRIPT, popups=True)   # the warm start's window
     else:
@@ -90,7 +94,7 @@ def measure(engine: str, server: CountingServer, browser, warm_runs: int = WARM_
         return {"fatal": bare["fatal"]}
     bare_sent = [s for s in server.between(bare["startAt"] / 1000, bare["endAt"] / 1000) if s.path.startswith(PYODIDE)]
     start = len(server.log)
-    visit = run(engine, url, {"phase": "visit", "goal": GOAL, "warm": warm_runs}, browser)
+    visit = run(engine, url, {"phase": "visit", "goal": GOAL, "warm": warm_runs}, browser, server)
     if "fatal" in visit:
         return {"fatal": visit["fatal"]}
     sent = server.log[start:]

@@ -33,6 +33,12 @@ script in every reader's page, as site/assets/javascripts/a11y.js once did for t
   in them (`skip_wrapped_tables`).
 - Material's script swaps the page's `no-js` class for `js` as it starts, which restyles the whole
   page; hooks/overrides/main.html swaps it before the first paint instead.
+- Material writes `<link rel="prev">` and `<link rel="next">` into every page's <head>, read only by
+  its p/n keys. Firefox prefetches the page a `rel="next"` names, before the service worker has
+  taken the page over, and the worker then saved that page for offline use: on a busy machine the
+  next page was sent twice (1 visit in 10, measured 2026-12-08). The built pages have neither link
+  (`drop_page_links`), and the bundle's keys take the footer's previous and next links instead
+  (`keys_from_footer`: the same pages, `navigation.footer` is on), so no page is fetched ahead.
 
 tests/site/test_site_markup.py checks every built page: no duplicate id, both names present, every
 script deferred.
@@ -63,6 +69,8 @@ ABSOLUTE_URLS = re.compile(r'function ([\w$]+)\(e\)\{for\(let t of [\w$]+\("\[hr
 TABLE = re.compile(r"<table(?![^>]*\bclass=)(?:\s[^>]*)?>.*?</table>", re.S)
 TABLE_WRAP = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">', "</div></div>")
 UNWRAPPED_TABLES = ('"table:not([class])"', '"table:not([class]):not(.md-typeset__table>table)"')
+PAGE_LINKS = re.compile(r'\n?[ \t]*<link rel="(?:prev|next)" href="[^"]*">')
+FOOTER_KEYS = (('"link[rel=prev]"', '".md-footer__link--prev"'), ('"link[rel=next]"', '".md-footer__link--next"'))
 LINE_ANCHOR = re.compile(r'<a id="__codelineno-[^"]*" name="__codelineno-[^"]*" href="#__codelineno-[^"]*"></a>')
 
 
@@ -124,6 +132,26 @@ def skip_wrapped_tables(bundle: str) -> str:
     return bundle.replace(old, new)
 
 
+def drop_page_links(html: str) -> str:
+    """The page without Material's `<link rel="prev">`/`<link rel="next">` (Firefox prefetches the next one).
+
+    >>> drop_page_links('<head>\\n  <link rel="prev" href="../">\\n  <link rel="next" href="../memory/">\\n</head>')
+    '<head>\\n</head>'
+    """
+    return PAGE_LINKS.sub("", html)
+
+
+def keys_from_footer(bundle: str) -> str:
+    """Material's bundle with its p/n keys following the footer's links rather than <head>'s."""
+    for old, new in FOOTER_KEYS:
+        if new in bundle:
+            continue    # patched already
+        if bundle.count(old) != 1:
+            raise PluginError(f"hooks/markup.py: Material's bundle has {bundle.count(old)} `{old}`, expected 1 (did Material change it?)")
+        bundle = bundle.replace(old, new)
+    return bundle
+
+
 # ---- the MkDocs events ------------------------------------------------------------------------------
 
 def on_page_content(html, page, config, files, **kwargs):
@@ -132,7 +160,7 @@ def on_page_content(html, page, config, files, **kwargs):
 
 def on_post_page(output, page, config, **kwargs):
     where = page.file.src_uri
-    return own_palette(defer_bundle(name_dialogs(output, where), where), where)
+    return drop_page_links(own_palette(defer_bundle(name_dialogs(output, where), where), where))
 
 
 def on_post_template(output_content, template_name, config, **kwargs):
@@ -147,4 +175,4 @@ def on_post_build(config, **kwargs):
     if len(bundles) != 1:
         raise PluginError(f"hooks/markup.py: {len(bundles)} Material bundles in the build, expected 1")
     bundle = bundles[0].read_text(encoding="utf-8")
-    bundles[0].write_text(skip_wrapped_tables(head_only_urls(bundle)), encoding="utf-8")
+    bundles[0].write_text(keys_from_footer(skip_wrapped_tables(head_only_urls(bundle))), encoding="utf-8")

@@ -223,9 +223,9 @@ self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || !request.url.startsWith(ROOT)) return;
   if (request.mode === "navigate" && new URL(request.url).searchParams.has(SWITCH)) return;
-  // The browser's own prefetch of a page the reader may open next (Firefox, for the <link rel="next">
-  // Material writes): left to the network. Through this worker, Firefox cancelling it when the reader
-  // leaves the page was an error in that page's console. The page, when opened, costs a 304 at most.
+  // The browser's own prefetch of a page the reader may open next (Firefox, for a <link rel="next">:
+  // the built pages write none now, hooks/markup.py): left to the network. Through this worker, Firefox
+  // cancelling it when the reader left the page was an error in that page's console.
   if (request.mode === "no-cors" && request.destination === "") return;
   event.respondWith(
     (async () => {

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 import pytest  # noqa: E402
 from mkdocs.exceptions import PluginError  # noqa: E402
 
-from hooks.markup import drop_signature_line_ids, head_only_urls, skip_wrapped_tables, wrap_tables  # noqa: E402
+from hooks.markup import drop_signature_line_ids, head_only_urls, keys_from_footer, skip_wrapped_tables, wrap_tables  # noqa: E402
 
 
 class Markup(HTMLParser):
@@ -116,6 +116,24 @@ def test_the_built_bundle_is_patched(site_build):
     assert len(bundles) == 1
     bundle = bundles[0].read_text(encoding="utf-8")
     assert "(document.head).subscribe(" in bundle and '"table:not([class]):not(.md-typeset__table>table)"' in bundle
+    assert '".md-footer__link--next"' in bundle and '"link[rel=next]"' not in bundle and '"link[rel=prev]"' not in bundle
+
+
+def test_no_built_page_names_a_next_page_for_the_browser_to_prefetch(site_build):
+    with_links = [str(p.relative_to(site_build.dir)) for p in site_build.dir.rglob("*.html")
+                  if re.search(r'<link rel="(?:next|prev)"', p.read_text(encoding="utf-8"))]
+    assert with_links == []
+    react = (site_build.dir / "agents" / "react" / "index.html").read_text(encoding="utf-8")
+    assert 'class="md-footer__link md-footer__link--next"' in react    # what the n key follows instead
+
+
+def test_the_keys_patch_follows_the_footer_and_stops_on_a_changed_material():
+    bundle = 'case"p":let t=ue("link[rel=prev]");st(t);break;case"n":let r=ue("link[rel=next]");st(r)'
+    patched = keys_from_footer(bundle)
+    assert patched == 'case"p":let t=ue(".md-footer__link--prev");st(t);break;case"n":let r=ue(".md-footer__link--next");st(r)'
+    assert keys_from_footer(patched) == patched
+    with pytest.raises(PluginError, match="link\\[rel=next\\]"):
+        keys_from_footer(bundle.replace('"link[rel=next]"', '"link[rel~=next]"'))
 
 
 def test_tables_are_wrapped_as_materials_script_would_and_it_skips_them():

@@ -1,7 +1,7 @@
 // Firefox for the prefetch test (tests/browser/test_prefetch_firefox.py): Debian's firefox-esr through
 // Puppeteer, launched once. Opens PAGE until its service worker controls it and has saved the page, then LEAVES times opens it
-// again and leaves for about:blank as soon as it has loaded, which cancels Firefox's prefetch of the
-// page's <link rel="next"> mid-flight. Prints one JSON line: {prefetched: [url, ...], console: [...]}.
+// again and leaves for about:blank as soon as it has loaded, which would cancel a prefetch of a page
+// its <head> named (a <link rel="next">) mid-flight. Prints one JSON line: {prefetched: [url, ...], console: [...]}.
 //
 //   node tests/support/firefox_leave_early.mjs PAGE_URL LEAVES
 
