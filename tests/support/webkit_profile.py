@@ -56,28 +56,32 @@ const send = (value) => fetch("%(report)s", { method: "POST", body: JSON.stringi
   while (!(w.document?.readyState === "complete" && w.lllm) && Date.now() < deadline) await sleep(100);
   if (!w.lllm) return send({ error: `window.lllm never appeared on ${params.get("to")}` });
   try {
+    if (%(eager)s) await w.lllmModules?.loadAll();   // every widget drawn, near the viewport or not
     await send(await run(w)(%(arg)s));
   } catch (e) {
-    await send({ error: String((e && e.stack) || e) });
+    const message = String((e && e.stack) || e);
+    await send({ error: message, fatal: message });   // the names the WebDriver drivers use
   }
 })();
 """
 
 
-def driver_script(source: str, arg: dict) -> str:
-    """The driver page's script: `run(w)` is the page-function `source` with `w`'s globals, called with `arg`."""
+def driver_script(source: str, arg: dict, eager: bool = False) -> str:
+    """The driver page's script: `run(w)` is the page-function `source` with `w`'s globals, called with `arg`
+    (with `eager`, once every widget of the page is drawn, as tests/support/engines.page_function does)."""
     values = ", ".join("w" if n == "window" else f"w.{n}.bind(w)" if n in FUNCTIONS else f"w.{n}" for n in PAGE_GLOBALS)
     return (f"const run = (w) => (function ({', '.join(PAGE_GLOBALS)}) {{\n  return (\n{bare_function(source)}\n  );\n}})({values});\n"
-            + DRIVER_JS % {"report": REPORT, "arg": json.dumps(arg)})
+            + DRIVER_JS % {"report": REPORT, "arg": json.dumps(arg), "eager": json.dumps(eager)})
 
 
-def run_in_profile(server, page: str, script: Path, arg: dict, then=None, timeout: float = TIMEOUT) -> tuple[dict, object]:
+def run_in_profile(server, page: str, script: Path, arg: dict, then=None, eager: bool = False,
+                   timeout: float = TIMEOUT) -> tuple[dict, object]:
     """Open `page` in MiniBrowser with a fresh profile of its own and run `script` there with `arg`:
     (its value, what `then()` returns, called while the browser is still open), or RuntimeError."""
     if not Path(MINIBROWSER).exists():
         raise RuntimeError(f"{MINIBROWSER} not found: run `make browsers` (apt-get install webkit2gtk-driver)")
     server.extra[DRIVER] = ("text/html", b'<!doctype html><title>driver</title><script src="/__driver.js"></script>')
-    server.extra["/__driver.js"] = ("text/javascript", driver_script(script.read_text(encoding="utf-8"), arg).encode())
+    server.extra["/__driver.js"] = ("text/javascript", driver_script(script.read_text(encoding="utf-8"), arg, eager).encode())
     server.posted.clear()
     home = tempfile.mkdtemp(prefix="webkit-profile-")
     env = {**os.environ, "HOME": home, "XDG_CACHE_HOME": f"{home}/cache", "XDG_DATA_HOME": f"{home}/data",
