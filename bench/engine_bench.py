@@ -78,7 +78,7 @@ def run(engine: str, url: str, arg: dict, browser=None, server=None) -> dict:
     if engine == "chromium":
         out = engines.chromium(browser, url, arg, script=SCRIPT)
     elif engine == "webkit" and server is not None:    # the visit: with an HTTP cache, as a reader's WebKit has
-        return webkit_profile.run_in_profile(server, url[len(server.url) - 1:], SCRIPT, arg, eager=True)[0]
+        return webkit_profile.run_in_profile(server, url, SCRIPT, arg, eager=True)[0]
     elif engine == "webkit":
         out = engines.webkit(url, arg, script=SCRIPT, popups=True)   # the warm start's window
     else:

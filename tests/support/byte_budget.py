@@ -243,7 +243,7 @@ def webkit_visit(server, bare_url: str, url: str, kind: str) -> tuple[int, Visit
         driver.get(bare_url)
         bare = bare_gzip(server, run(driver, FIRST_VISIT, {"phase": "bare"}))
     start = len(server.log)              # the visit: with an HTTP cache, as a reader's WebKit has (webkit_profile)
-    report, sent = run_in_profile(server, url[len(server.url) - 1:], SCRIPT, visit_arg(kind), then=lambda: until_quiet(server, start))
+    report, sent = run_in_profile(server, url, SCRIPT, visit_arg(kind), then=lambda: until_quiet(server, start))
     return bare, made(kind, report, sent)
 
 

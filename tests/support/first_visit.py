@@ -31,6 +31,7 @@ GOAL, ANSWER = "What is 17 * 23?", "391"
 # Served only to a running runtime: none of these may arrive before the reader asks for it.
 RUNTIME = ("/assets/runtime/vendor/", "/assets/runtime/model/", "/assets/runtime/runtime.json", "/assets/runtime/lllm_learn-")
 PYODIDE = "/assets/runtime/vendor/pyodide/"   # what a bare loadPyodide() fetches is under here
+REPORT = "/__report"   # where a driver page POSTs back its value (tests/support/webkit_profile.py)
 PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 
 
@@ -51,7 +52,7 @@ class CountingServer:
         self.server = make_server(directory, port)
         self.log: list[Sent] = []
         self.extra: dict[str, tuple[str, bytes]] = {}    # path -> (type, body): served, never logged (a test's driver page)
-        self.posted: list[bytes] = []                    # bodies POSTed to /__report (what a driver page sends back)
+        self.posted: list[bytes] = []                    # bodies POSTed to REPORT (what a driver page sends back)
         partial = self.server.RequestHandlerClass          # functools.partial(Handler, directory=...)
         log, extra, posted = self.log, self.extra, self.posted
 
@@ -67,7 +68,7 @@ class CountingServer:
                 self.wfile.write(found[1])
 
             def do_POST(self):
-                if self.path != "/__report":
+                if self.path != REPORT:
                     return self.send_error(405)
                 posted.append(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 self.send_response(204)

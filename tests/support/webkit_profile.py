@@ -34,11 +34,13 @@ import shutil
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from pathlib import Path
 
 from support.engines import MINIBROWSER, TIMEOUT, bare_function, xvfb
+from support.first_visit import REPORT
 
-DRIVER, REPORT = "/__driver.html", "/__report"
+DRIVER = "/__driver.html"
 # The page's globals a page-function may name; each becomes a parameter bound to the opened window's own.
 PAGE_GLOBALS = ("window", "document", "performance", "navigator", "location", "scrollTo", "setTimeout", "clearTimeout",
                 "Event", "KeyboardEvent", "MouseEvent", "innerHeight", "innerWidth", "getComputedStyle", "fetch")
@@ -76,7 +78,7 @@ def driver_script(source: str, arg: dict, eager: bool = False) -> str:
 
 def run_in_profile(server, page: str, script: Path, arg: dict, then=None, eager: bool = False,
                    timeout: float = TIMEOUT) -> tuple[dict, object]:
-    """Open `page` in MiniBrowser with a fresh profile of its own and run `script` there with `arg`:
+    """Open `page` (its URL, or its path on `server`) in MiniBrowser with a fresh profile of its own and run `script` there with `arg`:
     (its value, what `then()` returns, called while the browser is still open), or RuntimeError."""
     if not Path(MINIBROWSER).exists():
         raise RuntimeError(f"{MINIBROWSER} not found: run `make browsers` (apt-get install webkit2gtk-driver)")
@@ -86,7 +88,7 @@ def run_in_profile(server, page: str, script: Path, arg: dict, then=None, eager:
     home = tempfile.mkdtemp(prefix="webkit-profile-")
     env = {**os.environ, "HOME": home, "XDG_CACHE_HOME": f"{home}/cache", "XDG_DATA_HOME": f"{home}/data",
            "XDG_CONFIG_HOME": f"{home}/config", "JSC_useSharedArrayBuffer": "1"}
-    url = server.url.rstrip("/") + DRIVER + "?to=" + page
+    url = server.url.rstrip("/") + DRIVER + "?to=" + urllib.parse.quote(page, safe="")
     try:
         with xvfb(), tempfile.TemporaryFile("w+") as errors:
             env["DISPLAY"] = os.environ["DISPLAY"]
